@@ -1,0 +1,3 @@
+from cast.cli import main
+
+main()

@@ -1,0 +1,91 @@
+"""What the loop tells the world. Every front-end (REPL, one-shot terminal, --json) consumes this
+one stream; the loop knows nothing about how, or whether, it is shown."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    step: int
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    input: Any
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    id: str
+    name: str
+    ok: bool
+    summary: str
+    text: str
+    changed: tuple[str, ...] = ()
+    cached: bool = False  # answered from the record of an identical earlier call
+
+
+@dataclass(frozen=True)
+class Task:
+    id: int
+    text: str
+    status: str  # pending, in_progress, done, blocked
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TaskUpdate:
+    tasks: tuple[Task, ...]
+
+
+@dataclass(frozen=True)
+class UsageUpdate:
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    context_tokens: int  # size of the last request, what the next one starts from
+    cost: float = 0.0  # session total, USD, estimated
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the harness did on its own: a guard fired, files went stale, a retry."""
+
+    text: str
+    level: str = "info"  # info, warning
+
+
+@dataclass(frozen=True)
+class Stopped:
+    status: str  # done, stopped (a guard), interrupted, failed
+    reason: str
+    steps: int = 0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.status == "done" else 1
+
+
+Event = Union[StepStarted, TextDelta, ThinkingDelta, ToolCall, ToolResult, TaskUpdate, UsageUpdate, Notice, Stopped]
+
+
+def to_json(event: Event) -> dict[str, Any]:
+    """NDJSON shape: {"type": "tool_result", ...fields}."""
+    name = "".join("_" + c.lower() if c.isupper() else c for c in type(event).__name__).lstrip("_")
+    return {"type": name, **asdict(event)}

@@ -1,0 +1,279 @@
+"""The agent loop: ask the model, run the tools it asks for, repeat until it stops asking.
+
+The model is memoryless; everything it knows is in the request this loop builds. So the loop
+is where the guards live (step ceiling, de-duplication, failure streaks, staleness notes,
+interrupts) and where the transcript is kept valid whatever happens. It yields typed events and
+imports no UI.
+"""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+from cast.agent import events as ev
+from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak
+from cast.agent.transcript import Transcript, text_block, tool_result_block
+from cast.models import base as m
+from cast.safety.paths import relative
+from cast.tools.base import Observation, Tool, ToolContext, run_tool
+
+MAX_PARALLEL_READS = 4
+INTERRUPTED = "interrupted by user"
+
+
+@dataclass
+class Hooks:
+    """Seams for the parts of a session that are not the loop itself."""
+
+    prepare: Callable[[Transcript], Iterator[ev.Event]] | None = None  # aging / compaction before a request
+    on_finish: Callable[["Agent"], str | None] | None = None  # self-check: text to continue with, or None
+    after_tools: Callable[["Agent"], Iterator[ev.Event]] | None = None  # e.g. task list changes
+    price: Callable[[m.Usage], float] | None = None
+
+
+@dataclass
+class Agent:
+    model: m.Model
+    tools: Sequence[Tool]
+    system: str
+    ctx: ToolContext
+    transcript: Transcript = field(default_factory=Transcript)
+    max_steps: int = 60
+    max_tokens: int = 8192
+    hooks: Hooks = field(default_factory=Hooks)
+
+    def __post_init__(self) -> None:
+        self.record = CallRecord()
+        self.failures = FailureStreak()
+        self.usage = m.Usage()
+        self.steps_total = 0
+        self._guidance: list[str] = []
+        self._lock = threading.Lock()
+
+    # -- control from other threads -------------------------------------------------------
+    def cancel(self) -> None:
+        self.ctx.cancel.set()
+
+    def guide(self, text: str) -> None:
+        """Queue user guidance typed while the agent works; it joins the next request."""
+        with self._lock:
+            self._guidance.append(text)
+
+    def set_mode(self, tools: Sequence[Tool], system: str, announcement: str) -> None:
+        self.tools, self.system = tools, system
+        self.transcript.note(announcement)
+
+    # -- the loop -------------------------------------------------------------------------
+    def run(self, user_text: str | None) -> Iterator[ev.Event]:
+        """One user turn: runs until the model ends its turn, a guard stops it, or Ctrl+C."""
+        self.ctx.cancel.clear()
+        if user_text:
+            self.transcript.add_user([text_block(user_text)])
+        step = 0
+        while True:
+            if self.ctx.cancel.is_set():
+                yield self._stop("interrupted", INTERRUPTED, step)
+                return
+            if step >= self.max_steps:
+                yield self._stop("stopped", f"step limit reached ({self.max_steps} steps); raise --max-steps to go on", step)
+                return
+            step += 1
+            self.steps_total += 1
+            yield ev.StepStarted(step)
+            self._flush_guidance()
+            if self.hooks.prepare:
+                yield from self.hooks.prepare(self.transcript)
+            try:
+                reply = yield from self._ask()
+            except KeyboardInterrupt:
+                self.cancel()
+                reply = None
+            except m.ModelError as exc:
+                yield self._stop("failed", str(exc), step, exit_code=exc.exit_code)
+                return
+            if reply is None:
+                yield self._stop("interrupted", INTERRUPTED, step)
+                return
+            calls, stop_reason = reply
+            if not calls:
+                if stop_reason == "max_tokens":
+                    yield ev.Notice("the reply was cut at max_tokens", "warning")
+                follow_up = self.hooks.on_finish(self) if self.hooks.on_finish else None
+                if follow_up:
+                    self.transcript.note(follow_up)
+                    continue
+                yield self._stop("done", "the model finished its turn", step)
+                return
+            stop = yield from self._run_tools(calls, step)
+            if stop:
+                yield stop
+                return
+
+    def _ask(self) -> Iterator[ev.Event]:
+        """Stream one reply. Returns (tool calls, stop reason), or None when interrupted."""
+        request = m.Request(self.system, tuple(t.spec() for t in self.tools), tuple(self.transcript.messages), self.max_tokens)
+        text: list[str] = []
+        calls: list[m.ToolUse] = []
+        content: tuple[dict[str, Any], ...] | None = None
+        stop_reason = ""
+        stream = self.model.stream(request)
+        try:
+            for item in stream:
+                if self.ctx.cancel.is_set():
+                    break
+                if isinstance(item, m.TextDelta):
+                    text.append(item.text)
+                    yield ev.TextDelta(item.text)
+                elif isinstance(item, m.ThinkingDelta):
+                    yield ev.ThinkingDelta(item.text)
+                elif isinstance(item, m.ToolUse):
+                    calls.append(item)
+                elif isinstance(item, m.Usage):
+                    yield self._account(item)
+                elif isinstance(item, m.Stop):
+                    content, stop_reason = item.content, item.reason
+        except KeyboardInterrupt:
+            self.cancel()
+        finally:
+            close = getattr(stream, "close", None)
+            if close:
+                close()
+        if content is None:  # interrupted mid-stream: keep what was said, drop half-formed calls
+            self.transcript.add_assistant([text_block("".join(text) + f"\n[{INTERRUPTED}]")] if text else [])
+            return None
+        self.transcript.add_assistant(list(content))
+        return calls, stop_reason
+
+    def _account(self, usage: m.Usage) -> ev.UsageUpdate:
+        self.usage = self.usage + usage
+        context = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        cost = self.hooks.price(self.usage) if self.hooks.price else 0.0
+        u = self.usage
+        return ev.UsageUpdate(u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, context, cost)
+
+    # -- tools ----------------------------------------------------------------------------
+    def _run_tools(self, calls: list[m.ToolUse], step: int) -> Iterator[ev.Event]:
+        """Run one turn's calls: consecutive read-only calls concurrently, others in order.
+        Returns a Stopped event when a guard ends the run."""
+        by_name = {t.name: t for t in self.tools}
+        results: dict[str, Observation] = {}
+        cached: set[str] = set()
+        for batch in _batches(calls, by_name):
+            for call in batch:
+                yield ev.ToolCall(call.id, call.name, call.input)
+            if self.ctx.cancel.is_set():
+                break
+            try:
+                outcomes = self._execute(batch, by_name, step)
+            except KeyboardInterrupt:
+                self.cancel()
+                break
+            for call, (obs, from_record) in zip(batch, outcomes):
+                results[call.id] = obs
+                if from_record:
+                    cached.add(call.id)
+        blocks, stop = [], None
+        for call in calls:
+            obs = results.get(call.id) or Observation(f"[{INTERRUPTED}: not run]", ok=False, summary=INTERRUPTED)
+            if call.id in results and call.id not in cached:
+                streak = self.failures.record(call.name, obs.ok)
+                if streak == FAILURE_NUDGE_AT:
+                    obs.text += "\n" + self.failures.nudge(call.name)
+                elif streak >= FAILURE_STOP_AT and stop is None:
+                    stop = self._stop("stopped", f"{call.name} failed {streak} times in a row; last error: {obs.text[:300]}", step)
+            blocks.append(tool_result_block(call.id, obs.text, not obs.ok))
+            yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, call.id in cached)
+        self.transcript.add_user(blocks)
+        if self.hooks.after_tools:
+            yield from self.hooks.after_tools(self)
+        stale = self.ctx.workspace.reads.stale()
+        if stale:
+            self.record.changed()
+            names = ", ".join(relative(self.ctx.workspace.root, p) for p in stale)
+            self.transcript.note(f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]")
+            yield ev.Notice(f"changed since read: {names}")
+        if self.ctx.cancel.is_set():
+            return self._stop("interrupted", INTERRUPTED, step)
+        return stop
+
+    def _execute(self, batch: list[m.ToolUse], by_name: dict[str, Tool], step: int) -> list[tuple[Observation, bool]]:
+        if len(batch) == 1:
+            return [self._execute_one(batch[0], by_name, step)]
+        pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_READS)
+        try:
+            futures = [pool.submit(self._execute_one, call, by_name, step) for call in batch]
+            return [future.result() for future in futures]
+        except KeyboardInterrupt:
+            self.cancel()  # before waiting: running commands poll this and die
+            raise
+        finally:
+            pool.shutdown(wait=True)
+
+    def _execute_one(self, call: m.ToolUse, by_name: dict[str, Tool], step: int) -> tuple[Observation, bool]:
+        tool = by_name.get(call.name)
+        if tool is None:
+            offered = ", ".join(by_name)
+            return Observation(f"error: no tool named '{call.name}' in this mode; available: {offered}", ok=False, summary="unknown tool"), False
+        if tool.read_only:
+            hit = self.record.lookup(call.name, call.input)
+            if hit:
+                text = f"[cast: identical to your call at step {hit.step}; nothing has changed since, so it was not run again. Its result:]\n{hit.text}"
+                return Observation(text, summary=f"from record (step {hit.step})"), True
+        obs = run_tool(tool, call.input, self.ctx)
+        if not tool.read_only or obs.changed:
+            self.record.changed()
+        elif obs.ok:
+            self.record.remember(call.name, call.input, step, obs.text, obs.summary)
+        return obs, False
+
+    def _flush_guidance(self) -> None:
+        with self._lock:
+            guidance, self._guidance = self._guidance, []
+        for text in guidance:
+            self.transcript.note(f"[Guidance from the user, sent while you were working. Take it into account and carry on with the task:]\n{text}")
+
+    def settle(self) -> None:
+        """Answer tool calls left without a result, so the transcript stays valid for the API."""
+        for use in self.transcript.pending_tool_uses():
+            self.transcript.add_user([tool_result_block(use["id"], f"[{INTERRUPTED}: not run]", True)])
+
+    def _stop(self, status: str, reason: str, step: int, exit_code: int | None = None) -> ev.Stopped:
+        self.settle()
+        details = {"exit_code": exit_code} if exit_code is not None else {}
+        return ev.Stopped(status, reason, step, details)
+
+
+def _batches(calls: list[m.ToolUse], by_name: dict[str, Tool]) -> Iterator[list[m.ToolUse]]:
+    batch: list[m.ToolUse] = []
+    for call in calls:
+        tool = by_name.get(call.name)
+        if tool is not None and tool.read_only:
+            batch.append(call)
+            continue
+        if batch:
+            yield batch
+            batch = []
+        yield [call]
+    if batch:
+        yield batch
+
+
+def drive(agent: Agent, events: Iterator[ev.Event], handle: Callable[[ev.Event], None]) -> ev.Stopped:
+    """Consume a run, turning Ctrl+C at any moment into a clean interrupted stop."""
+    last: ev.Stopped | None = None
+    while True:
+        try:
+            for event in events:
+                handle(event)
+                if isinstance(event, ev.Stopped):
+                    last = event
+            break
+        except KeyboardInterrupt:
+            agent.cancel()
+    if last is None:  # the run died between its own checks: settle and report it anyway
+        agent.settle()
+        last = ev.Stopped("interrupted", INTERRUPTED)
+        handle(last)
+    return last

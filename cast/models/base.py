@@ -1,0 +1,81 @@
+"""The one seam between cast and a language model.
+
+A model is anything with `stream(request)` that yields `ModelEvent`s. The loop never sees an SDK
+type: the Anthropic provider and the scripted replay both speak these dataclasses, which is what
+lets every guard be tested without a network.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol, Union
+
+
+@dataclass(frozen=True)
+class Request:
+    """One model call. `system` and `tools` form the cacheable prefix; keep them byte-stable."""
+
+    system: str
+    tools: tuple[dict[str, Any], ...]
+    messages: tuple[dict[str, Any], ...]
+    max_tokens: int = 8192
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    id: str
+    name: str
+    input: Any  # usually a dict; anything else is the model's mistake and becomes an error observation
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class Stop:
+    """End of one reply. `content` holds the assistant blocks exactly as they must be sent back
+    (thinking blocks with their signatures included, in order)."""
+
+    reason: str  # "end_turn", "tool_use", "max_tokens", ...
+    content: tuple[dict[str, Any], ...] = field(default=())
+
+
+ModelEvent = Union[TextDelta, ThinkingDelta, ToolUse, Usage, Stop]
+
+
+class ModelError(Exception):
+    """A failure the loop reports as a stop reason. `retryable` errors were already retried by
+    the provider; reaching the loop means the budget is spent."""
+
+    def __init__(self, message: str, *, retryable: bool = False, exit_code: int = 1):
+        super().__init__(message)
+        self.retryable = retryable
+        self.exit_code = exit_code
+
+
+class Model(Protocol):
+    name: str
+
+    def stream(self, request: Request) -> Iterator[ModelEvent]: ...

@@ -1,0 +1,156 @@
+"""Run one shell command the way an agent should: no stdin, its own process group, a hard
+timeout, cancellable, and with output kept as head + tail so a 5 MB log cannot flood the context.
+
+Whatever happens (timeout, Ctrl+C, an exception in cast), the command's whole process group is
+killed before this returns: a command cannot leave children running behind the session.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+KEEP_BYTES = 15_000  # of head, and again of tail
+POLL_SECONDS = 0.05
+GRACE_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    exit_code: int
+    head: str
+    tail: str
+    total_bytes: int
+    timed_out: bool = False
+    interrupted: bool = False
+    seconds: float = 0.0
+
+    @property
+    def output(self) -> str:
+        if not self.tail:
+            return self.head
+        shown = len(self.head) + len(self.tail)
+        return f"{self.head}\n[truncated: showed {shown} of {self.total_bytes} chars]\n{self.tail}"
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = KEEP_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail.append(chunk)
+            self.tail_size += len(chunk)
+            while self.tail_size - len(self.tail[0]) >= KEEP_BYTES:
+                self.tail_size -= len(self.tail.popleft())
+
+    def texts(self) -> tuple[str, str]:
+        tail = b"".join(self.tail)[-KEEP_BYTES:]
+        return self.head.decode("utf-8", "replace"), tail.decode("utf-8", "replace")
+
+
+def hardened_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("BASH_ENV", "ENV", "PROMPT_COMMAND")}
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_PAGER="cat", PAGER="cat", GIT_TERMINAL_PROMPT="0", TERM="dumb")
+    env.update(extra or {})
+    return env
+
+
+def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event | None = None) -> CommandResult:
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        ["bash", "--noprofile", "--norc", "-c", command],
+        cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True, env=hardened_env(),
+    )
+    collector = _Collector()
+    reader = threading.Thread(target=_pump, args=(proc, collector), daemon=True)
+    reader.start()
+    timed_out = interrupted = False
+    try:
+        while proc.poll() is None:
+            if cancel is not None and cancel.is_set():
+                interrupted = True
+                break
+            if time.monotonic() - started > timeout:
+                timed_out = True
+                break
+            time.sleep(POLL_SECONDS)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        _kill_group(proc)
+        reader.join(GRACE_SECONDS)
+        if proc.stdout:
+            proc.stdout.close()
+    head, tail = collector.texts()
+    code = proc.returncode if proc.returncode is not None else -9
+    if timed_out:
+        code = 124
+    return CommandResult(code, head, tail, collector.total, timed_out, interrupted, time.monotonic() - started)
+
+
+def _pump(proc: subprocess.Popen[bytes], collector: _Collector) -> None:
+    assert proc.stdout is not None
+    try:
+        for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
+            collector.add(chunk)
+    except (OSError, ValueError):
+        pass
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """TERM the group, give it a moment, then KILL: also reaps children that outlived bash."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        proc.poll()
+        return
+    deadline = time.monotonic() + GRACE_SECONDS
+    while time.monotonic() < deadline:
+        if proc.poll() is not None and not _group_alive(proc.pid):
+            return
+        time.sleep(0.02)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+_PYTEST_SUMMARY = re.compile(r"=+ (.*?(?:passed|failed|error|errors|skipped|no tests ran).*?) in [\d.]+s")
+_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed)")
+
+
+def parse_test_counts(output: str) -> dict[str, int]:
+    """pytest-style closing counts, when the output has them: {'passed': 3, 'failed': 1}."""
+    found = _PYTEST_SUMMARY.findall(output) or re.findall(r"^(\d+ (?:passed|failed).*)$", output, re.M)
+    if not found:
+        return {}
+    counts: dict[str, int] = {}
+    for number, word in _COUNT.findall(found[-1]):
+        counts["errors" if word == "error" else word] = int(number)
+    return counts

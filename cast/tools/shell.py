@@ -1,0 +1,66 @@
+"""The bash tool. In plan mode every command must first be proven read-only by the checker; the
+proof is code, not a prompt, so no wording of the task can talk its way past it."""
+from __future__ import annotations
+
+from typing import Any
+
+from cast.tools.base import Observation, Tool, ToolContext, ToolError, clip, object_schema
+from cast.tools.process import CommandResult, run_command, parse_test_counts
+
+OUTPUT_CHARS = 30_000
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 600
+
+BASH_SCHEMA = object_schema(
+    ["command"],
+    command={"type": "string", "description": "The bash command line to run in the workspace root."},
+    timeout={"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "description": f"Seconds (default {DEFAULT_TIMEOUT})."},
+)
+
+
+def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) -> Observation:
+    """`exit_code=N` first, then what happened, then the output (head and tail if long)."""
+    lines = [f"exit_code={result.exit_code}"]
+    if result.timed_out:
+        lines.append(f"[timed out after {result.seconds:.0f}s: the command and its process group were killed]")
+    if result.interrupted:
+        lines.append("[interrupted by user: the command and its process group were killed]")
+    counts = parse_test_counts(result.tail or result.head)
+    if counts:
+        lines.append("[tests: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + "]")
+    if changed:
+        lines.append(f"[files changed: {', '.join(changed)}]")
+    output = result.output
+    lines.append(clip(output, OUTPUT_CHARS) if output else "(no output)")
+    facts = {"command": command, "exit_code": result.exit_code, "tests": counts, "timed_out": result.timed_out}
+    summary = f"exit_code={result.exit_code}" + (", timed out" if result.timed_out else "")
+    if counts:
+        summary += " · " + ", ".join(f"{n} {k}" for k, n in counts.items())
+    ok = not (result.timed_out or result.interrupted)
+    return Observation("\n".join(lines), ok=ok, summary=summary, changed=changed, facts=facts)
+
+
+def plan_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
+    from cast.safety.bash_check import check  # tree-sitter loads only when bash is used
+
+    command = args["command"]
+    verdict = check(command)
+    if not verdict.allowed:
+        raise ToolError(
+            f"command blocked in plan mode: {verdict.reason}. Plan mode runs only commands proven "
+            "read-only. Use read_file, list_files or grep, a read-only form of the command, or put "
+            "the command in the plan as a step for execution."
+        )
+    timeout = args.get("timeout", DEFAULT_TIMEOUT)
+    result = run_command(command, ctx.workspace.root, timeout, ctx.cancel)
+    return observe(command, result)
+
+
+PLAN_BASH = Tool(
+    "bash",
+    "Run a read-only bash command (git log/diff/show, grep, find, wc, sed -n, ...). Commands that "
+    "could write files or run code are refused with the reason. Output starts with exit_code=N.",
+    BASH_SCHEMA,
+    plan_bash,
+    read_only=True,
+)

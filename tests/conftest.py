@@ -1,0 +1,64 @@
+"""Shared fixtures: real temp directories, real git repositories, scripted models."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cast.agent.loop import Agent
+from cast.models.scripted import ScriptedModel
+from cast.tools.base import ToolContext
+from cast.workspace import Workspace
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    """No test reads the developer's own config, AGENTS.md or API key."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    for var in ("CAST_MODEL", "CAST_MAX_STEPS", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CAST_SCRIPT_RECORD"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    (home / ".gitconfig").write_text("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n")
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """A real git repository with one commit."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "README.md").write_text("# demo\n")
+    (root / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "initial")
+    return root
+
+
+def write_script(path: Path, turns: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(t) + "\n" for t in turns))
+    return path
+
+
+def make_agent(root: Path, turns: list[dict], tools, **kwargs) -> tuple[Agent, ScriptedModel]:
+    model = ScriptedModel(turns)
+    ctx = ToolContext(workspace=Workspace(root))
+    return Agent(model=model, tools=tools, system="test system", ctx=ctx, **kwargs), model
+
+
+def run_all(agent: Agent, text: str = "go") -> list:
+    return list(agent.run(text))
+
+
+def cast_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(extra)
+    return env

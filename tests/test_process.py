@@ -1,0 +1,93 @@
+"""Shell commands really run: huge outputs, timeouts with children, stdin, exit codes."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from cast.tools.process import parse_test_counts, run_command
+from cast.tools.shell import observe
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead for our purposes
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_exit_code_and_output(tmp_path):
+    result = run_command("echo hello; exit 3", tmp_path, timeout=10)
+    assert result.exit_code == 3 and result.head.strip() == "hello" and result.total_bytes == 6
+
+
+def test_five_megabytes_keep_head_and_tail_with_marker(tmp_path):
+    command = "python3 -c \"import sys; sys.stdout.write('H' * 100 + 'x' * (5*1024*1024) + 'T' * 100)\""
+    result = run_command(command, tmp_path, timeout=30)
+    text = result.output
+    assert result.total_bytes == 5 * 1024 * 1024 + 200
+    assert text.startswith("H" * 100) and text.endswith("T" * 100)
+    assert f"[truncated: showed 30000 of {5 * 1024 * 1024 + 200} chars]" in text
+    assert len(text) < 31_000
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    command = f"sleep 300 & echo $! > {pidfile}; sleep 300"
+    started = time.monotonic()
+    result = run_command(command, tmp_path, timeout=0.5)
+    assert result.timed_out and result.exit_code == 124
+    assert time.monotonic() - started < 5
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 2
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child)
+
+
+def test_background_children_do_not_outlive_the_command(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    result = run_command(f"sleep 300 & echo $! > {pidfile}", tmp_path, timeout=10)
+    assert result.exit_code == 0
+    time.sleep(0.1)
+    assert not alive(int(pidfile.read_text()))
+
+
+def test_cancel_kills_the_command(tmp_path):
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    result = run_command("sleep 300", tmp_path, timeout=60, cancel=cancel)
+    assert result.interrupted and time.monotonic() - started < 3
+
+
+def test_stdin_is_dev_null(tmp_path):
+    result = run_command("cat; echo after", tmp_path, timeout=5)
+    assert result.exit_code == 0 and result.head.strip() == "after"
+
+
+def test_bash_env_is_not_sourced(tmp_path, monkeypatch):
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f"touch {tmp_path}/pwned\n")
+    monkeypatch.setenv("BASH_ENV", str(evil))
+    run_command("true", tmp_path, timeout=5)
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_bash_observation_puts_exit_code_first_and_counts_tests(tmp_path):
+    command = "echo '==== 3 passed, 1 failed in 0.12s ===='; false"
+    obs = observe(command, run_command(command, tmp_path, timeout=10))
+    lines = obs.text.splitlines()
+    assert lines[0] == "exit_code=1"
+    assert "[tests: 3 passed, 1 failed]" in lines
+    assert obs.facts["tests"] == {"passed": 3, "failed": 1}
+
+
+def test_counts_from_plain_closing_line():
+    assert parse_test_counts("....\n12 passed, 0 failed\n") == {"passed": 12, "failed": 0}
+    assert parse_test_counts("nothing here") == {}
