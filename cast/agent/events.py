@@ -37,6 +37,7 @@ class ToolResult:
     text: str
     changed: tuple[str, ...] = ()
     cached: bool = False  # answered from the record of an identical earlier call
+    facts: dict[str, Any] = field(default_factory=dict)  # structured evidence: exit codes, test counts
 
 
 @dataclass(frozen=True)

@@ -184,7 +184,7 @@ class Agent:
                 elif streak >= FAILURE_STOP_AT and stop is None:
                     stop = self._stop("stopped", f"{call.name} failed {streak} times in a row; last error: {obs.text[:300]}", step)
             blocks.append(tool_result_block(call.id, obs.text, not obs.ok))
-            yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, call.id in cached)
+            yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, call.id in cached, obs.facts)
         self.transcript.add_user(blocks)
         if self.hooks.after_tools:
             yield from self.hooks.after_tools(self)

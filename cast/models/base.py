@@ -62,7 +62,21 @@ class Stop:
     content: tuple[dict[str, Any], ...] = field(default=())
 
 
-ModelEvent = Union[TextDelta, ThinkingDelta, ToolUse, Usage, Stop]
+@dataclass(frozen=True)
+class Retrying:
+    """The provider is about to retry the call (overload, timeout, cut stream) or switch to the
+    fallback model. `attempt` is the 1-based number of the attempt about to start; `partial` says
+    the failed attempt had already streamed text or thinking, which the new attempt streams again
+    from the start (only the final `Stop.content` belongs in the transcript)."""
+
+    reason: str
+    attempt: int
+    delay: float  # seconds the provider waits before the attempt
+    partial: bool = False
+    model: str = ""  # the model the attempt goes to
+
+
+ModelEvent = Union[TextDelta, ThinkingDelta, ToolUse, Usage, Stop, Retrying]
 
 
 class ModelError(Exception):
