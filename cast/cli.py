@@ -5,6 +5,7 @@ them, so `cast --help` and `cast --version` stay fast.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -41,14 +42,26 @@ def _version(value: bool) -> None:
 @app.callback(invoke_without_command=True)
 def main_callback(
     ctx: typer.Context,
+    model: ModelOpt = None,
+    max_steps: StepsOpt = None,
+    json: JsonOpt = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
+    """Common options may come before the command (`cast --model script:demo.jsonl plan ...`)."""
+    ctx.obj = {"model": model, "max_steps": max_steps, "json": json}
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
 
 
+def _common(ctx: typer.Context, model: str | None, max_steps: int | None, json: bool) -> tuple[str | None, int | None, bool]:
+    """Options given after the command win over the same options given before it."""
+    outer = ctx.obj or {}
+    return model or outer.get("model"), max_steps or outer.get("max_steps"), json or bool(outer.get("json"))
+
+
 @app.command()
 def plan(
+    ctx: typer.Context,
     task: Annotated[Optional[str], typer.Argument(help="What to plan. Omitted: interactive planning.")] = None,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
@@ -59,6 +72,7 @@ def plan(
     from cast.models.base import ModelError
     from cast.runs import Options, plan_run
 
+    model, max_steps, json = _common(ctx, model, max_steps, json)
     if not task:
         raise fail("give a task: cast plan \"what to do\"")
     try:
@@ -75,6 +89,58 @@ def plan(
     raise typer.Exit(code)
 
 
+@app.command()
+def execute(
+    ctx: typer.Context,
+    plan: Annotated[Optional[str], typer.Argument(help="Plan file path or session id. Omitted: the newest plan with unticked items.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every command except the catastrophic deny list.")] = False,
+    model: ModelOpt = None,
+    max_steps: StepsOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Carry out a plan's checklist, ticking items in the plan file as they are done."""
+    from cast.config import ConfigError
+    from cast.models.base import ModelError
+    from cast.plans.checklist import PlanError
+    from cast.runs import Options, execute_brief, execute_run, task_event
+    from cast.ui.oneshot import terminal_approver
+
+    model, max_steps, json = _common(ctx, model, max_steps, json)
+    approver = terminal_approver() if sys.stdin.isatty() and not json else None
+    try:
+        run = execute_run(plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver))
+    except (ConfigError, ModelError, PlanError) as exc:
+        raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
+    board = run.tasks
+    assert board is not None
+    if not board.remaining():
+        print(f"every item of {board.plan.path} is ticked; nothing to do")
+        raise typer.Exit(0)
+    stopped = _drive(run, json, execute_brief(run), first=task_event(board))
+    left = board.remaining()
+    code = stopped.details.get("exit_code") or stopped.exit_code
+    if left and code == 0:
+        sys.stderr.write(f"cast: {len(left)} plan items not done: " + ", ".join(str(n) for n, *_ in left) + "\n")
+        code = 1
+    raise typer.Exit(code)
+
+
+@app.command()
+def plans() -> None:
+    """List plans with their progress, newest first."""
+    from cast.plans.store import list_plans
+    from cast.workspace import Workspace
+
+    workspace = Workspace.discover()
+    found = list_plans(workspace.root)
+    if not found:
+        print("no plans yet: cast plan \"what to do\"")
+        return
+    for info in found:
+        path = os.path.relpath(info.path)
+        print(f"{info.done}/{info.total}\t{info.session}\t{info.task}\t{path}")
+
+
 @app.command("check-command")
 def check_command(command: Annotated[str, typer.Argument(help="A bash command line.")]) -> None:
     """Say whether plan mode would run COMMAND: prints `allowed` or `blocked: <reason>`."""
@@ -85,12 +151,14 @@ def check_command(command: Annotated[str, typer.Argument(help="A bash command li
     raise typer.Exit(0 if verdict.allowed else 1)
 
 
-def _drive(run, json: bool):
+def _drive(run, json: bool, message: str | None = None, first=None):
     from cast.agent.loop import drive
     from cast.ui.oneshot import Printer, json_printer
 
     handle = json_printer() if json else Printer()
-    return drive(run.agent, run.agent.run(run.ctx.task), handle)
+    if first is not None:
+        handle(first)
+    return drive(run.agent, run.agent.run(message or run.ctx.task), handle)
 
 
 def main() -> None:

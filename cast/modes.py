@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cast.tools.base import Tool
+from cast.tools.edit import EDIT_FILE, WRITE_FILE
 from cast.tools.files import GREP, LIST_FILES, READ_FILE
 from cast.tools.plan import WRITE_PLAN
-from cast.tools.shell import PLAN_BASH
+from cast.tools.shell import EXECUTE_BASH, PLAN_BASH
+from cast.tools.tasks import UPDATE_TASK
 from cast.workspace import Workspace
 
 
@@ -47,6 +49,8 @@ of what changed and how it was verified."""
 
 
 PLAN = Mode("plan", (READ_FILE, LIST_FILES, GREP, PLAN_BASH, WRITE_PLAN), PLAN_PROMPT)
+EXECUTE = Mode("execute", (READ_FILE, LIST_FILES, GREP, EXECUTE_BASH, EDIT_FILE, WRITE_FILE, UPDATE_TASK), EXECUTE_PROMPT)
+MODES = {mode.name: mode for mode in (PLAN, EXECUTE)}
 
 
 def system_prompt(mode: Mode, workspace: Workspace) -> str:

@@ -64,3 +64,40 @@ PLAN_BASH = Tool(
     plan_bash,
     read_only=True,
 )
+
+
+def _proven_read_only(command: str) -> bool:
+    from cast.safety.bash_check import check
+
+    return check(command).allowed
+
+
+def execute_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
+    """Approval policy first (deny list, read-only proof, allow rules, --yes, the user); then run
+    and report which files the command changed."""
+    from cast.tools.changes import changed_between, dirty_state
+
+    command = args["command"]
+    policy = ctx.services.get("approval")
+    if policy is None:
+        raise ToolError("no approval policy in this session; bash cannot run")
+    decision = policy.decide(command, _proven_read_only)
+    if not decision.run:
+        raise ToolError(decision.reason)
+    root = ctx.workspace.root
+    before = dirty_state(root)
+    result = run_command(command, root, args.get("timeout", DEFAULT_TIMEOUT), ctx.cancel)
+    changed = changed_between(before, dirty_state(root))
+    obs = observe(command, result, changed)
+    obs.facts["approval"] = decision.reason
+    return obs
+
+
+EXECUTE_BASH = Tool(
+    "bash",
+    "Run a bash command in the workspace root (non-interactive: stdin is empty). Commands that are "
+    "not provably read-only may need the user's approval. Output starts with exit_code=N and lists "
+    "the files the command changed.",
+    BASH_SCHEMA,
+    execute_bash,
+)

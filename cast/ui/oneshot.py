@@ -76,3 +76,19 @@ def json_printer(stream: Any = None) -> Callable[[ev.Event], None]:
         out.flush()
 
     return emit
+
+
+def terminal_approver() -> Callable[[str], str]:
+    """Ask on the terminal before a command that is not provably read-only runs.
+    Anything but an explicit yes, including Ctrl+C or end of input, is a no."""
+
+    def ask(command: str) -> str:
+        sys.stderr.write(f"\ncast wants to run:\n  {command}\nrun it? [y]es / [n]o / [a]lways for this command: ")
+        sys.stderr.flush()
+        try:
+            answer = input().strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            return "no"
+        return {"y": "yes", "yes": "yes", "a": "always", "always": "always"}.get(answer, "no")
+
+    return ask

@@ -1,0 +1,119 @@
+"""edit_file and write_file: the executor's writes, refused when based on a stale view.
+
+The model edits what it saw. If the file changed since it read it (the user saved in their
+editor, a formatter ran), the edit is refused and the model is told to read again, instead of
+silently overwriting someone's work.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+from typing import Any
+
+from cast.plans.store import atomic_write
+from cast.safety.paths import relative
+from cast.tools.base import Observation, Tool, ToolContext, ToolError, clip, object_schema
+from cast.tools.files import resolve
+
+DIFF_CHARS = 8_000
+
+
+def _guard_fresh(ctx: ToolContext, path: Path, rel: str, must_have_read: bool) -> None:
+    reads = ctx.workspace.reads
+    if must_have_read and not reads.was_read(path):
+        raise ToolError(f"{rel} has not been read in this session; read_file it first, then edit")
+    if reads.is_stale(path):
+        raise ToolError(f"{rel} changed on disk since you read it; read_file it again before changing it")
+
+
+def _write(path: Path, text: str) -> None:
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    atomic_write(path, text.encode("utf-8"))
+    if mode is not None:
+        os.chmod(path, mode)
+
+
+def _diff(rel: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{rel}", f"b/{rel}", n=2)
+    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return clip(text, DIFF_CHARS)
+
+
+def edit_file(args: dict[str, Any], ctx: ToolContext) -> Observation:
+    path = resolve(ctx, args["path"])
+    rel = relative(ctx.workspace.root, path)
+    if not path.is_file():
+        raise ToolError(f"{rel} does not exist; use write_file to create a file")
+    _guard_fresh(ctx, path, rel, must_have_read=True)
+    old, new = args["old_string"], args["new_string"]
+    if old == new:
+        raise ToolError("old_string and new_string are identical; nothing to change")
+    if not old:
+        raise ToolError("old_string is empty; give the exact text to replace (use write_file for new files)")
+    try:
+        before = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"{rel} is not UTF-8 text; edit_file works on text files only") from None
+    count = before.count(old)
+    if count == 0:
+        hint = " (it matches if whitespace is ignored: copy the exact indentation from read_file)" if _loose_match(before, old) else ""
+        raise ToolError(f"old_string not found in {rel}{hint}")
+    if count > 1 and not args.get("replace_all"):
+        raise ToolError(f"old_string occurs {count} times in {rel}; include more surrounding lines to make it unique, or set replace_all")
+    after = before.replace(old, new) if args.get("replace_all") else before.replace(old, new, 1)
+    _write(path, after)
+    ctx.workspace.reads.record(path)
+    replaced = count if args.get("replace_all") else 1
+    diff = _diff(rel, before, after)
+    return Observation(
+        f"edited {rel}: {replaced} replacement{'s' if replaced > 1 else ''}\n{diff}",
+        summary=f"{replaced} replacement{'s' if replaced > 1 else ''}", changed=(rel,), facts={"diff": diff},
+    )
+
+
+def _loose_match(text: str, fragment: str) -> bool:
+    return " ".join(fragment.split()) in " ".join(text.split())
+
+
+def write_file(args: dict[str, Any], ctx: ToolContext) -> Observation:
+    path = resolve(ctx, args["path"])
+    rel = relative(ctx.workspace.root, path)
+    if path.is_dir():
+        raise ToolError(f"{rel} is a directory")
+    existed = path.exists()
+    if existed:
+        _guard_fresh(ctx, path, rel, must_have_read=False)
+    if ".git" in Path(rel).parts:
+        raise ToolError("writing inside .git is not allowed; use git commands")
+    content = args["content"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    before = path.read_bytes().decode("utf-8", "replace") if existed else ""
+    _write(path, content)
+    ctx.workspace.reads.record(path)
+    size = len(content.encode("utf-8"))
+    what = "replaced" if existed else "created"
+    diff = _diff(rel, before, content) if existed else ""
+    text = f"{what} {rel} ({size} bytes, {content.count(chr(10)) + (not content.endswith(chr(10)) and bool(content))} lines)"
+    return Observation(text + (f"\n{diff}" if diff else ""), summary=f"{what}, {size} bytes", changed=(rel,), facts={"diff": diff})
+
+
+EDIT_FILE = Tool(
+    "edit_file",
+    "Replace an exact string in a file you have read. old_string must match exactly once (include "
+    "surrounding lines to make it unique) unless replace_all is true. Returns a diff.",
+    object_schema(
+        ["path", "old_string", "new_string"],
+        path={"type": "string"},
+        old_string={"type": "string", "description": "Exact text to replace, including indentation."},
+        new_string={"type": "string"},
+        replace_all={"type": "boolean", "description": "Replace every occurrence."},
+    ),
+    edit_file,
+)
+WRITE_FILE = Tool(
+    "write_file",
+    "Create a file, or replace a whole file's content. Parent directories are created.",
+    object_schema(["path", "content"], path={"type": "string"}, content={"type": "string"}),
+    write_file,
+)

@@ -1,0 +1,109 @@
+"""The plan's checklist as the executor's task list, and update_task to move through it.
+
+The plan file is the truth for what is done: `done` ticks it on disk at once, so a run killed a
+moment later resumes after that item. `in_progress` and `blocked` are this run's working state and
+go to the session, not into the user's file.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from cast.plans.checklist import PlanError, PlanFile
+from cast.tools.base import Observation, Tool, ToolContext, ToolError, object_schema
+
+Row = tuple[int, str, str, str]  # number, text, status, note
+
+
+class TaskBoard:
+    def __init__(self, plan_path: Path, on_status: Callable[[dict[str, Any]], None] | None = None):
+        self.plan = PlanFile(plan_path)
+        self.status: dict[str, tuple[str, str]] = {}  # item text -> (in_progress|blocked, note)
+        self.version = 0
+        self.on_status = on_status
+        self._lock = threading.Lock()
+
+    def rows(self) -> list[Row]:
+        rows = []
+        for item in self.plan.items:
+            status, note = ("done", "") if item.checked else self.status.get(item.text, ("pending", ""))
+            rows.append((item.number, item.text, status, note))
+        return rows
+
+    def remaining(self) -> list[Row]:
+        return [row for row in self.rows() if row[2] != "done"]
+
+    def listing(self) -> str:
+        marks = {"done": "[x]", "pending": "[ ]", "in_progress": "[~]", "blocked": "[!]"}
+        return "\n".join(
+            f"{number}. {marks[status]} {text}" + (f"  (blocked: {note})" if status == "blocked" and note else "")
+            for number, text, status, note in self.rows()
+        )
+
+    def sync(self) -> list[str]:
+        """Pick up hand edits made to the plan file while the run goes on."""
+        with self._lock:
+            if not self.plan.changed_on_disk():
+                return []
+            try:
+                changes = self.plan.reload()
+            except PlanError as exc:
+                return [str(exc)]
+            self.version += 1
+            return changes
+
+    def update(self, number: int, status: str, note: str) -> str:
+        with self._lock:
+            if not 1 <= number <= len(self.plan.items):
+                raise ToolError(f"no task {number}: the plan has {len(self.plan.items)} items (ids are 1-based item numbers)")
+            item = self.plan.items[number - 1]
+            if item.checked and status != "done":
+                raise ToolError(f"task {number} is already ticked in the plan; to redo it, the user unticks it in {self.plan.path.name}")
+            try:
+                changes = self.plan.set_checked(number) if status == "done" else []
+            except PlanError as exc:
+                self.version += 1
+                raise ToolError(f"{exc}\nCurrent task list:\n{self.listing()}") from None
+            if changes:  # the file changed under us: re-find the item by its text
+                item = next((i for i in self.plan.items if i.text == item.text), item)
+            if status == "done":
+                self.status.pop(item.text, None)
+            else:
+                self.status[item.text] = (status, note)
+            self.version += 1
+            if self.on_status:
+                self.on_status({text: list(value) for text, value in self.status.items()})
+        text = f"task {item.number} {status}: {item.text}"
+        if status == "done":
+            text += f" — ticked in {self.plan.path.name}"
+        if changes:
+            text += "\nThe plan file was edited by hand meanwhile: " + "; ".join(changes) + f"\nCurrent task list:\n{self.listing()}"
+        left = self.remaining()
+        text += f"\n{len(left)} of {len(self.plan.items)} items left" + (f"; next: {left[0][0]}. {left[0][1]}" if left else "")
+        return text
+
+
+def update_task(args: dict[str, Any], ctx: ToolContext) -> Observation:
+    board: TaskBoard | None = ctx.services.get("tasks")
+    if board is None:
+        raise ToolError("there is no plan in this session; update_task works on a plan's checklist")
+    number, status = args["id"], args["status"]
+    if status == "blocked" and not args.get("note"):
+        raise ToolError("say why the task is blocked in note")
+    text = board.update(number, status, args.get("note", ""))
+    return Observation(text, summary=f"task {number} {status}", facts={"task": number, "status": status})
+
+
+UPDATE_TASK = Tool(
+    "update_task",
+    "Record progress on a plan item: in_progress when you start it, done when it is finished and "
+    "verified (this ticks it in the plan file), blocked with a note when it cannot be done.",
+    object_schema(
+        ["id", "status"],
+        id={"type": "integer", "minimum": 1, "description": "The item's 1-based number in the task list."},
+        status={"type": "string", "enum": ["in_progress", "done", "blocked"]},
+        note={"type": "string", "description": "Why it is blocked, or anything worth recording."},
+    ),
+    update_task,
+)
