@@ -1,0 +1,321 @@
+"""Where plans live: `.cast/plans/<session>/<name>.md`, with front matter owned by cast.
+
+write_plan is the only write plan mode allows, and its name comes from the model, so it is built
+to be unable to write anywhere else: the name is a plain file name, every directory below the
+workspace root is entered through a file descriptor opened with O_NOFOLLOW (a symlink anywhere on
+the way is refused, even one swapped in after the check), and the file appears atomically.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import secrets
+import stat
+import subprocess
+import unicodedata
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+from cast.plans.checklist import PlanError, front_matter_lines, parse
+
+PLAN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
+MAX_NAME = 100
+MAX_PLAN_BYTES = 1024 * 1024
+GITIGNORE = "sessions/\nhistory\n"
+_FIELDS = ("task", "session", "created", "base_commit")
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_CONTROL = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff"  # never left raw in front matter
+# A plain YAML scalar: no leading indicator or space, no trailing space or ':', no control characters.
+_PLAIN = re.compile(rf"[^-?:,\[\]{{}}#&*!|>'\"%@`\s{_CONTROL}](?:[^{_CONTROL}]*[^:\s{_CONTROL}])?")
+# Plain values YAML would turn into booleans, nulls or numbers.
+_TYPED = re.compile(r"true|false|yes|no|on|off|null|~|[-+]?(\d[\d_]*(\.\d*)?|\.\d+)(e[-+]?\d+)?|0x[0-9a-f]+|\.inf|\.nan", re.I)
+_ESCAPE = re.compile(rf'["\\{_CONTROL}]')
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
+
+
+def slugify(task: str, limit: int = 40) -> str:
+    """A file-name-safe summary of the task: ASCII, lowercase, dash-separated, cut at a word."""
+    ascii_text = unicodedata.normalize("NFKD", task).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(slug) > limit:
+        cut = slug[: limit + 1]
+        slug = cut[: cut.rfind("-")] if "-" in cut[limit // 2:] else slug[:limit]
+        slug = slug.strip("-")
+    return slug or "task"
+
+
+def new_session_id(root: Path, task: str, today: date) -> str:
+    """`YYYY-MM-DD-<slug>`, suffixed -2, -3 … past any plan or session directory already there."""
+    base = f"{today.isoformat()}-{slugify(task)}"
+    candidate, n = base, 1
+    while any(os.path.lexists(root / ".cast" / kind / candidate) for kind in ("plans", "sessions")):
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+def _scalar(value: str) -> str:
+    """The value as a YAML scalar: plain when YAML would read it back as the same string, else
+    double-quoted with JSON-compatible escapes (valid YAML too), so any task text round-trips."""
+    if _PLAIN.fullmatch(value) and ": " not in value and " #" not in value and not _TYPED.fullmatch(value):
+        return value
+    return '"' + _ESCAPE.sub(lambda m: _ESCAPES.get(m[0]) or f"\\u{ord(m[0]):04x}", value) + '"'
+
+
+def _unscalar(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        with suppress(ValueError):
+            return json.loads(value)
+        return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    return value
+
+
+def _utc(created: datetime) -> str:
+    aware = created if created.tzinfo else created.replace(tzinfo=timezone.utc)
+    return aware.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def front_matter(task: str, session: str, created: datetime, base_commit: str | None) -> str:
+    values = {"task": task, "session": session, "created": _utc(created), "base_commit": base_commit}
+    lines = [f"{key}: {_scalar(values[key] or '')}" for key in _FIELDS if key != "base_commit" or values[key]]
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
+def parse_front_matter(text: str) -> dict[str, str]:
+    """The `key: value` pairs of the front matter ({} when there is none)."""
+    lines = text.split("\n")
+    fields: dict[str, str] = {}
+    for line in lines[1: max(front_matter_lines(lines) - 1, 1)]:
+        key, sep, value = line.rstrip("\r").partition(":")
+        if sep and key.strip():
+            fields[key.strip()] = _unscalar(value.strip())
+    return fields
+
+
+def base_commit(root: Path) -> str | None:
+    """Short HEAD sha, so a plan records what code it was made against; None outside git."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "--short", "HEAD"], cwd=root, capture_output=True,
+            text=True, timeout=10, stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    sha = out.stdout.strip()
+    return sha if out.returncode == 0 and sha else None
+
+
+def _write_at(dir_fd: int, name: str, data: bytes) -> None:
+    """Write `name` in the directory `dir_fd` atomically: a reader sees the old file or the new
+    one, never half of either, and a crash leaves at most a hidden temp file (removed on error)."""
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(name, dir_fd=dir_fd).st_mode)
+    except FileNotFoundError:
+        mode = None
+    tmp = f".{name}.{secrets.token_hex(4)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC
+    fd = os.open(tmp, flags, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
+    try:
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)  # keep the user's permissions on the file being replaced
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+    with suppress(OSError):  # some file systems refuse fsync on a directory
+        os.fsync(dir_fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` atomically (temp file in the same directory, fsync, rename, fsync the
+    directory). A symlink at `path` is kept and the file it points to is replaced."""
+    target = Path(os.path.realpath(path))
+    dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC)
+    try:
+        _write_at(dir_fd, target.name, data)
+    finally:
+        os.close(dir_fd)
+
+
+def _file_name(name: object) -> str:
+    if not isinstance(name, str) or len(name) > MAX_NAME or not PLAN_NAME.fullmatch(name) or ".." in name:
+        raise PlanError(
+            f"invalid plan name {name!r}: use a plain file name of lowercase letters, digits, '.', '_' "
+            "and '-' that starts with a letter or digit, with no '/' or '..' (for example 'plan')"
+        )
+    return name if name.endswith(".md") else name + ".md"
+
+
+def _enter(parent_fd: int, name: str, shown: str) -> int:
+    """Open directory `name` below `parent_fd`, creating it; refuse symlinks and non-directories."""
+    try:
+        info = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        with suppress(FileExistsError):
+            os.mkdir(name, 0o777, dir_fd=parent_fd)
+        info = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+    if stat.S_ISLNK(info.st_mode):
+        raise PlanError(f"refusing to write the plan: {shown} is a symlink; plans go only into a real directory")
+    if not stat.S_ISDIR(info.st_mode):
+        raise PlanError(f"refusing to write the plan: {shown} exists and is not a directory")
+    try:  # O_NOFOLLOW catches a symlink swapped in after the check above
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _O_CLOEXEC, dir_fd=parent_fd)
+    except OSError as exc:
+        raise PlanError(f"refusing to write the plan: cannot open {shown} as a directory ({exc.strerror})") from None
+
+
+def _ensure_gitignore(cast_fd: int) -> None:
+    """Sessions are private transcripts; plans are meant to be committed. Never overwrite."""
+    try:
+        fd = os.open(".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC, 0o666,
+                     dir_fd=cast_fd)
+    except OSError:
+        return
+    try:
+        os.write(fd, GITIGNORE.encode())
+    finally:
+        os.close(fd)
+
+
+def _strip_front_matter(body: str) -> str:
+    lines = body.split("\n")
+    rest = "\n".join(lines[front_matter_lines(lines):]).lstrip("\r\n")
+    return rest if rest.endswith("\n") or not rest else rest + "\n"
+
+
+def write_plan(
+    root: Path, session: str, name: str, body: str, *, task: str, created: datetime, base_commit: str | None,
+) -> tuple[Path, int]:
+    """Write the plan (cast's front matter + the model's body); return its path and item count."""
+    file_name = _file_name(name)
+    if not PLAN_NAME.fullmatch(session) or ".." in session:
+        raise PlanError(f"invalid session id {session!r}")
+    text = front_matter(task, session, created, base_commit) + _strip_front_matter(body)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise PlanError(f"the plan text is not valid Unicode ({exc.reason}); remove the odd character") from None
+    if len(data) > MAX_PLAN_BYTES:
+        raise PlanError(f"the plan is {len(data)} bytes; keep it under {MAX_PLAN_BYTES} (a plan, not the code)")
+    parts = (".cast", "plans", session)
+    if os.path.dirname(os.path.normpath(os.path.join(*parts, file_name))) != os.path.join(*parts):
+        raise PlanError(f"invalid plan name {name!r}: it must name a file directly in the session directory")
+    try:
+        fds = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC)]
+    except OSError as exc:
+        raise PlanError(f"cannot open the workspace {root}: {exc.strerror}") from None
+    try:
+        for depth, part in enumerate(parts):
+            fds.append(_enter(fds[-1], part, "/".join(parts[: depth + 1])))
+            if part == ".cast":
+                _ensure_gitignore(fds[-1])
+        shown = "/".join((*parts, file_name))
+        with suppress(FileNotFoundError):
+            if not stat.S_ISREG(os.stat(file_name, dir_fd=fds[-1], follow_symlinks=False).st_mode):
+                raise PlanError(f"refusing to write the plan: {shown} exists and is not a regular file")
+        try:
+            _write_at(fds[-1], file_name, data)
+        except OSError as exc:
+            raise PlanError(f"cannot write {shown}: {exc.strerror or exc}") from None
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return root / ".cast" / "plans" / session / file_name, len(parse(text))
+
+
+@dataclass(frozen=True)
+class PlanInfo:
+    path: Path
+    session: str
+    task: str
+    done: int
+    total: int
+    created: str
+    mtime: float
+
+
+def _created_ts(created: str, mtime: float) -> float:
+    try:
+        return datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return mtime  # hand-made plans without front matter sort by when they were written
+
+
+def _plan_files(directory: Path) -> list[Path]:
+    try:
+        return sorted(p for p in directory.iterdir() if p.suffix == ".md" and not p.name.startswith(".") and p.is_file())
+    except OSError:
+        return []
+
+
+def _sessions(root: Path) -> list[Path]:
+    plans = root / ".cast" / "plans"
+    try:
+        return sorted(d for d in plans.iterdir() if d.is_dir() and not d.name.startswith("."))
+    except OSError:
+        return []
+
+
+def list_plans(root: Path) -> list[PlanInfo]:
+    """Every plan with its progress, newest first (front matter `created`, then mtime)."""
+    found: list[tuple[float, PlanInfo]] = []
+    for session_dir in _sessions(root):
+        for path in _plan_files(session_dir):
+            try:
+                text = path.read_bytes().decode("utf-8", "replace")
+                mtime = path.stat().st_mtime
+            except OSError:
+                continue
+            fields, items = parse_front_matter(text), parse(text)
+            created = fields.get("created", "")
+            info = PlanInfo(path, session_dir.name, fields.get("task", ""), sum(i.checked for i in items),
+                            len(items), created, mtime)
+            found.append((_created_ts(created, mtime), info))
+    found.sort(key=lambda pair: (pair[0], pair[1].mtime, str(pair[1].path)), reverse=True)
+    return [info for _, info in found]
+
+
+def _plan_in(directory: Path) -> Path | None:
+    files = _plan_files(directory)
+    if (directory / "plan.md") in files:
+        return directory / "plan.md"
+    return max(files, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def find_plan(root: Path, ref: str | None) -> Path:
+    """The plan `cast execute` should run: by file path, by session id, or the newest unfinished."""
+    if ref is None:
+        for info in list_plans(root):
+            if info.done < info.total:
+                return info.path
+        raise PlanError("no plan with unticked items; run cast plan first")
+    given = Path(ref).expanduser()
+    if given.is_file():
+        return given.absolute()
+    sessions = {d.name: d for d in _sessions(root)}
+    directory = sessions.get(ref.strip("/")) or (given if given.is_dir() else None)
+    if directory is not None:
+        plan = _plan_in(directory)
+        if plan is None:
+            raise PlanError(f"session {ref} has no plan file (.md) in {directory}")
+        return plan.absolute()
+    if not sessions:
+        raise PlanError(f"no plan file or session {ref!r}, and there are no plans yet; run cast plan first")
+    close = difflib.get_close_matches(ref, list(sessions), n=5, cutoff=0.4)
+    close += [s for s in sorted(sessions, reverse=True) if ref in s and s not in close][: 5 - len(close)]
+    hint = f"; did you mean: {', '.join(close)}?" if close else f"; sessions: {', '.join(sorted(sessions)[-5:])}"
+    raise PlanError(f"no plan file or session {ref!r}{hint} (cast plans lists them all)")
