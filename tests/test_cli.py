@@ -1,0 +1,101 @@
+"""The command line contract: real commands only, fast paths stay light, clear errors."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from cast.modes import PLAN, system_prompt
+from cast.workspace import AGENTS_CAP, Workspace, find_root
+
+
+def run(*args, cwd=None, env=None):
+    return subprocess.run([sys.executable, "-m", "cast", *args], capture_output=True, text=True, cwd=cwd, env=env,
+                          stdin=subprocess.DEVNULL, timeout=60)
+
+
+def test_version():
+    done = run("--version")
+    assert done.returncode == 0 and done.stdout.startswith("cast ")
+
+
+def test_help_lists_exactly_the_commands_that_exist():
+    from cast.cli import app
+
+    done = run("--help")
+    assert done.returncode == 0
+    listed = {line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line.strip()}
+    registered = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
+    assert listed == registered
+    assert {"plan", "execute", "plans", "check-command"} <= listed
+
+
+def test_help_and_version_do_not_import_heavy_modules():
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['cast', '--help']\n"
+        "try:\n    runpy.run_module('cast', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = [m for m in ('anthropic', 'prompt_toolkit', 'tree_sitter', 'rich.markdown') if m in sys.modules]\n"
+        "sys.stderr.write('HEAVY=' + ','.join(heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert "HEAVY=" in done.stderr and done.stderr.split("HEAVY=")[1].strip() == ""
+
+
+def test_package_init_is_empty():
+    import cast
+
+    assert open(cast.__file__).read() == ""
+
+
+def test_plan_without_api_key_exits_2_and_names_the_variable(repo):
+    done = run("plan", "do a thing", cwd=repo)
+    assert done.returncode == 2 and "ANTHROPIC_API_KEY" in done.stderr
+    assert not (repo / ".cast" / "plans").exists() or not list((repo / ".cast" / "plans").glob("*/*.md"))
+
+
+def test_unreadable_script_is_a_usage_error(repo):
+    done = run("--model", "script:/nonexistent.jsonl", "plan", "x", cwd=repo)
+    assert done.returncode == 2 and "cannot read script" in done.stderr
+
+
+def test_bad_config_is_a_usage_error(repo):
+    (repo / ".cast").mkdir()
+    (repo / ".cast" / "config.toml").write_text("max_stepz = 3\n")
+    done = run("--model", "script:/dev/null", "plan", "x", cwd=repo)
+    assert done.returncode == 2 and "unknown setting 'max_stepz'" in done.stderr
+
+
+def test_root_is_the_git_top_level_else_cwd(repo, tmp_path):
+    (repo / "sub").mkdir()
+    assert find_root(repo / "sub") == repo.resolve()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert find_root(plain) == plain.resolve()
+
+
+def test_agents_md_from_global_root_and_down_to_cwd_in_order(repo, tmp_path, monkeypatch):
+    from cast.config import config_dir
+
+    config_dir().mkdir(parents=True)
+    (config_dir() / "AGENTS.md").write_text("GLOBAL RULE")
+    (repo / "AGENTS.md").write_text("ROOT RULE")
+    (repo / "pkg" / "deep").mkdir(parents=True)
+    (repo / "pkg" / "AGENTS.md").write_text("PKG RULE")
+    (repo / "pkg" / "deep" / "AGENTS.md").write_text("DEEP RULE")
+    text = Workspace(repo, cwd=repo / "pkg").instructions()
+    assert text.index("GLOBAL RULE") < text.index("ROOT RULE") < text.index("PKG RULE")
+    assert "DEEP RULE" not in text
+
+
+def test_agents_md_is_capped(repo):
+    (repo / "AGENTS.md").write_text("x" * (AGENTS_CAP * 2))
+    text = Workspace(repo).instructions()
+    assert len(text) < AGENTS_CAP + 200 and "[truncated: AGENTS.md content is capped" in text
+
+
+def test_system_prompt_is_byte_stable(repo):
+    (repo / "AGENTS.md").write_text("Use tabs.")
+    first = system_prompt(PLAN, Workspace(repo))
+    second = system_prompt(PLAN, Workspace(repo))
+    assert first == second and "Use tabs." in first
