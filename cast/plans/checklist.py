@@ -194,6 +194,7 @@ class PlanFile:
         self.path = Path(path)
         self._raw = self._read()
         self.items: list[Item] = parse(_decode(self._raw))
+        self.last_set: Item | None = None  # the item the last set_checked resolved to, after re-mapping
 
     def _read(self) -> bytes:
         try:
@@ -255,4 +256,5 @@ class PlanFile:
             atomic_write(self.path, bytes(data))
             self._raw = bytes(data)
             self.items = [*self.items[:index], replace(item, checked=checked), *self.items[index + 1:]]
+        self.last_set = self.items[index]
         return notes

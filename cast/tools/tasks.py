@@ -65,8 +65,8 @@ class TaskBoard:
             except PlanError as exc:
                 self.version += 1
                 raise ToolError(f"{exc}\nCurrent task list:\n{self.listing()}") from None
-            if changes:  # the file changed under us: re-find the item by its text
-                item = next((i for i in self.plan.items if i.text == item.text), item)
+            if status == "done" and self.plan.last_set is not None:  # re-mapped if the file changed
+                item = self.plan.last_set
             if status == "done":
                 self.status.pop(item.text, None)
             else:
