@@ -1,0 +1,322 @@
+"""Sessions on disk: the transcript as an append-only journal, and a small meta file beside it.
+
+Why a journal and not a snapshot: a session can die at any instant (Ctrl+C, a closed terminal,
+kill -9), and everything before that instant must survive. So every message the `Transcript`
+emits is one JSON line, flushed and fsynced before the loop moves on. The journal records
+exactly what the listener saw, including partial appends to the last user message
+(`"merged": true`) and whole-history rewrites (`{"role": "meta", "replace": [...]}` from aging
+and compaction); `load` replays those records to rebuild the very list the model last saw.
+
+A kill mid-write can leave a torn last line. Loading ignores it, and the next append cuts it off
+before writing, so one crash never poisons the file. The rebuilt transcript is then made valid
+for the API (tool calls left without results get "[interrupted: not run]"), so a resumed
+session can be sent as is.
+
+Layout: `<root>/.cast/sessions/<id>/transcript.jsonl` and `meta.json` (written atomically).
+`<root>/.cast/.gitignore` keeps `sessions/` out of version control: transcripts are private.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+import threading
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from cast.agent import events as ev
+
+Message = dict[str, Any]
+
+SESSIONS = "sessions"
+TRANSCRIPT = "transcript.jsonl"
+META = "meta.json"
+GITIGNORE_TEXT = "sessions/\nhistory\n"
+NOT_RUN = "[interrupted: not run]"
+
+
+class SessionError(Exception):
+    """A session cannot be found or read; the message says which and why."""
+
+
+def sessions_dir(root: Path) -> Path:
+    return Path(root) / ".cast" / SESSIONS
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def ensure_gitignore(root: Path) -> None:
+    """`.cast/.gitignore` must ignore `sessions/`; add the line without disturbing the rest."""
+    path = Path(root) / ".cast" / ".gitignore"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(path, "x", encoding="utf-8") as out:
+            out.write(GITIGNORE_TEXT)
+        return
+    except FileExistsError:
+        pass
+    text = path.read_text(encoding="utf-8", errors="replace")
+    entries = {line.strip().rstrip("/") for line in text.splitlines()}
+    if not entries & {SESSIONS, "/" + SESSIONS}:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(("" if not text or text.endswith("\n") else "\n") + "sessions/\n")
+
+
+def atomic_write_json(path: Path, data: dict[str, Any]) -> None:
+    """Temp file in the same directory, fsync, rename, fsync the directory: all or nothing."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=2, sort_keys=True)
+            out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Session:
+    """One session directory. `append` is the `Transcript.on_append` listener; `observe` takes
+    loop events and keeps meta.json's status, steps and usage current."""
+
+    def __init__(self, directory: Path, meta: dict[str, Any]):
+        self.dir = directory
+        self.meta = meta
+        self._lock = threading.Lock()
+        self._file = None
+
+    @property
+    def id(self) -> str:
+        return self.meta["id"]
+
+    @classmethod
+    def create(cls, root: Path, id: str, *, mode: str, task: str, model: str, plan_path: Path | str | None = None) -> "Session":
+        ensure_gitignore(root)
+        directory = sessions_dir(root) / id
+        directory.mkdir(parents=True, exist_ok=False)
+        now = _now()
+        meta = {
+            "id": id, "mode": mode, "task": task, "model": model,
+            "plan_path": str(plan_path) if plan_path else None,
+            "status": "running", "steps": 0, "pid": os.getpid(),
+            "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0},
+            "cost": 0.0, "created": now, "updated": now,
+        }
+        (directory / TRANSCRIPT).touch()
+        session = cls(directory, meta)
+        atomic_write_json(directory / META, meta)
+        return session
+
+    @classmethod
+    def open(cls, root: Path, id: str) -> "Session":
+        """Reopen an existing session to append to it (resume)."""
+        directory = sessions_dir(root) / id
+        meta = _read_meta(directory)
+        session = cls(directory, meta)
+        session.update(status="running", pid=os.getpid())
+        return session
+
+    # -- journal ----------------------------------------------------------------------------
+    def append(self, message: Message) -> None:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self._lock:
+            out = self._file or self._open_journal()
+            out.write(line.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+
+    def _open_journal(self):
+        """Open for appending, first cutting off a torn last line left by a crash."""
+        path = self.dir / TRANSCRIPT
+        out = open(path, "a+b")
+        size = out.seek(0, os.SEEK_END)
+        if size:
+            keep = _complete_length(path)
+            if keep != size:
+                out.truncate(keep)
+                out.seek(keep)
+        self._file = out
+        return out
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file:
+                self._file.close()
+                self._file = None
+
+    # -- meta -------------------------------------------------------------------------------
+    def update(self, **fields: Any) -> None:
+        with self._lock:
+            self.meta.update(fields)
+            self.meta["updated"] = _now()
+            atomic_write_json(self.dir / META, self.meta)
+
+    def observe(self, event: ev.Event) -> None:
+        """Keep meta.json current from the loop's events (one write per step, not per delta)."""
+        if isinstance(event, ev.UsageUpdate):
+            usage = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
+                     "cache_read_tokens": event.cache_read_tokens, "cache_write_tokens": event.cache_write_tokens}
+            self.update(usage=usage, cost=round(event.cost, 6))
+        elif isinstance(event, ev.StepStarted):
+            self.meta["steps"] = self.meta.get("steps", 0) + 1  # written with the next usage/stop
+        elif isinstance(event, ev.Stopped):
+            self.update(status=event.status, reason=event.reason)
+
+
+def _complete_length(path: Path) -> int:
+    """Bytes up to and including the last newline: what survives of a torn journal."""
+    data = path.read_bytes()
+    return data.rfind(b"\n") + 1
+
+
+def _read_meta(directory: Path) -> dict[str, Any]:
+    try:
+        meta = json.loads((directory / META).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SessionError(f"no session at {directory}") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise SessionError(f"cannot read {directory / META}: {exc}") from None
+    if not isinstance(meta, dict):
+        raise SessionError(f"{directory / META} is not a JSON object")
+    meta.setdefault("id", directory.name)
+    if meta.get("status") == "running" and not _alive(meta.get("pid")):
+        meta["status"] = "interrupted"  # the process that wrote it is gone: it was killed
+    return meta
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def read_records(path: Path) -> list[Message]:
+    """Journal records in order. A torn (undecodable) last line is dropped; a bad line in the
+    middle means the file was damaged by something other than a crash, and is an error."""
+    try:
+        lines = path.read_bytes().split(b"\n")
+    except FileNotFoundError:
+        return []
+    records = []
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for number, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if number == last:
+                break
+            raise SessionError(f"{path}:{number + 1}: damaged record (not JSON)") from None
+        if not isinstance(record, dict) or "role" not in record:
+            raise SessionError(f"{path}:{number + 1}: not a message record")
+        records.append(record)
+    return records
+
+
+def replay(records: list[Message]) -> list[Message]:
+    """Apply journal records the way `Transcript` applied them: append, merge, replace."""
+    messages: list[Message] = []
+    for record in records:
+        if record["role"] == "meta":
+            if "replace" in record:
+                messages = copy.deepcopy(record["replace"])
+            continue
+        if record.get("merged") and messages and messages[-1]["role"] == record["role"]:
+            messages[-1]["content"].extend(copy.deepcopy(record["content"]))
+            continue
+        message = {k: copy.deepcopy(v) for k, v in record.items() if k != "merged"}
+        if not isinstance(message.get("content"), list):
+            message["content"] = [{"type": "text", "text": str(message.get("content", ""))}]
+        if messages and messages[-1]["role"] == message["role"]:
+            messages[-1]["content"].extend(message["content"])  # keep roles alternating
+        else:
+            messages.append(message)
+    return messages
+
+
+def make_valid(messages: list[Message]) -> list[Message]:
+    """Answer every tool_use that has no tool_result, where the API expects it: first in the
+    next user message (or in a new one at the end)."""
+    result = [dict(m, content=list(m["content"])) for m in messages]
+    index = 0
+    while index < len(result):
+        message = result[index]
+        if message["role"] == "assistant":
+            uses = [b["id"] for b in message["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
+            if uses:
+                if index + 1 == len(result) or result[index + 1]["role"] != "user":
+                    result.insert(index + 1, {"role": "user", "content": []})
+                after = result[index + 1]["content"]
+                answered = {b.get("tool_use_id") for b in after if isinstance(b, dict) and b.get("type") == "tool_result"}
+                missing = [{"type": "tool_result", "tool_use_id": i, "content": NOT_RUN, "is_error": True}
+                           for i in uses if i not in answered]
+                after[:0] = missing
+        index += 1
+    return result
+
+
+def load(root: Path, id: str) -> tuple[dict[str, Any], list[Message]]:
+    """(meta, messages) of a session: the transcript as the model last saw it, made API-valid."""
+    directory = sessions_dir(root) / id
+    meta = _read_meta(directory)
+    return meta, make_valid(replay(read_records(directory / TRANSCRIPT)))
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    mode: str
+    status: str
+    task: str
+    steps: int
+    updated: str
+
+
+def list_sessions(root: Path) -> list[SessionInfo]:
+    """Every readable session, most recently updated first."""
+    base = sessions_dir(root)
+    if not base.is_dir():
+        return []
+    found = []
+    for directory in base.iterdir():
+        if not directory.is_dir():
+            continue
+        try:
+            meta = _read_meta(directory)
+        except SessionError:
+            continue
+        found.append((meta.get("updated") or "", directory.stat().st_mtime, SessionInfo(
+            id=str(meta.get("id", directory.name)), mode=str(meta.get("mode", "")),
+            status=str(meta.get("status", "")), task=str(meta.get("task", "")),
+            steps=int(meta.get("steps") or 0), updated=str(meta.get("updated", "")),
+        )))
+    found.sort(key=lambda entry: (entry[0], entry[1], entry[2].id), reverse=True)
+    return [info for _, _, info in found]

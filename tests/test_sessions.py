@@ -1,0 +1,224 @@
+"""Sessions on disk: the journal replays to exactly the transcript the model saw, survives a torn
+last line and a real kill -9, and keeps its meta file and .gitignore right."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from cast.agent import events as ev
+from cast.agent.transcript import Transcript, text_block, tool_result_block
+from cast.sessions import NOT_RUN, Session, SessionError, list_sessions, load, make_valid, sessions_dir
+
+
+def new_session(root: Path, sid: str = "2026-01-02-demo", **kw) -> Session:
+    args = {"mode": "plan", "task": "demo task", "model": "scripted"} | kw
+    return Session.create(root, sid, **args)
+
+
+def tool_use(id_: str, name: str = "read_file", **inp) -> dict:
+    return {"type": "tool_use", "id": id_, "name": name, "input": inp}
+
+
+def fill(t: Transcript) -> None:
+    t.add_user([text_block("do the thing")])
+    t.add_assistant([text_block("looking"), tool_use("t1", path="a.py")])
+    t.add_user([tool_result_block("t1", "contents of a.py", False)])
+    t.note("[cast: files changed since: a.py]")  # merged into the last user message
+    t.add_assistant([tool_use("t2", "bash", command="ls")])
+    t.add_user([tool_result_block("t2", "exit_code=0\nx", False)])
+
+
+class TestRoundTrip:
+    def test_append_and_merged_records_replay_exactly(self, tmp_path):
+        session = new_session(tmp_path)
+        t = Transcript(on_append=session.append)
+        fill(t)
+        records = [json.loads(line) for line in (session.dir / "transcript.jsonl").read_text().splitlines()]
+        assert any(r.get("merged") for r in records)
+        meta, messages = load(tmp_path, session.id)
+        assert messages == t.messages
+        assert meta["mode"] == "plan" and meta["task"] == "demo task" and meta["model"] == "scripted"
+
+    def test_replace_records_replay_exactly_and_later_appends_follow_them(self, tmp_path):
+        session = new_session(tmp_path)
+        t = Transcript(on_append=session.append)
+        fill(t)
+        aged = [dict(m) for m in t.messages]
+        aged[2] = {"role": "user", "content": [tool_result_block("t1", "[elided: read_file a.py]", False), text_block("note")]}
+        t.replace(aged)
+        t.add_assistant([text_block("more")])
+        t.note("guidance")
+        t.replace([{"role": "user", "content": [text_block("summary")]}])
+        t.add_assistant([tool_use("t3", path="b.py")])
+        t.add_user([tool_result_block("t3", "b", False)])
+        t.note("merged after replace")
+        _, messages = load(tmp_path, session.id)
+        assert messages == t.messages
+        assert messages[0]["content"][0]["text"] == "summary"
+
+    def test_session_directory_and_meta_and_listing(self, tmp_path):
+        a = new_session(tmp_path, "2026-01-01-first", task="first task")
+        time.sleep(1.1)  # updated timestamps have one-second resolution
+        b = new_session(tmp_path, "2026-01-02-second", mode="execute", task="second task", plan_path=tmp_path / "plan.md")
+        b.observe(ev.StepStarted(1))
+        b.observe(ev.UsageUpdate(100, 20, 5, 7, 132, 0.5))
+        b.observe(ev.Stopped("done", "the model finished its turn", 1))
+        meta = json.loads((b.dir / "meta.json").read_text())
+        assert meta["usage"] == {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 5, "cache_write_tokens": 7}
+        assert meta["cost"] == 0.5 and meta["status"] == "done" and meta["steps"] == 1
+        assert meta["plan_path"] == str(tmp_path / "plan.md")
+        listed = list_sessions(tmp_path)
+        assert [s.id for s in listed] == ["2026-01-02-second", "2026-01-01-first"]
+        assert (listed[0].mode, listed[0].status, listed[0].task, listed[0].steps) == ("execute", "done", "second task", 1)
+        a.update(status="done")  # touching the older one makes it the newest
+        assert list_sessions(tmp_path)[0].id == "2026-01-01-first"
+        assert not list((b.dir).glob(".meta.json.*")), "no temp files left behind"
+
+    def test_a_session_id_cannot_be_created_twice(self, tmp_path):
+        new_session(tmp_path)
+        with pytest.raises(FileExistsError):
+            new_session(tmp_path)
+
+    def test_unknown_session_is_a_clear_error(self, tmp_path):
+        with pytest.raises(SessionError, match="no session"):
+            load(tmp_path, "nope")
+
+
+class TestGitignore:
+    def test_created_when_missing(self, tmp_path):
+        new_session(tmp_path)
+        assert (tmp_path / ".cast" / ".gitignore").read_text() == "sessions/\nhistory\n"
+
+    def test_appended_when_it_lacks_sessions_and_left_alone_otherwise(self, tmp_path):
+        ignore = tmp_path / ".cast" / ".gitignore"
+        ignore.parent.mkdir()
+        ignore.write_text("history")
+        new_session(tmp_path, "s1")
+        assert ignore.read_text() == "history\nsessions/\n"
+        new_session(tmp_path, "s2")
+        assert ignore.read_text() == "history\nsessions/\n"
+
+    def test_git_really_ignores_the_sessions(self, repo):
+        session = new_session(repo)
+        Transcript(on_append=session.append).add_user([text_block("hi")])
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
+                                capture_output=True, text=True, check=True).stdout
+        assert "sessions" not in status and ".cast/.gitignore" in status
+
+
+class TestTornJournal:
+    def test_a_torn_last_line_is_ignored_then_cut_off_on_the_next_append(self, tmp_path):
+        session = new_session(tmp_path)
+        t = Transcript(on_append=session.append)
+        fill(t)
+        session.close()
+        journal = session.dir / "transcript.jsonl"
+        good = journal.read_bytes()
+        journal.write_bytes(good + b'{"role": "assistant", "content": [{"type": "te')  # kill -9 mid-write
+        _, messages = load(tmp_path, session.id)
+        assert messages == t.messages
+
+        reopened = Session.open(tmp_path, session.id)
+        t2 = Transcript(messages, on_append=reopened.append)
+        t2.add_assistant([text_block("resumed")])
+        assert journal.read_bytes().startswith(good) and journal.read_bytes().count(b"\n") == good.count(b"\n") + 1
+        _, again = load(tmp_path, session.id)
+        assert again == t2.messages and again[-1]["content"][0]["text"] == "resumed"
+
+    def test_damage_in_the_middle_is_an_error_not_silently_skipped(self, tmp_path):
+        session = new_session(tmp_path)
+        fill(Transcript(on_append=session.append))
+        journal = session.dir / "transcript.jsonl"
+        lines = journal.read_bytes().split(b"\n")
+        lines[1] = b"garbage"
+        journal.write_bytes(b"\n".join(lines))
+        with pytest.raises(SessionError, match=":2: damaged"):
+            load(tmp_path, session.id)
+
+    def test_pending_tool_uses_get_not_run_results(self):
+        messages = [
+            {"role": "user", "content": [text_block("go")]},
+            {"role": "assistant", "content": [tool_use("a"), tool_use("b")]},
+        ]
+        valid = make_valid(messages)
+        assert valid[-1]["role"] == "user"
+        assert [(b["tool_use_id"], b["content"], b["is_error"]) for b in valid[-1]["content"]] == [("a", NOT_RUN, True), ("b", NOT_RUN, True)]
+        assert len(messages) == 2, "the input is not modified"
+        # a partly answered turn gets only the missing result, placed before the others
+        partial = messages + [{"role": "user", "content": [tool_result_block("b", "done", False)]}]
+        fixed = make_valid(partial)
+        assert [b["tool_use_id"] for b in fixed[-1]["content"]] == ["a", "b"]
+
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from cast.agent.loop import Agent
+    from cast.agent.transcript import Transcript
+    from cast.models.scripted import ScriptedModel
+    from cast.sessions import Session
+    from cast.tools.base import Observation, Tool, ToolContext, object_schema
+    from cast.workspace import Workspace
+
+    root = Path(sys.argv[1])
+    session = Session.create(root, "2026-03-04-killed", mode="execute", task="slow work", model="scripted")
+
+    def quick(args, ctx):
+        return Observation("quick result " + "x" * 500)
+
+    def slow(args, ctx):
+        (root / "slow-started").write_text("yes")
+        time.sleep(60)
+        return Observation("never")
+
+    tools = [Tool("quick", "", object_schema([]), quick), Tool("slow", "", object_schema([]), slow)]
+    turns = [{"text": "first", "tool_uses": [{"name": "quick", "input": {}}]},
+             {"text": "now the slow one", "tool_uses": [{"name": "quick", "input": {}}, {"name": "slow", "input": {}}]},
+             {"text": "never reached"}]
+    agent = Agent(model=ScriptedModel(turns), tools=tools, system="s", ctx=ToolContext(workspace=Workspace(root)),
+                  transcript=Transcript(on_append=session.append))
+    for event in agent.run("do slow work"):
+        session.observe(event)
+""")
+
+
+def test_kill_9_mid_step_leaves_a_loadable_valid_transcript(tmp_path):
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    root = tmp_path / "ws"
+    root.mkdir()
+    child = subprocess.Popen([sys.executable, str(script), str(root)], cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 30
+        while not (root / "slow-started").exists():
+            assert child.poll() is None, "the child died before reaching the slow tool"
+            assert time.monotonic() < deadline, "the child never reached the slow tool"
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(10)
+    assert child.returncode == -signal.SIGKILL
+    meta, messages = load(root, "2026-03-04-killed")
+    assert meta["status"] == "interrupted"  # it said running, but its process is gone
+    roles = [m["role"] for m in messages]
+    assert roles == ["user", "assistant", "user", "assistant", "user"]
+    assert messages[2]["content"][0]["content"].startswith("quick result")
+    pending = messages[-1]["content"]
+    assert [b["tool_use_id"] for b in pending] == [b["id"] for b in messages[3]["content"] if b["type"] == "tool_use"]
+    assert all(b["content"] == NOT_RUN and b["is_error"] for b in pending)
+    # and it is the shape the API accepts: alternating roles, every tool_use answered next
+    for i, message in enumerate(messages):
+        if message["role"] == "assistant":
+            ids = {b["id"] for b in message["content"] if b["type"] == "tool_use"}
+            answered = {b["tool_use_id"] for b in messages[i + 1]["content"] if b["type"] == "tool_result"}
+            assert ids <= answered
+    assert [s.status for s in list_sessions(root)] == ["interrupted"]
+    assert sessions_dir(root).joinpath("2026-03-04-killed", "meta.json").is_file()
