@@ -1,0 +1,444 @@
+"""The Anthropic Messages API behind cast's `Model` protocol.
+
+Stream API: `client.messages.create(stream=True)`, the raw server-sent events, not the
+`messages.stream()` helper. The helper accumulates a `ParsedMessage` snapshot made of SDK models
+(with `None`-valued optional fields and parse extras) that would have to be scrubbed before going
+back to the API; the raw events let this module build each content block as the plain dict the API
+sent, field for field, and apply the deltas itself. Errors surface the same way for both (the
+helper wraps the same `Stream`).
+
+What the loop sees, per reply:
+- `TextDelta` / `ThinkingDelta` live, as they arrive;
+- `ToolUse`, `Usage` and `Stop` only once `message_stop` has arrived. A reply that fails halfway
+  therefore never hands the loop a tool call; the loop runs tools after the reply anyway, so
+  nothing is lost by waiting.
+
+Faults. The SDK's own retries are off (`max_retries=0`); cast retries so it can cap the wait and
+report each retry. Retried as a fresh attempt of the same step: 408/429/500/502/503/504/529 and
+any 5xx, connection errors, timeouts (no byte for `model_timeout` seconds: a stalled stream, not
+a long reply), a mid-stream `event: error` of a transient type (the SDK raises `APIStatusError`
+with the stream's status, 200, and `.type == "overloaded_error"`), and a stream that ends before
+`message_stop` (the SDK raises nothing then). Waits are exponential from `backoff_base`, or the
+server's `retry-after`/`retry-after-ms`, and never longer than `config.retry_after_cap`.
+`config.retries` is the number of attempts per step, the first included. Deltas already streamed
+by a failed attempt cannot be taken back: a `Retrying(partial=True)` event says so, the next
+attempt streams its reply from the start, and only the final `Stop.content` enters the
+transcript. When the attempts are spent, `config.fallback_model` (if set) gets one attempt; then
+a `ModelError(retryable=True)` names the failure and the number of attempts.
+
+Prompt caching: breakpoints on the last tool, the system block, and the last block of the last
+two user messages (the newest end of the transcript, and the previous request's end so its cache
+entry is read): at most four, the API's limit. The request is copied, never mutated.
+
+`import anthropic` takes over a second, so nothing here imports it at module level: the client is
+built on the first call, and `preload()` imports the SDK in a background thread.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import threading
+import time
+from typing import Any, Callable, Iterator
+
+from cast.models.base import (
+    ModelError,
+    ModelEvent,
+    Request,
+    Retrying,
+    Stop,
+    TextDelta,
+    ThinkingDelta,
+    ToolUse,
+    Usage,
+)
+
+MAX_BREAKPOINTS = 4  # the API rejects a request with more cache_control blocks
+RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+RETRY_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+MIN_THINKING_BUDGET = 1024  # the API's minimum budget_tokens
+WIRE_ORDER = {
+    "text": ("type", "text", "citations"),
+    "thinking": ("type", "thinking", "signature"),
+    "redacted_thinking": ("type", "data"),
+    "tool_use": ("type", "id", "name", "input"),
+}
+NO_KEY = "ANTHROPIC_API_KEY is not set: export it, or use --model script:PATH for an offline scripted model"
+
+_preload_lock = threading.Lock()
+_preload_thread: threading.Thread | None = None
+
+
+def preload() -> None:
+    """Import the SDK in a daemon thread, so the first request does not pay for it."""
+    global _preload_thread
+    with _preload_lock:
+        if _preload_thread is None:
+            _preload_thread = threading.Thread(target=_quiet_import, name="cast-preload-anthropic", daemon=True)
+            _preload_thread.start()
+
+
+def _quiet_import() -> None:
+    try:
+        import anthropic  # noqa: F401
+    except Exception:  # the import on the request path reports it
+        pass
+
+
+def _sdk() -> Any:
+    try:
+        import anthropic
+    except ImportError as exc:
+        raise ModelError(f"the anthropic package is not installed ({exc}): pip install anthropic", exit_code=2) from None
+    return anthropic
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """Errors of the HTTP library raised while reading a stream (the SDK does not wrap those)."""
+    try:
+        import httpx2 as httpx
+    except ImportError:
+        import httpx
+    return (httpx.TransportError,)
+
+
+class _Transient(Exception):
+    """A failure worth another attempt. `kind` picks the words of the final report."""
+
+    def __init__(self, kind: str, detail: str, retry_after: float | None = None):
+        super().__init__(detail)
+        self.kind = kind  # overloaded, rate-limited, server error, timed out, unreachable, stream cut
+        self.detail = detail
+        self.retry_after = retry_after
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.detail})"
+
+
+class AnthropicModel:
+    def __init__(
+        self,
+        model: str,
+        config: Any,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        backoff_base: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        if not (api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+            raise ModelError(NO_KEY, exit_code=2)
+        self.name = model
+        self.config = config
+        self.api_key = api_key
+        self.base_url = base_url
+        self.backoff_base = backoff_base
+        self.sleep = sleep
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    # -- the protocol ---------------------------------------------------------------------
+    def stream(self, request: Request) -> Iterator[ModelEvent]:
+        client = self.client()
+        params = self.params(request)
+        attempts = max(1, int(self.config.retries))
+        failure: _Transient | None = None
+        for attempt in range(1, attempts + 1):
+            state = _Attempt()
+            try:
+                yield from self._attempt(client, self.name, params, state)
+                return
+            except _Transient as exc:
+                failure = exc
+            if attempt < attempts:
+                delay = self.delay(attempt, failure.retry_after)
+                yield Retrying(str(failure), attempt + 1, delay, state.streamed, self.name)
+                self.sleep(delay)
+        assert failure is not None
+        summary = f"model {failure.kind}: {failure.detail} (after {attempts} attempts)"
+        fallback = getattr(self.config, "fallback_model", "")
+        if fallback and fallback != self.name:
+            yield Retrying(f"{summary}; trying the fallback model {fallback}", attempts + 1, 0.0, state.streamed, fallback)
+            try:
+                yield from self._attempt(client, fallback, params, _Attempt())
+                return
+            except _Transient as exc:
+                summary += f"; the fallback model {fallback} failed too: {exc}"
+        raise ModelError(summary, retryable=True)
+
+    # -- one attempt ----------------------------------------------------------------------
+    def _attempt(self, client: Any, model: str, params: dict[str, Any], state: "_Attempt") -> Iterator[ModelEvent]:
+        sdk = _sdk()
+        try:
+            raw = client.messages.create(model=model, stream=True, timeout=self.config.model_timeout, **params)
+        except sdk.APIStatusError as exc:
+            raise self._status_failure(exc, model) from None
+        except sdk.APIConnectionError as exc:
+            raise self._connection_failure(exc, midstream=False) from None
+        reply = _Reply()
+        try:
+            for event in raw:
+                for out in reply.feed(event):
+                    state.streamed = True
+                    yield out
+        except sdk.APIStatusError as exc:
+            raise self._status_failure(exc, model) from None
+        except (sdk.APIConnectionError, *_transport_errors()) as exc:
+            raise self._connection_failure(exc, midstream=True) from None
+        except json.JSONDecodeError as exc:
+            raise _Transient("stream cut", f"malformed stream event: {exc.msg}") from None
+        finally:
+            raw.close()
+        if not reply.stopped:
+            raise _Transient("stream cut", "the stream ended before message_stop")
+        yield from reply.finish()
+
+    def _status_failure(self, exc: Any, model: str) -> Exception:
+        status = exc.status_code
+        kind = exc.type or ""
+        message = _clip(exc.api_message or str(exc.message))
+        label = " ".join(str(part) for part in (status if status >= 300 else "", kind) if part)
+        if status < 300:  # `event: error` inside a 200 stream: only its type tells what it is
+            if kind in RETRY_TYPES:
+                return _Transient(_kind(status, kind), f"{kind} mid-stream: {message}")
+            return ModelError(f"the API ended the reply with an error ({kind or 'unknown'}): {message}")
+        headers = exc.response.headers
+        should_retry = headers.get("x-should-retry")
+        retry = status in RETRY_STATUS or status >= 500
+        if should_retry in ("true", "false"):
+            retry = should_retry == "true"
+        if retry:
+            return _Transient(_kind(status, kind), f"{label}: {message}", _retry_after(headers))
+        if status == 401:
+            return ModelError("authentication failed (401): check ANTHROPIC_API_KEY", exit_code=2)
+        if status == 403:
+            return ModelError(f"permission denied (403): {message}; check that ANTHROPIC_API_KEY may use model '{model}'", exit_code=2)
+        if status == 404:
+            return ModelError(
+                f"not found (404): {message}; check the model id '{model}' (--model, CAST_MODEL or config) and ANTHROPIC_BASE_URL",
+                exit_code=2,
+            )
+        if status == 413:
+            return ModelError(f"the request is too large for the API (413): {message}")
+        return ModelError(f"the API rejected the request ({label}): {message}")
+
+    def _connection_failure(self, exc: BaseException, midstream: bool) -> _Transient:
+        name = type(exc).__name__
+        if "Timeout" in name:
+            return _Transient("timed out", f"no data for {self.config.model_timeout:g}s")
+        detail = str(exc) or name
+        cause = exc.__cause__ or exc.__context__
+        if cause is not None and str(cause) and str(cause) not in detail:
+            detail += f" ({cause})"
+        if midstream:
+            return _Transient("stream cut", f"the connection broke mid-stream: {detail}")
+        return _Transient("unreachable", f"{getattr(self._client, 'base_url', 'the API')}: {detail}")
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait after failed attempt number `attempt` (1-based)."""
+        cap = float(self.config.retry_after_cap)
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, cap)
+        backoff = self.backoff_base * 2 ** (attempt - 1) * (1 - 0.25 * random.random())
+        return max(0.0, min(backoff, cap))
+
+    # -- the request ----------------------------------------------------------------------
+    def params(self, request: Request) -> dict[str, Any]:
+        """Keyword arguments for `messages.create`, with cache breakpoints; `request` is not mutated."""
+        used = 0
+        params: dict[str, Any] = {"max_tokens": request.max_tokens}
+        if request.tools:
+            tools = [dict(tool) for tool in request.tools]
+            tools[-1]["cache_control"] = {"type": "ephemeral"}
+            params["tools"] = tools
+            used += 1
+        if request.system:
+            params["system"] = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
+            used += 1
+        params["messages"] = mark_messages(request.messages, MAX_BREAKPOINTS - used - _count_marks(request.messages))
+        budget = int(getattr(self.config, "thinking_budget", 0) or 0)
+        if budget > 0:
+            budget = max(budget, MIN_THINKING_BUDGET)
+            params["thinking"] = {"type": "enabled", "budget_tokens": budget, "display": "summarized"}
+            params["max_tokens"] = max(request.max_tokens, budget + MIN_THINKING_BUDGET)  # budget < max_tokens
+        return params
+
+    def client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                sdk = _sdk()
+                options: dict[str, Any] = {"max_retries": 0, "timeout": float(self.config.model_timeout)}
+                if self.api_key:
+                    options["api_key"] = self.api_key
+                if self.base_url:
+                    options["base_url"] = self.base_url
+                self._client = sdk.Anthropic(**options)
+            return self._client
+
+
+class _Attempt:
+    streamed = False  # whether this attempt has yielded anything yet
+
+
+def mark_messages(messages: tuple[dict[str, Any], ...], budget: int) -> list[dict[str, Any]]:
+    """Copies of `messages` with a cache breakpoint on the last block of each of the last
+    `min(budget, 2)` user messages. Only the messages that change are copied."""
+    out = list(messages)
+    marks = min(budget, 2)
+    for index in range(len(out) - 1, -1, -1):
+        if marks <= 0:
+            break
+        message = out[index]
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            if not content:
+                continue
+            blocks = [{"type": "text", "text": content}]
+        else:
+            blocks = list(content or [])
+        target = next((i for i in range(len(blocks) - 1, -1, -1) if _cacheable(blocks[i])), None)
+        if target is None:
+            continue
+        blocks[target] = {**blocks[target], "cache_control": {"type": "ephemeral"}}
+        out[index] = {**message, "content": blocks}
+        marks -= 1
+    return out
+
+
+def _cacheable(block: Any) -> bool:
+    if not isinstance(block, dict) or "cache_control" in block:
+        return False
+    if block.get("type") in ("thinking", "redacted_thinking"):
+        return False
+    return not (block.get("type") == "text" and not block.get("text"))
+
+
+def _count_marks(messages: tuple[dict[str, Any], ...]) -> int:
+    """Breakpoints already present in the transcript (cast never adds any; this keeps the limit safe)."""
+    return sum(
+        1
+        for message in messages
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and "cache_control" in block
+    )
+
+
+class _Reply:
+    """Accumulates one streamed reply into plain content blocks, exactly as the API sent them."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.partial_json: dict[int, list[str]] = {}
+        self.usage = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+        self.stop_reason: str | None = None
+        self.started = False
+        self.stopped = False
+
+    def feed(self, event: Any) -> Iterator[ModelEvent]:
+        kind = event.type
+        if kind == "message_start":
+            self.started = True
+            self._usage(event.message.usage)
+        elif kind == "content_block_start":
+            self.blocks[event.index] = _wire(event.content_block)
+        elif kind == "content_block_delta":
+            block = self.blocks.get(event.index)
+            if block is None:
+                raise _Transient("stream cut", f"a delta for content block {event.index}, which never started")
+            delta = event.delta
+            if delta.type == "text_delta":
+                block["text"] = block.get("text", "") + delta.text
+                yield TextDelta(delta.text)
+            elif delta.type == "thinking_delta":
+                block["thinking"] = block.get("thinking", "") + delta.thinking
+                yield ThinkingDelta(delta.thinking)
+            elif delta.type == "signature_delta":
+                block["signature"] = delta.signature  # the whole signature, as the SDK treats it
+            elif delta.type == "input_json_delta":
+                self.partial_json.setdefault(event.index, []).append(delta.partial_json)
+            elif delta.type == "citations_delta":
+                block.setdefault("citations", []).append(_wire(delta.citation))
+        elif kind == "message_delta":
+            self.stop_reason = event.delta.stop_reason
+            self._usage(event.usage)
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def _usage(self, usage: Any) -> None:
+        for key in self.usage:
+            value = getattr(usage, key, None)
+            if value is not None:  # message_delta counts are cumulative; absent ones keep message_start's
+                self.usage[key] = value
+
+    def finish(self) -> Iterator[ModelEvent]:
+        content: list[dict[str, Any]] = []
+        calls: list[ToolUse] = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            if index in self.partial_json:
+                text = "".join(self.partial_json[index])
+                try:
+                    block["input"] = json.loads(text) if text.strip() else {}
+                    given: Any = copy.deepcopy(block["input"])
+                except json.JSONDecodeError:
+                    block["input"] = {}  # the API needs an object back; the call itself fails as an observation
+                    given = text
+            else:
+                given = copy.deepcopy(block.get("input", {}))
+            if block.get("type") == "tool_use":
+                calls.append(ToolUse(block.get("id", ""), block.get("name", ""), given))
+            content.append(block)
+        yield from calls
+        u = self.usage
+        yield Usage(u["input_tokens"], u["output_tokens"], u["cache_read_input_tokens"], u["cache_creation_input_tokens"])
+        yield Stop(self.stop_reason or "end_turn", tuple(content))
+
+
+def _wire(model: Any) -> dict[str, Any]:
+    """An SDK object as the JSON the API sent: only the fields it set, top-level `None`s dropped
+    (optional fields; leaving them out is always accepted on input). The SDK's models keep fields
+    in alphabetical order, so the API's own order is restored for the common block types."""
+    data = model.to_dict(mode="json", exclude_unset=True) if hasattr(model, "to_dict") else dict(model)
+    order = WIRE_ORDER.get(data.get("type"), ("type",))
+    block = {key: data[key] for key in order if data.get(key) is not None}
+    block.update((key, value) for key, value in data.items() if value is not None and key not in block)
+    return block
+
+
+def _clip(message: str, limit: int = 300) -> str:
+    message = " ".join(message.split())
+    return message if len(message) <= limit else message[:limit] + f"… [{len(message)} chars]"
+
+
+def _kind(status: int, error_type: str) -> str:
+    if status == 529 or error_type == "overloaded_error":
+        return "overloaded"
+    if status == 429 or error_type == "rate_limit_error":
+        return "rate-limited"
+    if status == 408 or error_type == "timeout_error":
+        return "timed out"
+    return "server error"
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds the server asked to wait (`retry-after-ms`, `retry-after` seconds or HTTP date)."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) * scale
+        except ValueError:
+            pass
+        if name == "retry-after":
+            import email.utils
+
+            parsed = email.utils.parsedate_tz(value)
+            if parsed is not None:
+                return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+    return None
