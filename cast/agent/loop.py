@@ -134,6 +134,10 @@ class Agent:
                     yield self._account(item)
                 elif isinstance(item, m.Stop):
                     content, stop_reason = item.content, item.reason
+                elif isinstance(item, m.Retrying):
+                    if item.partial:
+                        text.clear()  # the failed attempt's words are not part of the reply
+                    yield ev.Notice(f"model call failed ({item.reason}); retrying in {item.delay:.1f}s, attempt {item.attempt}", "warning")
         except KeyboardInterrupt:
             self.cancel()
         finally:
