@@ -1,0 +1,311 @@
+"""Keep the context small without breaking the prompt cache: epoch aging, then compaction.
+
+The model is memoryless, so every step resends the whole transcript and a session's cost grows
+with the square of its steps. Two levers, in this order:
+
+1. Aging, in epochs. Past `age_threshold_tokens`, every large tool result older than the last
+   `keep_recent_steps` assistant turns is replaced, in ONE batch, by a one-line elision saying what
+   it was and how to get it again. Then nothing is touched until the context has grown past the
+   threshold again with a batch worth shrinking (at least `min_batch_tokens` reclaimable, default
+   half the threshold). Why batches: the provider caches the request prefix, and any rewrite of an
+   old message invalidates the cache from that message on. Shrinking a little every step would
+   miss the cache every step; shrinking in epochs keeps the prefix byte-identical between them, so
+   all but one request per epoch read the history from cache at a tenth of the price. (A bigger
+   batch means rarer rewrites against a few more tokens read at 0.1x; half the threshold is
+   about where the two costs balance.)
+2. Compaction. Past `compact_threshold_tokens` (unless aging alone brings it back under the aging
+   threshold: otherwise the unelidable rest has grown too big and epochs would come every step
+   just under the limit), one model call writes a summary of the conversation, and the transcript becomes a single user message:
+   the original request, the summary, and the current state from `reinject()` — the plan file and
+   task list as they are on disk now, because those live outside the transcript and a summary of
+   them would go stale.
+
+Both rewrite through `Transcript.replace()`, so a session journal records them and a resume
+rebuilds exactly what the model saw. The size estimate uses the provider's real count of the last
+request (`observe`/`tell_context`) plus chars/4 of what was added since; before any usage is known,
+chars/4 of the whole.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable, Iterator
+
+from cast.agent import events as ev
+from cast.agent.transcript import Transcript, text_block
+from cast.models import base as m
+from cast.tools.base import clip
+
+CHARS_PER_TOKEN = 4
+ELIDED = "[elided: "
+MIN_ELIDE_CHARS = 600  # below this an elision saves nothing worth a cache rewrite
+RESULT_CHARS_FOR_SUMMARY = 2_000
+REQUEST_CHARS_FOR_SUMMARY = 3_000
+
+SUMMARY_SYSTEM = """\
+You summarise a coding agent's work session so the agent can continue it without the transcript.
+Write plain Markdown, at most about 600 words, with these sections:
+## Done — what was changed or produced, with file paths.
+## Found — facts learned about the code and environment that the rest of the task depends on
+(file locations, function names, how things work, commands that work and their results).
+## Decisions — choices made and why.
+## Open — what remains, open questions, the next step the agent was about to take.
+Be concrete: paths, names, commands, numbers. Do not invent anything that is not in the session."""
+
+Sizer = Callable[[list[dict[str, Any]]], int]
+
+
+def message_chars(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> int:
+    """Characters of the messages as serialized for a request (what chars/4 estimates from)."""
+    return len(json.dumps(list(messages)))
+
+
+def ask(model: m.Model, request: m.Request) -> tuple[str, m.Usage]:
+    """One side call (summary, verdict): the reply's text and what it cost. Uses the final
+    `Stop.content`, which is right even when the provider retried mid-stream."""
+    deltas: list[str] = []
+    final: str | None = None
+    usage = m.Usage()
+    for item in model.stream(request):
+        if isinstance(item, m.TextDelta):
+            deltas.append(item.text)
+        elif isinstance(item, m.Usage):
+            usage = usage + item
+        elif isinstance(item, m.Stop):
+            final = "".join(b.get("text", "") for b in item.content if b.get("type") == "text")
+    return (final if final is not None else "".join(deltas)), usage
+
+
+# -- elisions ---------------------------------------------------------------------------------
+def _short(value: Any, limit: int = 120) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _describe_read(args: dict[str, Any], content: str) -> str:
+    lines = re.search(r"lines (\d+-\d+ of \d+)", content[:400])
+    where = f" lines {lines[1]}" if lines else ""
+    return f"read_file {_short(args.get('path', '?'))}{where}"
+
+
+def _describe_bash(args: dict[str, Any], content: str) -> str:
+    code = re.match(r"exit_code=(-?\d+)", content)
+    return f"bash `{_short(args.get('command', '?'), 100)}`" + (f" exit_code={code[1]}" if code else "")
+
+
+def _describe_grep(args: dict[str, Any], content: str) -> str:
+    where = "".join(f" {k}={_short(args[k], 60)!s}" for k in ("path", "glob") if args.get(k))
+    return f"grep {_short(args.get('pattern', '?'), 80)!r}{where}"
+
+
+def _describe_list(args: dict[str, Any], content: str) -> str:
+    return f"list_files {_short(args.get('path') or '.', 80)}" + (f" pattern={_short(args['pattern'], 60)}" if args.get("pattern") else "")
+
+
+# tool name -> (describe(input, content), how to get it again)
+DESCRIBERS: dict[str, tuple[Callable[[dict[str, Any], str], str], str]] = {
+    "read_file": (_describe_read, "call read_file again if needed"),
+    "bash": (_describe_bash, "run it again if needed"),
+    "grep": (_describe_grep, "call grep again if needed"),
+    "list_files": (_describe_list, "call list_files again if needed"),
+}
+
+
+def elision(name: str, args: Any, content: str) -> str:
+    """`[elided: read_file src/a.py lines 1-200 of 912 (8.1 KB) — call read_file again if needed]`"""
+    args = args if isinstance(args, dict) else {}
+    describe, hint = DESCRIBERS.get(name, (None, f"call {name} again if needed"))
+    what = describe(args, content) if describe else f"{name} {_short(json.dumps(args), 120)}"
+    size = len(content.encode("utf-8", "replace"))
+    return f"{ELIDED}{what} ({size / 1024:.1f} KB) — {hint}]"
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+    return str(content)
+
+
+class ContextEconomy:
+    """`Hooks.prepare`: call it with the transcript before each request; it yields Notices."""
+
+    def __init__(
+        self, model: m.Model, *, age_threshold_tokens: int, compact_threshold_tokens: int,
+        keep_recent_steps: int, reinject: Callable[[], str] | None = None,
+        on_usage: Callable[[m.Usage, str], None] | None = None, min_batch_tokens: int | None = None,
+        summary_max_tokens: int = 4096,
+    ):
+        self.model = model
+        self.age_threshold = age_threshold_tokens
+        self.compact_threshold = compact_threshold_tokens
+        self.keep_recent = max(1, keep_recent_steps)
+        self.reinject = reinject
+        self.on_usage = on_usage
+        self.min_batch = age_threshold_tokens // 2 if min_batch_tokens is None else min_batch_tokens
+        self.summary_max_tokens = summary_max_tokens
+        self.epochs = 0
+        self.compactions = 0
+        self._forced = False
+        self._real: int | None = None  # provider's token count of the last request
+        self._real_chars = 0  # message chars of that request
+        self._sent_chars = 0  # message chars when the last request left prepare
+        self._prefix_tokens = 0  # system + tools, learned from the first real count
+
+    @classmethod
+    def from_config(cls, config: Any, model: m.Model, **kwargs: Any) -> "ContextEconomy":
+        return cls(model, age_threshold_tokens=config.age_threshold_tokens,
+                   compact_threshold_tokens=config.compact_threshold_tokens,
+                   keep_recent_steps=config.keep_recent_steps, **kwargs)
+
+    # -- what the loop tells us ---------------------------------------------------------------
+    def observe(self, event: ev.Event) -> None:
+        if isinstance(event, ev.UsageUpdate):
+            self.tell_context(event.context_tokens)
+
+    def tell_context(self, tokens: int) -> None:
+        """The real size of the request just sent (input + cache read + cache write tokens)."""
+        if tokens <= 0:
+            return
+        self._real, self._real_chars = tokens, self._sent_chars
+        self._prefix_tokens = max(0, tokens - self._sent_chars // CHARS_PER_TOKEN)
+
+    def estimate(self, transcript: Transcript) -> int:
+        chars = message_chars(transcript.messages)
+        if self._real is not None:
+            return max(0, self._real + (chars - self._real_chars) // CHARS_PER_TOKEN)
+        return self._prefix_tokens + chars // CHARS_PER_TOKEN
+
+    def force(self) -> None:
+        """/compact: the next `prepare` compacts whatever the size."""
+        self._forced = True
+
+    # -- the hook -------------------------------------------------------------------------------
+    def __call__(self, transcript: Transcript) -> Iterator[ev.Event]:
+        estimate = self.estimate(transcript)
+        if not self._forced and estimate > self.age_threshold:
+            plan, saved, count = self._aging_plan(transcript.messages)
+            after = estimate - saved // CHARS_PER_TOKEN
+            if estimate <= self.compact_threshold:
+                worth = saved // CHARS_PER_TOKEN >= self.min_batch  # a batch worth a cache rewrite
+            else:  # aging instead of a summary only if it restores full headroom; otherwise the
+                # unelidable rest (the model's own words, elisions) has grown too big, and epochs
+                # would come every step just under the limit: compact instead
+                worth = after <= self.age_threshold
+            if plan and worth:
+                yield self._age(transcript, plan, count, estimate, after)
+                estimate = self.estimate(transcript)
+        if self._forced or estimate > self.compact_threshold:
+            yield from self.compact(transcript)
+        self._sent_chars = message_chars(transcript.messages)
+
+    # -- aging ----------------------------------------------------------------------------------
+    def _aging_plan(self, messages: list[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]], int, int]:
+        """{message index: rewritten message} for every old, large, not yet elided tool result,
+        the characters that saves, and how many results. Old = before the last `keep_recent` turns."""
+        turns = [i for i, msg in enumerate(messages) if msg["role"] == "assistant"]
+        if len(turns) <= self.keep_recent:
+            return {}, 0, 0
+        boundary = turns[-self.keep_recent]
+        uses = {b["id"]: (b.get("name", "?"), b.get("input")) for msg in messages[:boundary] if msg["role"] == "assistant"
+                for b in msg["content"] if isinstance(b, dict) and b.get("type") == "tool_use"}
+        plan: dict[int, dict[str, Any]] = {}
+        saved = count = 0
+        for index in range(boundary):
+            msg = messages[index]
+            if msg["role"] != "user":
+                continue
+            blocks, changed = [], False
+            for block in msg["content"]:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    text = _content_text(block.get("content", ""))
+                    if len(text) >= MIN_ELIDE_CHARS and not text.startswith(ELIDED):
+                        name, args = uses.get(block.get("tool_use_id"), ("tool", None))
+                        short = elision(name, args, text)
+                        saved += len(json.dumps(block.get("content"))) - len(json.dumps(short))
+                        block, changed, count = {**block, "content": short}, True, count + 1
+                blocks.append(block)
+            if changed:
+                plan[index] = {**msg, "content": blocks}
+        return plan, saved, count
+
+    def _age(self, transcript: Transcript, plan: dict[int, dict[str, Any]], count: int, before: int, after: int) -> ev.Notice:
+        transcript.replace([plan.get(i, msg) for i, msg in enumerate(transcript.messages)])
+        self.epochs += 1
+        return ev.Notice(
+            f"context ~{before:,} tokens passed {self.age_threshold:,}: shrank {count} old tool results "
+            f"to one-line elisions, now ~{after:,} tokens (aging epoch {self.epochs})"
+        )
+
+    # -- compaction -----------------------------------------------------------------------------
+    def compact(self, transcript: Transcript) -> Iterator[ev.Event]:
+        """Summarise the conversation with one model call and restart from the summary."""
+        self._forced = False
+        messages = transcript.messages
+        if not any(msg["role"] == "assistant" for msg in messages):
+            yield ev.Notice("nothing to compact yet")
+            return
+        before = self.estimate(transcript)
+        request = m.Request(SUMMARY_SYSTEM, (), ({"role": "user", "content": [text_block(render_for_summary(messages, self.compact_threshold * CHARS_PER_TOKEN))]},),
+                            self.summary_max_tokens)
+        try:
+            summary, usage = ask(self.model, request)
+        except m.ModelError as exc:
+            yield ev.Notice(f"compaction failed ({exc}); continuing with the full context", "warning")
+            return
+        if self.on_usage:
+            self.on_usage(usage, "compaction")
+        if not summary.strip():
+            yield ev.Notice("compaction produced an empty summary; continuing with the full context", "warning")
+            return
+        transcript.replace([{"role": "user", "content": [text_block(self._restart_text(messages, summary))]}])
+        self.compactions += 1
+        self._real = None
+        after = self.estimate(transcript)
+        yield ev.Notice(f"compacted the conversation into a summary: ~{before:,} → ~{after:,} tokens")
+
+    def _restart_text(self, messages: list[dict[str, Any]], summary: str) -> str:
+        parts = ["[cast: this conversation was compacted to save context. The original request, a summary "
+                 "of the work so far, and the current state follow.]"]
+        request = first_request(messages)
+        if request:
+            parts.append("# Original request\n" + clip(request, REQUEST_CHARS_FOR_SUMMARY))
+        parts.append("# Summary of the work so far\n" + summary.strip())
+        if self.reinject:
+            try:
+                state = self.reinject()
+            except Exception as exc:  # the state is a help, not a reason to lose the session
+                state = f"(could not read the current state: {type(exc).__name__}: {exc})"
+            if state and state.strip():
+                parts.append("# Current state (read from disk just now; it supersedes the summary)\n" + state.strip())
+        parts.append("Continue the task from where the summary leaves off. Read files again if you need their exact contents.")
+        return "\n\n".join(parts)
+
+
+def first_request(messages: list[dict[str, Any]]) -> str:
+    """The user's own words that started the session (first user message's text blocks)."""
+    for msg in messages:
+        if msg["role"] == "user":
+            texts = [b.get("text", "") for b in msg["content"] if isinstance(b, dict) and b.get("type") == "text"]
+            return "\n".join(t for t in texts if t).strip()
+    return ""
+
+
+def render_for_summary(messages: list[dict[str, Any]], limit: int = 400_000) -> str:
+    """The conversation as plain text for the summariser. Plain text because a request carrying
+    tool_use blocks must also carry tools, and the summariser should not be offered any; large
+    results are clipped (head and tail) since the summary needs their gist, not every byte."""
+    out: list[str] = []
+    for msg in messages:
+        out.append(f"## {msg['role']}")
+        for block in msg["content"]:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text":
+                out.append(block["text"])
+            elif kind == "tool_use":
+                out.append(f"→ {block.get('name')} {clip(json.dumps(block.get('input')), 600)}")
+            elif kind == "tool_result":
+                mark = " (error)" if block.get("is_error") else ""
+                out.append(f"← result{mark}:\n{clip(_content_text(block.get('content', '')), RESULT_CHARS_FOR_SUMMARY)}")
+    return "Summarise this session:\n\n" + clip("\n".join(out), limit)
