@@ -35,7 +35,6 @@ built on the first call, and `preload()` imports the SDK in a background thread.
 """
 from __future__ import annotations
 
-import copy
 import json
 import os
 import random
@@ -43,28 +42,13 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
-from cast.models.base import (
-    ModelError,
-    ModelEvent,
-    Request,
-    Retrying,
-    Stop,
-    TextDelta,
-    ThinkingDelta,
-    ToolUse,
-    Usage,
-)
+from cast.models.base import ModelError, ModelEvent, Request, Retrying
+from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages
+from cast.models.reply import Reply, Transient
 
-MAX_BREAKPOINTS = 4  # the API rejects a request with more cache_control blocks
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 RETRY_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 MIN_THINKING_BUDGET = 1024  # the API's minimum budget_tokens
-WIRE_ORDER = {
-    "text": ("type", "text", "citations"),
-    "thinking": ("type", "thinking", "signature"),
-    "redacted_thinking": ("type", "data"),
-    "tool_use": ("type", "id", "name", "input"),
-}
 NO_KEY = "ANTHROPIC_API_KEY is not set: export it, or use --model script:PATH for an offline scripted model"
 
 _preload_lock = threading.Lock()
@@ -104,19 +88,6 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
     return (httpx.TransportError,)
 
 
-class _Transient(Exception):
-    """A failure worth another attempt. `kind` picks the words of the final report."""
-
-    def __init__(self, kind: str, detail: str, retry_after: float | None = None):
-        super().__init__(detail)
-        self.kind = kind  # overloaded, rate-limited, server error, timed out, unreachable, stream cut
-        self.detail = detail
-        self.retry_after = retry_after
-
-    def __str__(self) -> str:
-        return f"{self.kind} ({self.detail})"
-
-
 class AnthropicModel:
     def __init__(
         self,
@@ -144,13 +115,13 @@ class AnthropicModel:
         client = self.client()
         params = self.params(request)
         attempts = max(1, int(self.config.retries))
-        failure: _Transient | None = None
+        failure: Transient | None = None
         for attempt in range(1, attempts + 1):
             state = _Attempt()
             try:
                 yield from self._attempt(client, self.name, params, state)
                 return
-            except _Transient as exc:
+            except Transient as exc:
                 failure = exc
             if attempt < attempts:
                 delay = self.delay(attempt, failure.retry_after)
@@ -164,7 +135,7 @@ class AnthropicModel:
             try:
                 yield from self._attempt(client, fallback, params, _Attempt())
                 return
-            except _Transient as exc:
+            except Transient as exc:
                 summary += f"; the fallback model {fallback} failed too: {exc}"
         raise ModelError(summary, retryable=True)
 
@@ -177,7 +148,7 @@ class AnthropicModel:
             raise self._status_failure(exc, model) from None
         except sdk.APIConnectionError as exc:
             raise self._connection_failure(exc, midstream=False) from None
-        reply = _Reply()
+        reply = Reply()
         try:
             for event in raw:
                 for out in reply.feed(event):
@@ -188,11 +159,11 @@ class AnthropicModel:
         except (sdk.APIConnectionError, *_transport_errors()) as exc:
             raise self._connection_failure(exc, midstream=True) from None
         except json.JSONDecodeError as exc:
-            raise _Transient("stream cut", f"malformed stream event: {exc.msg}") from None
+            raise Transient("stream cut", f"malformed stream event: {exc.msg}") from None
         finally:
             raw.close()
         if not reply.stopped:
-            raise _Transient("stream cut", "the stream ended before message_stop")
+            raise Transient("stream cut", "the stream ended before message_stop")
         yield from reply.finish()
 
     def _status_failure(self, exc: Any, model: str) -> Exception:
@@ -202,7 +173,7 @@ class AnthropicModel:
         label = " ".join(str(part) for part in (status if status >= 300 else "", kind) if part)
         if status < 300:  # `event: error` inside a 200 stream: only its type tells what it is
             if kind in RETRY_TYPES:
-                return _Transient(_kind(status, kind), f"{kind} mid-stream: {message}")
+                return Transient(_kind(status, kind), f"{kind} mid-stream: {message}")
             return ModelError(f"the API ended the reply with an error ({kind or 'unknown'}): {message}")
         headers = exc.response.headers
         should_retry = headers.get("x-should-retry")
@@ -210,7 +181,7 @@ class AnthropicModel:
         if should_retry in ("true", "false"):
             retry = should_retry == "true"
         if retry:
-            return _Transient(_kind(status, kind), f"{label}: {message}", _retry_after(headers))
+            return Transient(_kind(status, kind), f"{label}: {message}", _retry_after(headers))
         if status == 401:
             return ModelError("authentication failed (401): check ANTHROPIC_API_KEY", exit_code=2)
         if status == 403:
@@ -224,17 +195,17 @@ class AnthropicModel:
             return ModelError(f"the request is too large for the API (413): {message}")
         return ModelError(f"the API rejected the request ({label}): {message}")
 
-    def _connection_failure(self, exc: BaseException, midstream: bool) -> _Transient:
+    def _connection_failure(self, exc: BaseException, midstream: bool) -> Transient:
         name = type(exc).__name__
         if "Timeout" in name:
-            return _Transient("timed out", f"no data for {self.config.model_timeout:g}s")
+            return Transient("timed out", f"no data for {self.config.model_timeout:g}s")
         detail = str(exc) or name
         cause = exc.__cause__ or exc.__context__
         if cause is not None and str(cause) and str(cause) not in detail:
             detail += f" ({cause})"
         if midstream:
-            return _Transient("stream cut", f"the connection broke mid-stream: {detail}")
-        return _Transient("unreachable", f"{getattr(self._client, 'base_url', 'the API')}: {detail}")
+            return Transient("stream cut", f"the connection broke mid-stream: {detail}")
+        return Transient("unreachable", f"{getattr(self._client, 'base_url', 'the API')}: {detail}")
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait after failed attempt number `attempt` (1-based)."""
@@ -257,7 +228,7 @@ class AnthropicModel:
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
             used += 1
-        params["messages"] = mark_messages(request.messages, MAX_BREAKPOINTS - used - _count_marks(request.messages))
+        params["messages"] = mark_messages(request.messages, MAX_BREAKPOINTS - used - count_marks(request.messages))
         budget = int(getattr(self.config, "thinking_budget", 0) or 0)
         if budget > 0:
             budget = max(budget, MIN_THINKING_BUDGET)
@@ -280,134 +251,6 @@ class AnthropicModel:
 
 class _Attempt:
     streamed = False  # whether this attempt has yielded anything yet
-
-
-def mark_messages(messages: tuple[dict[str, Any], ...], budget: int) -> list[dict[str, Any]]:
-    """Copies of `messages` with a cache breakpoint on the last block of each of the last
-    `min(budget, 2)` user messages. Only the messages that change are copied."""
-    out = list(messages)
-    marks = min(budget, 2)
-    for index in range(len(out) - 1, -1, -1):
-        if marks <= 0:
-            break
-        message = out[index]
-        if message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            if not content:
-                continue
-            blocks = [{"type": "text", "text": content}]
-        else:
-            blocks = list(content or [])
-        target = next((i for i in range(len(blocks) - 1, -1, -1) if _cacheable(blocks[i])), None)
-        if target is None:
-            continue
-        blocks[target] = {**blocks[target], "cache_control": {"type": "ephemeral"}}
-        out[index] = {**message, "content": blocks}
-        marks -= 1
-    return out
-
-
-def _cacheable(block: Any) -> bool:
-    if not isinstance(block, dict) or "cache_control" in block:
-        return False
-    if block.get("type") in ("thinking", "redacted_thinking"):
-        return False
-    return not (block.get("type") == "text" and not block.get("text"))
-
-
-def _count_marks(messages: tuple[dict[str, Any], ...]) -> int:
-    """Breakpoints already present in the transcript (cast never adds any; this keeps the limit safe)."""
-    return sum(
-        1
-        for message in messages
-        if isinstance(message.get("content"), list)
-        for block in message["content"]
-        if isinstance(block, dict) and "cache_control" in block
-    )
-
-
-class _Reply:
-    """Accumulates one streamed reply into plain content blocks, exactly as the API sent them."""
-
-    def __init__(self) -> None:
-        self.blocks: dict[int, dict[str, Any]] = {}
-        self.partial_json: dict[int, list[str]] = {}
-        self.usage = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
-        self.stop_reason: str | None = None
-        self.started = False
-        self.stopped = False
-
-    def feed(self, event: Any) -> Iterator[ModelEvent]:
-        kind = event.type
-        if kind == "message_start":
-            self.started = True
-            self._usage(event.message.usage)
-        elif kind == "content_block_start":
-            self.blocks[event.index] = _wire(event.content_block)
-        elif kind == "content_block_delta":
-            block = self.blocks.get(event.index)
-            if block is None:
-                raise _Transient("stream cut", f"a delta for content block {event.index}, which never started")
-            delta = event.delta
-            if delta.type == "text_delta":
-                block["text"] = block.get("text", "") + delta.text
-                yield TextDelta(delta.text)
-            elif delta.type == "thinking_delta":
-                block["thinking"] = block.get("thinking", "") + delta.thinking
-                yield ThinkingDelta(delta.thinking)
-            elif delta.type == "signature_delta":
-                block["signature"] = delta.signature  # the whole signature, as the SDK treats it
-            elif delta.type == "input_json_delta":
-                self.partial_json.setdefault(event.index, []).append(delta.partial_json)
-            elif delta.type == "citations_delta":
-                block.setdefault("citations", []).append(_wire(delta.citation))
-        elif kind == "message_delta":
-            self.stop_reason = event.delta.stop_reason
-            self._usage(event.usage)
-        elif kind == "message_stop":
-            self.stopped = True
-
-    def _usage(self, usage: Any) -> None:
-        for key in self.usage:
-            value = getattr(usage, key, None)
-            if value is not None:  # message_delta counts are cumulative; absent ones keep message_start's
-                self.usage[key] = value
-
-    def finish(self) -> Iterator[ModelEvent]:
-        content: list[dict[str, Any]] = []
-        calls: list[ToolUse] = []
-        for index in sorted(self.blocks):
-            block = self.blocks[index]
-            if index in self.partial_json:
-                text = "".join(self.partial_json[index])
-                try:
-                    block["input"] = json.loads(text) if text.strip() else {}
-                    given: Any = copy.deepcopy(block["input"])
-                except json.JSONDecodeError:
-                    block["input"] = {}  # the API needs an object back; the call itself fails as an observation
-                    given = text
-            else:
-                given = copy.deepcopy(block.get("input", {}))
-            if block.get("type") == "tool_use":
-                calls.append(ToolUse(block.get("id", ""), block.get("name", ""), given))
-            content.append(block)
-        yield from calls
-        u = self.usage
-        yield Usage(u["input_tokens"], u["output_tokens"], u["cache_read_input_tokens"], u["cache_creation_input_tokens"])
-        yield Stop(self.stop_reason or "end_turn", tuple(content))
-
-
-def _wire(model: Any) -> dict[str, Any]:
-    """An SDK object as the JSON the API sent: only the fields it set, top-level `None`s dropped
-    (optional fields; leaving them out is always accepted on input). The SDK's models keep fields
-    in alphabetical order, so the API's own order is restored for the common block types."""
-    data = model.to_dict(mode="json", exclude_unset=True) if hasattr(model, "to_dict") else dict(model)
-    order = WIRE_ORDER.get(data.get("type"), ("type",))
-    block = {key: data[key] for key in order if data.get(key) is not None}
-    block.update((key, value) for key, value in data.items() if value is not None and key not in block)
-    return block
 
 
 def _clip(message: str, limit: int = 300) -> str:

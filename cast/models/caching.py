@@ -1,0 +1,59 @@
+"""Prompt-cache breakpoints on the moving end of the transcript.
+
+The prefix (tools, system) is marked by the provider; this marks the last block of the last two
+user messages: the newest end, so the next request reads it, and the previous request's end, so
+this request reads what the last one wrote. The API allows four breakpoints in all.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+MAX_BREAKPOINTS = 4  # the API rejects a request with more cache_control blocks
+
+
+def mark_messages(messages: tuple[dict[str, Any], ...], budget: int) -> list[dict[str, Any]]:
+    """Copies of `messages` with a cache breakpoint on the last block of each of the last
+    `min(budget, 2)` user messages. Only the messages that change are copied."""
+    out = list(messages)
+    marks = min(budget, 2)
+    for index in range(len(out) - 1, -1, -1):
+        if marks <= 0:
+            break
+        message = out[index]
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            if not content:
+                continue
+            blocks = [{"type": "text", "text": content}]
+        else:
+            blocks = list(content or [])
+        target = next((i for i in range(len(blocks) - 1, -1, -1) if _cacheable(blocks[i])), None)
+        if target is None:
+            continue
+        blocks[target] = {**blocks[target], "cache_control": {"type": "ephemeral"}}
+        out[index] = {**message, "content": blocks}
+        marks -= 1
+    return out
+
+
+def _cacheable(block: Any) -> bool:
+    if not isinstance(block, dict) or "cache_control" in block:
+        return False
+    if block.get("type") in ("thinking", "redacted_thinking"):
+        return False
+    return not (block.get("type") == "text" and not block.get("text"))
+
+
+def count_marks(messages: tuple[dict[str, Any], ...]) -> int:
+    """Breakpoints already present in the transcript (cast never adds any; this keeps the limit safe)."""
+    return sum(
+        1
+        for message in messages
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and "cache_control" in block
+    )
+
+
