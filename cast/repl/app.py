@@ -1,0 +1,349 @@
+"""The interactive session: a prompt that stays usable while the agent works in a worker thread.
+
+Main thread: the prompt-toolkit prompt, in one asyncio loop for the whole session. Worker thread:
+one job at a time (a task, a plan execution) consuming `Agent.run` events and rendering them.
+Between them: the Screen (output above the prompt), the Asker (questions answered at the prompt),
+and `Agent.guide` / `Agent.cancel`.
+"""
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import ANSI, to_formatted_text
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+from cast.repl import commands, jobs
+from cast.repl.ask import Asker, approval_question
+from cast.repl.complete import FileIndex, ReplCompleter
+from cast.repl.keys import ESC_TIMEOUT, key_bindings
+from cast.repl.screen import Screen
+from cast.repl.state import MODES, ReplState
+from cast.repl.toolbar import STYLE, prompt_label, toolbar_fragments
+from cast.repl.worker import Worker
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+TICK_SECONDS = 0.12
+EXIT_CONFIRM_SECONDS = 2.0
+EXIT_WAIT_SECONDS = 5.0
+
+
+class Repl:
+    def __init__(self, options: Any, mode: str = "plan", *, input: Any = None, output: Any = None,
+                 out: Any = None, color: bool | None = None, history: bool = True):
+        from cast.ui.console import no_color
+        from cast.ui.render import Renderer
+
+        if getattr(options, "approver", "absent") is None and not getattr(options, "yes", False):
+            options.approver = self.approve  # commands that need approval are asked here
+        self.state = ReplState(options, mode)
+        out = out or sys.stdout
+        terminal = bool(getattr(out, "isatty", lambda: False)())
+        self.screen = Screen(out, color=(terminal and not no_color()) if color is None else color)
+        self.renderer = Renderer(self.screen.commit, plain=not terminal and color is None, on_change=self.screen.invalidate)
+        self.asker = Asker(on_change=self.screen.invalidate)
+        self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate)
+        self.files = FileIndex(self.state.root)
+        self.exiting = False
+        self._last_ctrl_c = 0.0
+        self.session: PromptSession[str] = PromptSession(
+            message=self._message, bottom_toolbar=self._toolbar, style=STYLE,
+            completer=ReplCompleter(commands.names, self.files, commands.argument_values(self)),
+            complete_while_typing=True, history=self._history() if history else InMemoryHistory(),
+            key_bindings=key_bindings(self), multiline=True, prompt_continuation=self._continuation,
+            placeholder=self._placeholder, erase_when_done=True, input=input, output=output,
+            enable_history_search=False, reserve_space_for_menu=6,
+        )
+        app = self.session.app
+        app.timeoutlen, app.ttimeoutlen = ESC_TIMEOUT, 0.05
+        self.screen.app = app
+
+    # -- session ------------------------------------------------------------------------------
+    def run(self, task: str | None = None, resume: str | None = None) -> int:
+        return asyncio.run(self.main(task, resume))
+
+    async def main(self, task: str | None = None, resume: str | None = None) -> int:
+        self.screen.loop = asyncio.get_running_loop()
+        self._warm_up()
+        self.say(self._banner(), "dim")
+        if resume:
+            self.resume(resume)
+        elif self.state.mode == "execute":
+            self.start_execute(task)
+        elif task:
+            self.start_task(task)
+        ticker = asyncio.ensure_future(self._tick())
+        try:
+            while not self.exiting:
+                try:
+                    text = await self.session.prompt_async()
+                except (EOFError, KeyboardInterrupt):
+                    break
+                if self.exiting:
+                    break
+                self.submit(text)
+        finally:
+            ticker.cancel()
+            await asyncio.get_running_loop().run_in_executor(None, self._shutdown)
+            self.screen.loop = None
+            self.screen.drain()
+        return 0
+
+    def _shutdown(self) -> None:
+        self.asker.leave()
+        if self.worker.busy:
+            self.cancel()
+            self.worker.join(EXIT_WAIT_SECONDS)
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(TICK_SECONDS)
+            if self.worker.busy:
+                self.screen.invalidate()
+
+    def _warm_up(self) -> None:
+        """Load what the first task needs while the user types: the model SDK, the renderer's
+        Markdown and syntax modules, the file list for @ completion."""
+
+        def load() -> None:
+            try:
+                if not self.state.model_name().startswith("script:"):
+                    from cast.models import anthropic
+
+                    preload = getattr(anthropic, "preload", None)
+                    if preload:
+                        preload()
+                import rich.markdown  # noqa: F401
+                import rich.syntax  # noqa: F401
+            except Exception:
+                pass
+
+        threading.Thread(target=load, name="cast-warm-up", daemon=True).start()
+        self.files.refresh()
+
+    def _history(self) -> Any:
+        try:
+            directory = self.state.root / ".cast"
+            directory.mkdir(exist_ok=True)
+            return FileHistory(str(directory / "history"))
+        except OSError:
+            return InMemoryHistory()
+
+    def _banner(self) -> str:
+        from cast.version import VERSION
+
+        return (f"cast {VERSION} · {self.state.root} · describe a task to {self.state.mode} it; "
+                "/help lists commands, Shift+Tab switches plan ⇄ execute")
+
+    # -- what the REPL is asked to do ------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.worker.busy
+
+    def submit(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        self.state.hint = ""
+        if self.asker.current is not None and self.asker.answer_text(text):
+            return
+        if text.startswith("/") and not text.startswith("//"):
+            self._echo(text)
+            commands.dispatch(self, text)
+            return
+        if self.busy:
+            run = self.state.run
+            if run is None:
+                self.say("the agent is starting; send that again in a moment", "yellow")
+                return
+            run.agent.guide(text)
+            self.say(f"↳ queued for the agent's next step: {text}", "magenta")
+            return
+        self._echo(text)
+        self.start_task(text)
+
+    def start_task(self, text: str) -> None:
+        if not self.worker.start(lambda: jobs.run_task(self, text)):
+            self.say("the agent is still working; your message was not sent", "yellow")
+
+    def start_execute(self, plan_ref: str | None) -> None:
+        self.worker.start(lambda: jobs.execute_plan(self, plan_ref))
+
+    def resume(self, session_id: str | None) -> None:
+        if session_id:
+            self.worker.start(lambda: jobs.resume_session(self, session_id))
+            return
+        from cast.sessions import list_sessions
+
+        found = list_sessions(self.state.root)[:10]
+        if not found:
+            self.say("No sessions to resume yet.", "dim")
+            return
+        self.say("\n".join(f"{s.id}  {s.mode:<7} {s.status:<11} {s.task[:50]}" for s in found) + "\n/resume ID continues one.")
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES or mode == self.state.mode:
+            return
+        if self.busy:
+            self.say("the mode changes when the agent is done; Esc interrupts it", "yellow")
+            return
+        try:
+            self.state.set_mode(mode)
+        except Exception as exc:
+            self.say(f"cannot switch to {mode} mode: {exc}", "red")
+        self.screen.invalidate()
+
+    def toggle_mode(self) -> None:
+        self.set_mode("execute" if self.state.mode == "plan" else "plan")
+
+    def set_model(self, spec: str) -> None:
+        try:
+            self.state.set_model(spec)
+        except Exception as exc:
+            self.say(f"cannot use model {spec}: {exc}", "red")
+            return
+        self.say(f"model: {self.state.model_name()}", "dim")
+
+    def cancel(self) -> None:
+        run = self.state.run
+        if run is not None:
+            run.agent.cancel()
+
+    def approve(self, command: str) -> str:
+        """The approver for execute mode, called from the worker thread."""
+        run = self.state.run
+        reply = self.asker.ask(approval_question(command), run.ctx.cancel if run is not None else None)
+        verdict = {"yes": ("approved", "green"), "always": ("approved (always)", "green")}.get(reply.value, ("declined", "red"))
+        self.say(f"{verdict[0]}: {command}", verdict[1])
+        return reply.value
+
+    def request_exit(self) -> None:
+        self.exiting = True
+        self.asker.leave()
+        if self.busy:
+            self.cancel()
+        self._exit_prompt()
+
+    def _exit_prompt(self) -> None:
+        """End the prompt that is showing; if none is (between two prompts), try again shortly."""
+        app = self.session.app
+        if app.is_running:
+            try:
+                app.exit(result="")
+            except Exception:  # already exiting
+                pass
+        elif self.screen.loop is not None and not self.screen.loop.is_closed():
+            self.screen.loop.call_later(0.05, self._exit_prompt)
+
+    def on_ctrl_c(self) -> None:
+        if self.asker.current is not None or self.busy:
+            self._interrupt()
+            return
+        buffer = self.session.app.current_buffer
+        if buffer.text:
+            buffer.reset()
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c < EXIT_CONFIRM_SECONDS:
+            self.request_exit()
+            return
+        self._last_ctrl_c = now
+        self.say("(press Ctrl+C again to exit, or Ctrl+D)", "dim")
+
+    def on_escape(self) -> None:
+        if self.asker.current is not None or self.busy:
+            self._interrupt()
+
+    def _interrupt(self) -> None:
+        left = self.asker.leave()
+        if self.busy:
+            self.cancel()
+            if not left:
+                self.say("interrupting…", "yellow")
+
+    # -- output ---------------------------------------------------------------------------------
+    def say(self, text: str, style: str = "") -> None:
+        from rich.text import Text
+
+        self.screen.commit(Text(text, style=style))
+
+    def show(self, renderable: Any) -> None:
+        self.screen.commit(renderable)
+
+    def buffer_text(self) -> str:
+        return self.session.app.current_buffer.text
+
+    def _echo(self, text: str) -> None:
+        from rich.text import Text
+
+        mode = self.state.mode
+        line = Text()
+        line.append(f"{mode} › ", style="bold cyan" if mode == "plan" else "bold yellow")
+        line.append(text)
+        self.show(line)
+
+    # -- the prompt's parts -----------------------------------------------------------------------
+    def _message(self) -> list[tuple[str, str]]:
+        fragments: list[tuple[str, str]] = []
+        live = self.renderer.live()
+        if live is not None:
+            lines = self.screen.render(live).rstrip("\n").split("\n")
+            room = max(3, self._rows() - 10)
+            fragments += to_formatted_text(ANSI("\n".join(lines[-room:]) + "\n"))
+        question = self.asker.current
+        if question is not None:
+            fragments.append(("class:question", question.title + "\n"))
+            if question.detail:
+                fragments.append(("class:question.detail", "  " + question.detail.replace("\n", "\n  ") + "\n"))
+            fragments.append(("class:question.keys", question.labels + "\n"))
+        elif self.busy:
+            frame = SPINNER[int(time.monotonic() / TICK_SECONDS) % len(SPINNER)]
+            fragments.append(("class:working", f"{frame} working · Esc interrupts · a message you send is queued as guidance\n"))
+        return fragments + prompt_label(self.state.mode)
+
+    def _toolbar(self) -> list[tuple[str, str]]:
+        return toolbar_fragments(self.state, self.busy, self._columns())
+
+    def _placeholder(self) -> list[tuple[str, str]]:
+        question = self.asker.current
+        if question is not None and question.placeholder:
+            return [("class:placeholder", question.placeholder)]
+        if self.state.hint:
+            return [("class:placeholder", self.state.hint)]
+        if self.busy:
+            return [("class:placeholder", "guidance for the agent…")]
+        return []
+
+    def _continuation(self, width: int, line_number: int, wrap_count: int) -> list[tuple[str, str]]:
+        return [("class:placeholder", "… ".rjust(width))]
+
+    def _size(self) -> Any:
+        try:
+            return self.session.app.output.get_size()
+        except Exception:
+            return None
+
+    def _rows(self) -> int:
+        size = self._size()
+        return size.rows if size else 24
+
+    def _columns(self) -> int:
+        size = self._size()
+        return size.columns if size else 80
+
+
+def run_repl(options: Any, mode: str = "plan", task: str | None = None, resume: str | None = None) -> int:
+    """`cast` with no arguments, `cast plan` without a task, `cast execute` in a terminal.
+
+    mode: "plan" or "execute". task: in plan mode, a first task to start with; in execute mode,
+    the plan to execute (path or session id; None = the newest plan with unticked items).
+    resume: a session id to continue. Returns the exit status (0 when the user leaves)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        from cast.repl.plain import run_plain
+
+        return run_plain(options, mode, task)
+    return Repl(options, mode).run(task, resume)

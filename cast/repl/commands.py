@@ -1,0 +1,185 @@
+"""Slash commands: a table of name → handler and help. Handlers get the REPL and the rest of the
+line. Commands that would change the run refuse while the agent works."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from rich.table import Table
+from rich.text import Text
+
+Handler = Callable[[Any, str], None]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    args: str
+    help: str
+    handler: Handler
+    while_busy: bool = False  # safe to run while the agent works
+
+
+def _plan(repl: Any, arg: str) -> None:
+    repl.set_mode("plan")
+    if arg.strip():
+        repl.start_task(arg.strip())
+
+
+def _execute(repl: Any, arg: str) -> None:
+    repl.start_execute(arg.strip() or None)
+
+
+def _tasks(repl: Any, arg: str) -> None:
+    tasks = repl.state.tasks
+    if not tasks:
+        repl.say("No task list: in execute mode the plan's checklist is the task list (/execute [plan]).", "dim")
+        return
+    from cast.ui.tasks import checklist
+
+    repl.show(checklist(tasks, window=None))
+
+
+def _plans(repl: Any, arg: str) -> None:
+    from cast.plans.store import list_plans
+
+    found = list_plans(repl.state.root)
+    if not found:
+        repl.say('No plans yet: describe a task in plan mode and cast writes one.', "dim")
+        return
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    for column in ("done", "session", "task"):
+        table.add_column(column, overflow="fold")
+    for info in found[:20]:
+        table.add_row(f"{info.done}/{info.total}", info.session, info.task)
+    repl.show(table)
+    if len(found) > 20:
+        repl.say(f"… and {len(found) - 20} older plans (cast plans lists them all)", "dim")
+
+
+def _tokens(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def _cost(repl: Any, arg: str) -> None:
+    u = repl.state.total()
+    lines = [
+        f"tokens: {_tokens(u.input_tokens)} in, {_tokens(u.output_tokens)} out, "
+        f"{_tokens(u.cache_read_tokens)} cache read, {_tokens(u.cache_write_tokens)} cache write",
+        f"context: {_tokens(u.context_tokens)} tokens in the last request",
+    ]
+    run = repl.state.run
+    priced = run is not None and getattr(run.agent.hooks, "price", None) is not None
+    lines.append(f"cost: ${u.cost:.4f}" if priced else "cost: not priced for this run (token counts only)")
+    repl.say("\n".join(lines))
+
+
+def _compact(repl: Any, arg: str) -> None:
+    repl.say("/compact is not available in this version of cast: the conversation is not compacted on demand.", "yellow")
+
+
+def _resume(repl: Any, arg: str) -> None:
+    repl.resume(arg.strip() or None)
+
+
+def _clear(repl: Any, arg: str) -> None:
+    repl.state.clear()
+    repl.say("Conversation cleared; the next task starts a new session.", "dim")
+
+
+def _model(repl: Any, arg: str) -> None:
+    spec = arg.strip()
+    if not spec:
+        repl.say(f"model: {repl.state.model_name()}   (/model ID switches; script:PATH replays a script)")
+        return
+    repl.set_model(spec)
+
+
+def _help(repl: Any, arg: str) -> None:
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column(overflow="fold")
+    for command in COMMANDS:
+        table.add_row(f"/{command.name}" + (f" {command.args}" if command.args else ""), command.help)
+    repl.show(table)
+    keys = Text(
+        "Enter sends · Esc Enter or Ctrl+J: new line · Shift+Tab: plan ⇄ execute · @ completes files\n"
+        "While the agent works, a message you send is queued as guidance · Esc or Ctrl+C interrupts\n"
+        "Ctrl+D, or Ctrl+C twice at an empty prompt, exits",
+        style="dim",
+    )
+    repl.show(keys)
+
+
+def _exit(repl: Any, arg: str) -> None:
+    repl.request_exit()
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("plan", "[task]", "Switch to plan mode (read-only tools); with a task, start planning it.", _plan),
+    Command("execute", "[plan]", "Execute a plan's checklist: a plan path or session id, default the newest unfinished.", _execute),
+    Command("tasks", "", "Show the task list of the current run.", _tasks, while_busy=True),
+    Command("plans", "", "List plans with their progress, newest first.", _plans, while_busy=True),
+    Command("cost", "", "Tokens used and cost so far in this REPL.", _cost, while_busy=True),
+    Command("compact", "", "Compact the conversation now (not available in this version).", _compact, while_busy=True),
+    Command("resume", "[session]", "Continue an earlier session; without an id, list recent ones.", _resume),
+    Command("clear", "", "Forget the conversation; the next task starts a new session.", _clear),
+    Command("model", "[id]", "Show the model, or switch to another for the next requests.", _model),
+    Command("help", "", "This list, and the keys.", _help, while_busy=True),
+    Command("exit", "", "Leave cast (interrupts the agent if it is working).", _exit, while_busy=True),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
+
+
+def names() -> list[tuple[str, str]]:
+    return [(c.name, c.help) for c in COMMANDS]
+
+
+def lookup(name: str) -> Command | None:
+    """By name, alias, or unique prefix."""
+    name = ALIASES.get(name, name)
+    if name in BY_NAME:
+        return BY_NAME[name]
+    matches = [c for c in COMMANDS if name and c.name.startswith(name)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def dispatch(repl: Any, line: str) -> None:
+    """Run one `/command args` line."""
+    name, _, arg = line[1:].strip().partition(" ")
+    command = lookup(name.lower())
+    if command is None:
+        close = [c.name for c in COMMANDS if c.name.startswith(name[:2].lower())] if name else []
+        hint = f" (did you mean /{close[0]}?)" if close else ""
+        repl.say(f"unknown command /{name}{hint}; /help lists them", "red")
+        return
+    if repl.busy and not command.while_busy:
+        repl.say(f"/{command.name} waits until the agent is done; press Esc to interrupt it.", "yellow")
+        return
+    command.handler(repl, arg)
+
+
+def argument_values(repl: Any) -> Callable[[str, str], Iterable[tuple[str, str]]]:
+    """Completion for arguments: plan session ids for /execute, session ids for /resume."""
+
+    def values(command: str, typed: str) -> Iterable[tuple[str, str]]:
+        try:
+            if command == "execute":
+                from cast.plans.store import list_plans
+
+                return [(i.session, f"{i.done}/{i.total} {i.task}"[:60]) for i in list_plans(repl.state.root)[:30]]
+            if command == "resume":
+                from cast.sessions import list_sessions
+
+                return [(s.id, "") for s in list_sessions(repl.state.root)[:30]]
+        except Exception:
+            return []
+        return []
+
+    return values
+
+
+def editor_command() -> str:
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"

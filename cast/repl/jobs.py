@@ -1,0 +1,154 @@
+"""What the worker thread does: run a task, execute a plan, and offer the plan hand-off.
+
+Jobs talk to the agent only through `Agent.run`/`guide` and its events, and to the user only
+through the REPL's renderer and questions.
+"""
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from cast.agent import events as ev
+from cast.repl.ask import Question, Reply
+
+EXECUTE, EDIT, KEEP, LATER = "execute", "edit", "keep", "later"
+
+
+def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = None) -> ev.Stopped:
+    from cast.agent.loop import drive as loop_drive
+
+    def handle(event: ev.Event) -> None:
+        repl.state.observe(event)
+        repl.renderer.handle(event)
+
+    if first is not None:
+        handle(first)
+    try:
+        return loop_drive(run.agent, run.agent.run(message), handle)
+    finally:
+        repl.renderer.finish()
+
+
+def run_task(repl: Any, text: str) -> None:
+    state = repl.state
+    try:
+        run = state.ensure_run(text)
+    except Exception as exc:
+        repl.say(f"cannot start: {exc}", "red")
+        return
+    before = _plan_stamp(run)
+    stopped = drive(repl, run, text)
+    if run.mode.name == "plan" and _plan_stamp(run) != before and stopped.status != "interrupted":
+        handoff(repl, run)
+
+
+def execute_plan(repl: Any, plan_ref: str | None) -> None:
+    from cast import runs
+
+    try:
+        run = repl.state.execute(plan_ref)
+    except Exception as exc:
+        repl.say(f"cannot execute: {exc}", "red")
+        return
+    board = run.tasks
+    if board is not None and not board.remaining():
+        repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
+        return
+    brief = getattr(runs, "execute_brief", None)
+    message = brief(run) if brief else f"Execute the plan at {run.ctx.services.get('plan_path')}."
+    first = runs.task_event(board) if board is not None and hasattr(runs, "task_event") else None
+    drive(repl, run, message, first)
+
+
+def resume_session(repl: Any, session_id: str) -> None:
+    try:
+        run = repl.state.resume(session_id)
+    except Exception as exc:
+        repl.say(f"cannot resume {session_id}: {exc}", "red")
+        return
+    repl.say(f"Resumed {run.session_id} ({len(run.agent.transcript.messages)} messages). Type to continue.", "dim")
+
+
+def handoff(repl: Any, run: Any) -> None:
+    """The plan is written: execute it, edit it, keep planning, or leave it for later."""
+    path = Path(run.ctx.services["plan_path"])
+    while True:
+        question = Question(
+            title=f"Plan written: {_rel(run, path)} ({_items(path)} items). What next?",
+            choices={"e": EXECUTE, "o": EDIT, "k": KEEP, "n": LATER},
+            labels="[e]xecute now · [o]pen in editor · [k]eep planning (or type feedback) · [n]ot now",
+            on_leave=LATER,
+            placeholder="feedback on the plan keeps planning",
+            on_text=lambda text: Reply(KEEP, text.strip()) if text.strip() else None,
+        )
+        reply = repl.asker.ask(question)
+        if reply.value == EDIT:
+            edit_plan(repl, run, path)
+            continue
+        if reply.value == EXECUTE:
+            repl.say(f"Executing {_rel(run, path)}", "yellow")
+            execute_plan(repl, str(path))
+        elif reply.value == KEEP:
+            if reply.text:
+                run_task(repl, reply.text)
+            else:
+                repl.state.hint = "feedback on the plan, then Enter"
+        else:
+            repl.say(f"The plan is kept at {_rel(run, path)}; /execute runs it when you are ready.", "dim")
+        return
+
+
+def edit_plan(repl: Any, run: Any, path: Path) -> None:
+    from cast.repl.commands import editor_command
+
+    before = _read(path)
+    command = shlex.split(editor_command()) + [str(path)]
+
+    def edit() -> int:
+        try:
+            return subprocess.call(command)
+        except OSError as exc:
+            print(f"cast: cannot start the editor {command[0]!r}: {exc.strerror} (set $EDITOR)")
+            return 127
+
+    code = repl.screen.run_in_terminal(edit)
+    after = _read(path)
+    if code not in (0, None):
+        repl.say(f"the editor exited with status {code}", "yellow")
+    if after != before:
+        repl.say(f"Plan updated: {_rel(run, path)} now has {_items(path)} items.", "green")
+        run.agent.guide(f"I edited the plan file {_rel(run, path)} by hand. Read it again before you revise it; keep my changes.")
+    else:
+        repl.say("The plan is unchanged.", "dim")
+
+
+def _plan_stamp(run: Any) -> tuple[str, int] | None:
+    path = run.ctx.services.get("plan_path")
+    if path is None:
+        return None
+    try:
+        return str(path), Path(path).stat().st_mtime_ns
+    except OSError:
+        return str(path), -1
+
+
+def _items(path: Path) -> int:
+    from cast.plans.checklist import parse
+
+    return len(parse(_read(path)))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _rel(run: Any, path: Path) -> str:
+    try:
+        return str(Path(path).relative_to(run.workspace.root))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,61 @@
+"""Key bindings. Each key asks the REPL to do one thing; the REPL decides what that means now
+(idle, working, or a question waiting)."""
+from __future__ import annotations
+
+from typing import Any
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding.key_processor import KeyPressEvent
+from prompt_toolkit.keys import Keys
+
+ESC_TIMEOUT = 0.4  # how long Esc waits for a following key (Esc Enter) before it interrupts
+
+
+def key_bindings(repl: Any) -> KeyBindings:
+    kb = KeyBindings()
+    asking = Condition(lambda: repl.asker.current is not None)
+    empty = Condition(lambda: not repl.buffer_text())
+
+    @kb.add("s-tab")
+    def _(event: KeyPressEvent) -> None:
+        repl.toggle_mode()
+
+    @kb.add("enter")
+    def _(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        state = buffer.complete_state
+        if state is not None and state.current_completion is not None:
+            buffer.apply_completion(state.current_completion)
+            return
+        if state is not None and state.completions and buffer.text.startswith("/") and " " not in buffer.text:
+            buffer.apply_completion(state.completions[0])  # `/he` Enter runs /help
+        buffer.validate_and_handle()
+
+    @kb.add("escape", "enter")
+    @kb.add("c-j")
+    def _(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @kb.add("c-c")
+    def _(event: KeyPressEvent) -> None:
+        repl.on_ctrl_c()
+
+    @kb.add("escape")
+    def _(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.complete_state is not None:
+            buffer.cancel_completion()
+            return
+        repl.on_escape()
+
+    @kb.add("c-d", filter=empty)
+    def _(event: KeyPressEvent) -> None:
+        repl.request_exit()
+
+    @kb.add(Keys.Any, filter=asking & empty)
+    def _(event: KeyPressEvent) -> None:
+        if not repl.asker.answer_key(event.data.lower()):
+            event.current_buffer.insert_text(event.data)
+
+    return kb

@@ -1,0 +1,107 @@
+"""The REPL's terminal: finished output goes into the scrollback above the prompt, in order, from
+any thread; the prompt (and the live area drawn as part of it) is redrawn below.
+
+Writes are batched on the event loop: a burst of committed blocks costs one erase-and-redraw of
+the prompt, not one per block.
+"""
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from typing import Any, Callable, TextIO
+
+from rich.console import RenderableType
+
+from cast.ui.console import render_text, width_of
+
+
+class Screen:
+    def __init__(self, out: TextIO | None = None, color: bool = True, width: Callable[[], int] | None = None):
+        self.out = out or sys.stdout
+        self.color = color
+        self._width = width or (lambda: width_of(self.out))
+        self.app: Any = None  # the prompt-toolkit Application, once there is one
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._pending: list[str] = []
+        self._lock = threading.Lock()
+        self._scheduled = False
+
+    @property
+    def width(self) -> int:
+        return max(20, self._width() - 1)  # one spare column: no surprise wraps at the edge
+
+    def render(self, renderable: RenderableType, width: int | None = None) -> str:
+        return render_text(renderable, width or self.width, self.color)
+
+    # -- committed output -----------------------------------------------------------------
+    def commit(self, renderable: RenderableType) -> None:
+        self.write(self.render(renderable))
+
+    def write(self, text: str) -> None:
+        """Put text into the scrollback. Thread-safe; order is kept."""
+        with self._lock:
+            self._pending.append(text)
+            if self._scheduled:
+                return
+            self._scheduled = True
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            self._flush()
+            return
+        try:
+            if _on_loop(loop):
+                loop.call_soon(self._flush)
+            else:
+                loop.call_soon_threadsafe(self._flush)
+        except RuntimeError:  # the loop closed meanwhile
+            self._flush()
+
+    def _flush(self) -> None:
+        with self._lock:
+            text, self._pending, self._scheduled = "".join(self._pending), [], False
+        if not text:
+            return
+        app = self.app
+        if app is not None and app.is_running and self.loop is not None and not self.loop.is_closed():
+            from prompt_toolkit.application import run_in_terminal
+
+            run_in_terminal(lambda: self._raw(text), in_executor=False)
+        else:
+            self._raw(text)
+
+    def _raw(self, text: str) -> None:
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (OSError, ValueError):
+            pass
+
+    def drain(self) -> None:
+        """Write whatever is queued now (at exit, or when the loop is gone)."""
+        self._flush()
+
+    # -- the prompt -----------------------------------------------------------------------
+    def invalidate(self) -> None:
+        app = self.app
+        if app is not None:
+            app.invalidate()
+
+    def run_in_terminal(self, func: Callable[[], Any]) -> Any:
+        """Run `func` with the terminal to itself (an editor), from a thread other than the loop's."""
+        loop = self.loop
+        if loop is None or self.app is None or not self.app.is_running:
+            return func()
+        from prompt_toolkit.application import run_in_terminal
+
+        async def go() -> Any:
+            return await run_in_terminal(func, in_executor=True)
+
+        return asyncio.run_coroutine_threadsafe(go(), loop).result()
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False

@@ -1,0 +1,190 @@
+"""What the REPL knows between turns: the mode, the run (built lazily on the first task), and the
+figures the toolbar shows. Runs are assembled by `cast.runs`; this module only decides when."""
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cast.agent import events as ev
+
+MODES = ("plan", "execute")
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    context_tokens: int = 0
+    cost: float = 0.0
+
+
+class ReplState:
+    def __init__(self, options: Any, mode: str = "plan"):
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}")
+        self.options = options
+        self.mode = mode
+        self.run: Any = None  # cast.runs.Run, built on the first task
+        self.usage = Usage()
+        self.spent = Usage()  # totals of runs this REPL has left behind (/clear, /execute)
+        self.tasks: tuple[ev.Task, ...] = ()
+        self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
+        self._workspace: Any = None
+        self._config: Any = None
+        self._lock = threading.Lock()
+
+    # -- lazily known facts ---------------------------------------------------------------
+    @property
+    def workspace(self) -> Any:
+        if self.run is not None:
+            return self.run.workspace
+        if self._workspace is None:
+            from cast.workspace import Workspace
+
+            self._workspace = Workspace.discover(getattr(self.options, "cwd", None))
+        return self._workspace
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    def config(self) -> Any:
+        if self.run is not None:
+            return self.run.config
+        if self._config is None:
+            from cast.config import load
+
+            self._config = load(self.root, model=self.options.model, max_steps=self.options.max_steps)
+        return self._config
+
+    def model_name(self) -> str:
+        if self.run is not None:
+            return getattr(self.run.agent.model, "name", "?")
+        try:
+            spec = self.config().model_for(self.mode)
+        except Exception:  # a broken config is reported when a run is built
+            spec = self.options.model or os.environ.get("CAST_MODEL") or "?"
+        return f"script:{Path(spec[7:]).name}" if spec.startswith("script:") else spec
+
+    @property
+    def session_id(self) -> str:
+        return self.run.session_id if self.run is not None else ""
+
+    @property
+    def plan_path(self) -> Path | None:
+        return self.run.ctx.services.get("plan_path") if self.run is not None else None
+
+    # -- runs -----------------------------------------------------------------------------
+    def ensure_run(self, first_task: str) -> Any:
+        """The current run, or a new planning session named after `first_task`."""
+        from cast import runs
+
+        if self.run is None:
+            run = runs.plan_run(first_task, self.options)
+            if self.mode != "plan":
+                _switch(run, self.mode)
+            self._adopt(run)
+        return self.run
+
+    def execute(self, plan_ref: str | None) -> Any:
+        """A fresh run over a plan's checklist (the newest unfinished one when `plan_ref` is None)."""
+        from cast import runs
+
+        build = getattr(runs, "execute_run", None)
+        if build is None:
+            raise RuntimeError("executing a plan is not available in this version of cast")
+        run = build(plan_ref, self.options, model=self._reusable_model("execute"))
+        self.mode = "execute"
+        self._adopt(run)
+        return run
+
+    def resume(self, session_id: str) -> Any:
+        from cast import runs
+
+        build = getattr(runs, "resume_run", None)
+        if build is None:
+            raise RuntimeError("resuming a session is not available in this version of cast")
+        run = build(session_id, self.options)
+        self.mode = run.mode.name
+        self._adopt(run)
+        return run
+
+    def set_model(self, spec: str) -> None:
+        """Use another model from the next request on (the conversation is kept)."""
+        from cast import runs
+
+        if self.run is not None:
+            self.run.agent.model = runs.make_model(spec, self.run.config)
+        self.options.model = spec
+        self._config = None
+
+    def _reusable_model(self, mode: str) -> Any:
+        """The current run's model, when the next run would use the same one anyway (the client
+        is warm, and a scripted conversation goes on where it was)."""
+        if self.run is None:
+            return None
+        config = self.run.config
+        return self.run.agent.model if config.model_for(mode) == config.model_for(self.run.mode.name) else None
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES or mode == self.mode:
+            return
+        if self.run is not None:
+            _switch(self.run, mode)
+        self.mode = mode
+
+    def clear(self) -> None:
+        """Forget the conversation; the next task starts a new session."""
+        self._retire()
+        self.run = None
+        self.tasks = ()
+
+    def _adopt(self, run: Any) -> None:
+        self._retire()
+        self.run = run
+        board = getattr(run, "tasks", None)
+        self.tasks = _task_rows(board)
+
+    def _retire(self) -> None:
+        with self._lock:
+            u, s = self.usage, self.spent
+            self.spent = Usage(s.input_tokens + u.input_tokens, s.output_tokens + u.output_tokens,
+                               s.cache_read_tokens + u.cache_read_tokens, s.cache_write_tokens + u.cache_write_tokens,
+                               0, s.cost + u.cost)
+            self.usage = Usage()
+
+    # -- events ---------------------------------------------------------------------------
+    def observe(self, event: ev.Event) -> None:
+        if isinstance(event, ev.UsageUpdate):
+            with self._lock:
+                self.usage = Usage(event.input_tokens, event.output_tokens, event.cache_read_tokens,
+                                   event.cache_write_tokens, event.context_tokens, event.cost)
+        elif isinstance(event, ev.TaskUpdate):
+            self.tasks = event.tasks
+
+    def total(self) -> Usage:
+        with self._lock:
+            u, s = self.usage, self.spent
+            return Usage(s.input_tokens + u.input_tokens, s.output_tokens + u.output_tokens,
+                         s.cache_read_tokens + u.cache_read_tokens, s.cache_write_tokens + u.cache_write_tokens,
+                         u.context_tokens, s.cost + u.cost)
+
+
+def _switch(run: Any, mode: str) -> None:
+    from cast import runs
+
+    switch = getattr(runs, "switch_mode", None)
+    if switch is None:
+        raise RuntimeError("switching modes is not available in this version of cast")
+    switch(run, mode)
+
+
+def _task_rows(board: Any) -> tuple[ev.Task, ...]:
+    if board is None:
+        return ()
+    return tuple(ev.Task(n, text, status, note) for n, text, status, note in board.rows())

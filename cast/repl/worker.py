@@ -1,0 +1,45 @@
+"""One job at a time in a background thread, so the prompt stays usable while the agent works."""
+from __future__ import annotations
+
+import threading
+import traceback
+from typing import Callable
+
+
+class Worker:
+    def __init__(self, on_error: Callable[[str], None], on_change: Callable[[], None] = lambda: None):
+        self.on_error = on_error
+        self.on_change = on_change
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def busy(self) -> bool:
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    def start(self, job: Callable[[], None], name: str = "cast-agent") -> bool:
+        """Run `job` in the background; False (and nothing started) if a job is still running."""
+        with self._lock:
+            if self.busy:
+                return False
+            self._thread = threading.Thread(target=self._run, args=(job,), name=name, daemon=True)
+            self._thread.start()
+        self.on_change()
+        return True
+
+    def _run(self, job: Callable[[], None]) -> None:
+        try:
+            job()
+        except Exception as exc:  # a bug in a job must not leave the REPL without a worker
+            self.on_error(f"internal error: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}")
+        finally:
+            self._thread = None
+            self.on_change()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the running job; True when none is left."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return not self.busy

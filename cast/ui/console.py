@@ -1,0 +1,43 @@
+"""Turn rich renderables into text for a given width: ANSI for a terminal, plain for a pipe.
+
+Front-ends that own the screen (the REPL draws above a prompt-toolkit prompt) cannot hand rich a
+file to write to; they render to a string and place it themselves. `NO_COLOR` is honoured.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+from typing import Any
+
+from rich.console import Console, RenderableType
+
+_TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.M)
+
+
+def no_color() -> bool:
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def width_of(stream: Any = None, fallback: int = 80) -> int:
+    try:
+        return os.get_terminal_size((stream or __import__("sys").stdout).fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return shutil.get_terminal_size((fallback, 24)).columns
+
+
+def make_console(file: Any, terminal: bool, width: int | None = None) -> Console:
+    return Console(
+        file=file, width=width, force_terminal=terminal, no_color=no_color() or not terminal,
+        color_system="auto" if terminal else None, highlight=False, emoji=False, legacy_windows=False,
+        soft_wrap=False,
+    )
+
+
+def render_text(renderable: RenderableType, width: int, terminal: bool = True) -> str:
+    """The renderable as it would print at `width`, trailing padding removed, ending in a newline."""
+    buffer = io.StringIO()
+    console = make_console(buffer, terminal, max(20, width))
+    console.print(renderable)
+    return _TRAILING.sub(r"\1", buffer.getvalue())

@@ -1,0 +1,189 @@
+"""Loop events → rich renderables, split into what is final and what is still changing.
+
+`Renderer` is front-end agnostic: every finished piece (a paragraph, a closed code fence, a tool
+call with its result, a diff, the stop line) goes to `commit` exactly once, in order; `live()`
+returns the part still in motion (the unfinished Markdown block, calls still running, the task
+list). The REPL draws `live()` above its prompt; a plain pipe simply never draws it.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.syntax import Syntax
+from rich.text import Text
+
+from cast.agent import events as ev
+from cast.ui.oneshot import call_label
+from cast.ui.stream import MarkdownStream
+from cast.ui.tasks import checklist, plain_checklist
+
+DIFF_LINES = 60  # longer diffs are cut, saying how much was left out
+LIVE_LINES = 20  # the unfinished block shows its last lines only
+CODE_THEME = "ansi_dark"
+STATUS_STYLE = {"done": "green", "interrupted": "yellow", "stopped": "yellow", "failed": "red"}
+
+
+def extract_diff(text: str, facts: dict[str, Any] | None = None) -> str:
+    """The unified diff in an edit observation (from its facts, else from the text)."""
+    if facts and isinstance(facts.get("diff"), str):
+        return facts["diff"]
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            return "\n".join(lines[i:])
+    return ""
+
+
+def clip_lines(text: str, limit: int, keep: str = "head") -> tuple[str, int]:
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) <= limit:
+        return "\n".join(lines), 0
+    kept = lines[:limit] if keep == "head" else lines[-limit:]
+    return "\n".join(kept), len(lines) - limit
+
+
+class Renderer:
+    """Consumes events (from one thread at a time); `live()` may be called from another."""
+
+    def __init__(self, commit: Callable[[RenderableType], None], *, plain: bool = False,
+                 on_change: Callable[[], None] | None = None):
+        self.commit = commit
+        self.plain = plain
+        self.on_change = on_change or (lambda: None)
+        self._lock = threading.Lock()
+        self._stream = MarkdownStream()
+        self._thinking: list[str] = []
+        self._running: dict[str, str] = {}  # tool call id -> label, for calls not answered yet
+        self._tasks: tuple[ev.Task, ...] = ()
+        self._blocks = 0  # Markdown blocks committed in the current reply (for spacing)
+        self.working = False
+
+    # -- events ---------------------------------------------------------------------------
+    def handle(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta):
+            self._end_thinking()
+            with self._lock:
+                blocks = self._stream.feed(event.text)
+            for block in blocks:
+                self._commit_block(block)
+        elif isinstance(event, ev.ThinkingDelta):
+            self._thinking.append(event.text)
+        else:
+            self._end_thinking()
+            self._end_text()
+            self._other(event)
+        self.on_change()
+
+    def _other(self, event: ev.Event) -> None:
+        if isinstance(event, ev.StepStarted):
+            self.working = True
+        elif isinstance(event, ev.ToolCall):
+            with self._lock:
+                self._running[event.id] = call_label(event.name, event.input)
+        elif isinstance(event, ev.ToolResult):
+            with self._lock:
+                label = self._running.pop(event.id, None) or event.name
+            self.commit(self.tool_line(label, event))
+            diff = extract_diff(event.text, getattr(event, "facts", None)) if event.name in ("edit_file", "write_file") and event.ok else ""
+            if diff:
+                self.commit(self.diff(diff))
+        elif isinstance(event, ev.TaskUpdate):
+            with self._lock:
+                self._tasks = event.tasks
+        elif isinstance(event, ev.Notice):
+            style = "yellow" if event.level == "warning" else "dim"
+            self.commit(Text(f"• {event.text}", style=style))
+        elif isinstance(event, ev.Stopped):
+            with self._lock:
+                tasks, self._tasks, self._running = self._tasks, (), {}
+            self.working = False
+            if tasks:
+                self.commit(Text(plain_checklist(tasks)) if self.plain else checklist(tasks, window=None))
+            self.commit(self.status_line(event))
+
+    def _commit_block(self, block: str) -> None:
+        if self._blocks:
+            self.commit(Text(""))
+        self._blocks += 1
+        self.commit(self.markdown(block))
+
+    def _end_text(self) -> None:
+        with self._lock:
+            rest = self._stream.flush()
+        if rest:
+            self._commit_block(rest)
+        self._blocks = 0
+
+    def _end_thinking(self) -> None:
+        if not self._thinking:
+            return
+        text, self._thinking = "".join(self._thinking).strip(), []
+        if text:
+            self.commit(Text(text, style="dim italic"))
+
+    def finish(self) -> None:
+        """Commit anything still open (the run ended without a Stopped event)."""
+        self._end_thinking()
+        self._end_text()
+        self.on_change()
+
+    # -- pieces ---------------------------------------------------------------------------
+    def markdown(self, source: str) -> RenderableType:
+        if self.plain:
+            return Text(source.rstrip("\n"))
+        return Markdown(source, code_theme=CODE_THEME, hyperlinks=False)
+
+    def tool_line(self, label: str, event: ev.ToolResult) -> Text:
+        mark, style = ("✓", "green") if event.ok else ("✗", "red")
+        line = Text()
+        line.append(f"{mark} ", style=style)
+        line.append(label, style="bold")
+        summary = event.summary + (" (from record)" if event.cached else "")
+        if summary:
+            line.append(f" · {summary}", style="dim")
+        if not event.ok and event.text:
+            first = event.text.strip().splitlines()[0] if event.text.strip() else ""
+            if first and first != event.summary:
+                line.append(f"\n  {first[:300]}", style="red")
+        return line
+
+    def diff(self, diff: str) -> RenderableType:
+        body, cut = clip_lines(diff, DIFF_LINES)
+        parts: list[RenderableType] = [Text(body) if self.plain else Syntax(body, "diff", theme=CODE_THEME, background_color="default", word_wrap=True)]
+        if cut:
+            parts.append(Text(f"  … {cut} more diff lines", style="dim"))
+        return Group(*parts)
+
+    @staticmethod
+    def status_line(event: ev.Stopped) -> Text:
+        style = STATUS_STYLE.get(event.status, "red")
+        line = Text()
+        line.append(f"■ {event.status}", style=f"bold {style}")
+        line.append(f": {event.reason}", style=style)
+        line.append(f" ({event.steps} step{'s' if event.steps != 1 else ''})", style="dim")
+        return line
+
+    # -- live -----------------------------------------------------------------------------
+    def live(self) -> RenderableType | None:
+        """What is still changing, or None when nothing is."""
+        with self._lock:
+            pending = self._stream.pending
+            running = list(self._running.values())
+            tasks = self._tasks
+            thinking = bool(self._thinking)
+        parts: list[RenderableType] = []
+        if tasks:
+            parts.append(checklist(tasks))
+        if thinking:
+            parts.append(Text("thinking…", style="dim italic"))
+        if pending.strip():
+            source, cut = clip_lines(pending, LIVE_LINES, keep="tail")
+            if cut and source.count("```") % 2 == 0 and pending.count("```") % 2 == 1:
+                source = "```\n" + source  # keep an open code block looking like code
+            parts.append(self.markdown(source))
+        for label in running:
+            parts.append(Text(f"⋯ {label}", style="cyan"))
+        return Group(*parts) if parts else None

@@ -1,0 +1,56 @@
+"""The task list as a checklist that ticks: one line per task, the current one highlighted."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.text import Text
+
+from cast.agent.events import Task
+
+MARKS = {
+    "done": ("✓", "green"),
+    "in_progress": ("▸", "bold yellow"),
+    "blocked": ("✗", "red"),
+    "pending": ("○", "dim"),
+}
+WINDOW = 12  # at most this many lines live; long lists show the part around the current task
+
+
+def progress(tasks: Sequence[Task]) -> str:
+    done = sum(t.status == "done" for t in tasks)
+    blocked = sum(t.status == "blocked" for t in tasks)
+    text = f"{done}/{len(tasks)} done"
+    return text + (f", {blocked} blocked" if blocked else "")
+
+
+def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> Text:
+    """A rich Text checklist. With `window`, long lists are cut around the first unfinished task."""
+    shown = list(tasks)
+    before = after = 0
+    if window and len(shown) > window:
+        current = next((i for i, t in enumerate(shown) if t.status not in ("done",)), len(shown) - 1)
+        start = max(0, min(current - window // 3, len(shown) - window))
+        before, after = start, len(shown) - start - window
+        shown = shown[start : start + window]
+    text = Text()
+    text.append(f"Tasks {progress(tasks)}", style="bold")
+    if before:
+        text.append(f"\n  … {before} earlier", style="dim")
+    for task in shown:
+        mark, style = MARKS.get(task.status, MARKS["pending"])
+        text.append(f"\n  {mark} ", style=style)
+        label_style = "dim" if task.status == "done" else ("bold" if task.status == "in_progress" else "")
+        text.append(f"{task.id}. {task.text}", style=label_style)
+        if task.note:
+            text.append(f" — {task.note}", style="italic dim")
+    if after:
+        text.append(f"\n  … {after} more", style="dim")
+    return text
+
+
+def plain_checklist(tasks: Sequence[Task]) -> str:
+    """The same list as plain text, `[x]`-style, for pipes and logs."""
+    boxes = {"done": "x", "in_progress": ">", "blocked": "!", "pending": " "}
+    lines = [f"Tasks {progress(tasks)}"]
+    lines += [f"  [{boxes.get(t.status, ' ')}] {t.id}. {t.text}" + (f" — {t.note}" if t.note else "") for t in tasks]
+    return "\n".join(lines)

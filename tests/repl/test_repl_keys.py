@@ -1,0 +1,163 @@
+"""Keys and slash commands at the real prompt, fed through prompt-toolkit's pipe input."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from cast.repl import commands
+from replkit import Harness
+
+SHIFT_TAB = "\x1b[Z"
+
+
+@pytest.fixture
+def harness(repo):
+    made: list[Harness] = []
+
+    def make(turns=None, mode="plan", task=None) -> Harness:
+        h = Harness(repo, turns, mode, task)
+        made.append(h)
+        return h
+
+    yield make
+    for h in made:
+        h.close()
+
+
+def test_shift_tab_toggles_plan_and_execute(harness):
+    h = harness()
+    assert h.repl.state.mode == "plan"
+    assert ("class:mode.plan", "plan ›") in h.repl._message()
+    h.send(SHIFT_TAB)
+    h.wait(lambda: h.repl.state.mode == "execute", "execute mode")
+    assert ("class:mode.execute", "execute ›") in h.repl._message()
+    toolbar = "".join(text for _, text in h.repl._toolbar())
+    assert "EXECUTE" in toolbar
+    h.send(SHIFT_TAB)
+    h.wait(lambda: h.repl.state.mode == "plan", "plan mode again")
+
+
+def test_help_lists_every_command(harness):
+    h = harness()
+    h.send("/help\r")
+    h.wait_text("/exit")
+    text = h.out.text()
+    for command in commands.COMMANDS:
+        assert f"/{command.name}" in text
+    assert "Shift+Tab" in text
+
+
+def test_unknown_command_says_so(harness):
+    h = harness()
+    h.send("/frobnicate\r")
+    h.wait_text("unknown command /frobnicate")
+
+
+def test_unique_prefix_runs_the_command(harness):
+    h = harness()
+    h.send("/pla\r")  # /plan and /plans share it: the completion menu's first entry wins
+    h.send("/he\r")
+    h.wait_text("/compact")
+
+
+def test_exit_command_returns_zero(harness):
+    h = harness()
+    h.send("/exit\r")
+    h.thread.join(5)
+    assert h.code == 0
+
+
+def test_ctrl_d_exits(harness):
+    h = harness()
+    h.send("\x04")
+    h.thread.join(5)
+    assert h.code == 0
+
+
+def test_ctrl_c_twice_at_empty_prompt_exits(harness):
+    h = harness()
+    h.send("\x03")
+    h.wait_text("press Ctrl+C again")
+    assert h.thread.is_alive()
+    h.send("\x03")
+    h.thread.join(5)
+    assert h.code == 0
+
+
+def test_ctrl_c_with_text_clears_the_line_and_stays(harness):
+    h = harness()
+    h.send("half a thought")
+    h.wait(lambda: h.repl.buffer_text() == "half a thought", "typed text")
+    h.send("\x03")
+    h.wait(lambda: h.repl.buffer_text() == "", "cleared line")
+    assert h.thread.is_alive()
+
+
+def test_escape_enter_and_ctrl_j_insert_newlines(harness, monkeypatch):
+    h = harness()
+    sent: list[str] = []
+    monkeypatch.setattr(h.repl, "start_task", sent.append)
+    h.send("line one\x1b\rline two\nline three\r")
+    h.wait(lambda: sent, "a submitted task")
+    assert sent == ["line one\nline two\nline three"]
+
+
+def test_slash_command_completion_offers_commands_with_help(harness):
+    h = harness()
+    from prompt_toolkit.document import Document
+    from prompt_toolkit.completion import CompleteEvent
+
+    found = list(h.repl.session.completer.get_completions(Document("/c"), CompleteEvent()))
+    assert [c.text for c in found] == ["cost", "compact", "clear"]
+    assert all(c.display_meta_text for c in found)
+
+
+def test_commands_that_change_the_run_wait_while_busy(harness):
+    h = harness([{"text": "slow " * 40, "delay": 0.05}])
+    h.send("think slowly\r")
+    h.wait(lambda: h.repl.busy, "the agent to start")
+    h.send("/clear\r")
+    h.wait_text("/clear waits until the agent is done")
+    h.send("/cost\r")
+    h.wait_text("tokens:")
+    h.send("\x1b")  # Esc interrupts
+    h.wait_text("■ interrupted")
+
+
+def test_approval_is_asked_at_the_prompt(harness):
+    h = harness()
+    answers: list[str] = []
+    worker = threading.Thread(target=lambda: answers.append(h.repl.approve("make install")))
+    worker.start()
+    h.wait(lambda: h.repl.asker.current is not None, "the question")
+    text = "".join(t for _, t in h.repl._message())
+    assert "make install" in text and "[y]es" in text
+    h.send("a")
+    worker.join(5)
+    assert answers == ["always"]
+    h.wait_text("approved (always): make install")
+
+
+def test_interrupting_an_approval_answers_no(harness):
+    h = harness()
+    for key in ("\x03", "\x1b"):
+        answers: list[str] = []
+        worker = threading.Thread(target=lambda: answers.append(h.repl.approve("rm -rf build")))
+        worker.start()
+        h.wait(lambda: h.repl.asker.current is not None, "the question")
+        h.send(key)
+        worker.join(5)
+        assert answers == ["no"]
+    assert h.thread.is_alive()  # leaving a question never exits cast
+
+
+def test_typed_answer_while_text_is_in_the_buffer(harness):
+    h = harness()
+    answers: list[str] = []
+    worker = threading.Thread(target=lambda: answers.append(h.repl.approve("make")))
+    worker.start()
+    h.wait(lambda: h.repl.asker.current is not None, "the question")
+    h.send("yes\r")  # keys answer only on an empty line; a typed line answers too
+    worker.join(5)
+    assert answers == ["yes"]

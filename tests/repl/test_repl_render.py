@@ -1,0 +1,129 @@
+"""Event rendering: what is committed to the scrollback, what stays live, and how it looks."""
+from __future__ import annotations
+
+from cast.agent import events as ev
+from cast.ui.console import render_text
+from cast.ui.render import Renderer, extract_diff
+from cast.ui.tasks import checklist, plain_checklist
+
+DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,3 @@\n def add(a, b):\n-    return a+b\n+    return a + b\n"
+
+
+def collect(width: int = 80, terminal: bool = False, plain: bool = False):
+    out: list[str] = []
+    renderer = Renderer(lambda r: out.append(render_text(r, width, terminal)), plain=plain)
+    return renderer, out
+
+
+def live_text(renderer: Renderer, width: int = 80) -> str:
+    live = renderer.live()
+    return render_text(live, width, False) if live is not None else ""
+
+
+def test_text_streams_block_by_block_and_unfinished_text_is_live():
+    renderer, out = collect()
+    renderer.handle(ev.TextDelta("First **para**"))
+    assert out == [] and "First para" in live_text(renderer)
+    renderer.handle(ev.TextDelta("graph.\n\nSecond"))
+    assert "First paragraph." in "".join(out)
+    assert "Second" not in "".join(out) and "Second" in live_text(renderer)
+    renderer.handle(ev.Stopped("done", "the model finished its turn", 1))
+    text = "".join(out)
+    assert "Second" in text and "■ done: the model finished its turn (1 step)" in text
+    assert renderer.live() is None
+
+
+def test_tool_call_is_live_until_its_result_then_one_line():
+    renderer, out = collect()
+    renderer.handle(ev.ToolCall("t1", "read_file", {"path": "app.py"}))
+    assert "⋯ read_file app.py" in live_text(renderer)
+    renderer.handle(ev.ToolResult("t1", "read_file", True, "lines 1-2 of 2", "app.py: lines 1-2 of 2\n..."))
+    assert out == ["✓ read_file app.py · lines 1-2 of 2\n"]
+    assert renderer.live() is None
+
+
+def test_failed_tool_shows_the_error_line():
+    renderer, out = collect()
+    renderer.handle(ev.ToolCall("t1", "bash", {"command": "rm -rf x"}))
+    renderer.handle(ev.ToolResult("t1", "bash", False, "blocked", "error: command blocked in plan mode: rm writes"))
+    assert out[0].startswith("✗ bash rm -rf x · blocked\n  error: command blocked in plan mode")
+
+
+def test_edit_shows_the_diff_with_diff_highlighting():
+    renderer, out = collect(terminal=True)
+    renderer.handle(ev.ToolResult("t1", "edit_file", True, "1 replacement", "edited app.py: 1 replacement\n" + DIFF))
+    assert len(out) == 2
+    assert "-    return a+b" in out[1] and "+    return a + b" in out[1]
+    assert "\x1b[" in out[1]  # coloured
+
+
+def test_extract_diff_prefers_facts():
+    assert extract_diff("no diff here", {"diff": DIFF}) == DIFF
+    assert extract_diff("edited app.py\n" + DIFF).startswith("--- a/app.py")
+    assert extract_diff("just text") == ""
+
+
+def test_task_list_is_live_and_ticks_then_is_committed_at_the_end():
+    renderer, out = collect()
+    tasks = (ev.Task(1, "Add flag", "done"), ev.Task(2, "Thread it", "in_progress"), ev.Task(3, "Test", "pending"))
+    renderer.handle(ev.TaskUpdate(tasks))
+    live = live_text(renderer)
+    assert "Tasks 1/3 done" in live and "✓ 1. Add flag" in live and "▸ 2. Thread it" in live and "○ 3. Test" in live
+    renderer.handle(ev.TaskUpdate(tuple(ev.Task(t.id, t.text, "done") for t in tasks)))
+    assert "Tasks 3/3 done" in live_text(renderer)
+    renderer.handle(ev.Stopped("done", "finished", 4))
+    assert "Tasks 3/3 done" in "".join(out)
+
+
+def test_long_task_list_is_windowed_live():
+    tasks = tuple(ev.Task(i, f"step {i}", "done" if i < 30 else "pending") for i in range(1, 41))
+    text = render_text(checklist(tasks), 80, False)
+    assert "step 30" in text and "earlier" in text and "more" in text
+    assert len(text.splitlines()) <= 15
+
+
+def test_plain_checklist():
+    text = plain_checklist((ev.Task(1, "a", "done"), ev.Task(2, "b", "blocked", "no access")))
+    assert text == "Tasks 1/2 done, 1 blocked\n  [x] 1. a\n  [!] 2. b — no access"
+
+
+def test_plain_mode_keeps_markdown_source_and_no_escape_codes():
+    renderer, out = collect(plain=True)
+    renderer.handle(ev.TextDelta("# Title\n\nSome `code`.\n"))
+    renderer.handle(ev.Stopped("interrupted", "interrupted by user", 2))
+    text = "".join(out)
+    assert "# Title" in text and "Some `code`." in text
+    assert "\x1b" not in text
+    assert "■ interrupted: interrupted by user (2 steps)" in text
+
+
+def test_no_color_is_respected(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    renderer, out = collect(terminal=True)
+    renderer.handle(ev.ToolResult("t1", "edit_file", True, "1 replacement", DIFF))
+    assert not any("\x1b[3" in chunk or "\x1b[9" in chunk for chunk in out)
+
+
+def test_lines_fit_80_columns():
+    renderer, out = collect(width=80, terminal=True)
+    renderer.handle(ev.TextDelta("word " * 100 + "\n\n"))
+    renderer.handle(ev.ToolResult("t1", "grep", True, "3 matches " + "x" * 200, ""))
+    import re
+
+    for line in "".join(out).splitlines():
+        assert len(re.sub(r"\x1b\[[0-9;]*m", "", line)) <= 80
+
+
+def test_thinking_is_committed_dim_before_the_answer():
+    renderer, out = collect()
+    renderer.handle(ev.ThinkingDelta("Considering the options"))
+    assert "thinking" in live_text(renderer)
+    renderer.handle(ev.TextDelta("Answer.\n\n"))
+    assert out[0].startswith("Considering the options") and "Answer." in "".join(out[1:])
+
+
+def test_notice_and_stop_styles():
+    renderer, out = collect()
+    renderer.handle(ev.Notice("changed since read: app.py", "warning"))
+    renderer.handle(ev.Stopped("failed", "scripted model: no turn 4", 3))
+    assert out == ["• changed since read: app.py\n", "■ failed: scripted model: no turn 4 (3 steps)\n"]
