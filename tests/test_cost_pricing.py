@@ -1,0 +1,75 @@
+"""Prices from config: every token class at its own rate, unknown models flagged rather than
+guessed, and per-call usage records that include side calls."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cast.agent import events as ev
+from cast.agent.cost import UsageLog, price_for
+from cast.agent.loop import Agent, Hooks
+from cast.config import Config, load
+from cast.models.base import Usage
+from cast.models.scripted import ScriptedModel
+from cast.tools.base import ToolContext
+from cast.workspace import Workspace
+
+MILLION = 1_000_000
+
+
+def test_a_known_model_is_priced_per_token_class():
+    price = price_for(Config(), "claude-sonnet-4-5")
+    assert price.known and price.label == ""
+    assert price(Usage(input_tokens=MILLION)) == pytest.approx(3.0)
+    assert price(Usage(output_tokens=MILLION)) == pytest.approx(15.0)
+    assert price(Usage(cache_read_tokens=MILLION)) == pytest.approx(0.30)
+    assert price(Usage(cache_write_tokens=MILLION)) == pytest.approx(3.75)
+    mixed = Usage(input_tokens=2_000, output_tokens=500, cache_read_tokens=100_000, cache_write_tokens=10_000)
+    assert price(mixed) == pytest.approx((2_000 * 3 + 500 * 15 + 100_000 * 0.3 + 10_000 * 3.75) / MILLION)
+
+
+def test_dated_ids_find_their_family_and_config_overrides_apply(tmp_path):
+    (tmp_path / ".cast").mkdir()
+    (tmp_path / ".cast" / "config.toml").write_text('[prices]\n"my-model" = [1.0, 2.0, 0.1, 1.25]\n')
+    config = load(tmp_path)
+    assert price_for(config, "claude-haiku-4-5-20251001")(Usage(input_tokens=MILLION)) == pytest.approx(1.0)
+    assert price_for(config, "my-model")(Usage(cache_write_tokens=MILLION)) == pytest.approx(1.25)
+    assert not price_for(config, "claude-haiku-4-50").known  # a prefix is not a family
+
+
+def test_an_unknown_model_costs_zero_and_says_so():
+    price = price_for(Config(), "script:demo.jsonl")
+    assert not price.known and price(Usage(1000, 1000, 1000, 1000)) == 0.0
+    assert price.label == "unknown price for script:demo.jsonl"
+
+
+def test_usage_log_records_each_call_and_side_calls(tmp_path):
+    prices = {"m": (1.0, 10.0, 0.1, 1.25)}
+    log = UsageLog(price_for(Config(prices=prices), "m"))
+    model = ScriptedModel([{"text": "one", "tool_uses": []}])
+    agent = Agent(model=model, tools=[], system="s" * 400, ctx=ToolContext(workspace=Workspace(tmp_path)),
+                  hooks=Hooks(price=log.price))
+    for event in agent.run("hello"):
+        log.observe(event)
+    log.add(Usage(1_000, 100, 0, 0), "compaction")
+    first, side = log.records
+    assert (first.step, first.kind) == (1, "step")
+    assert first.input_tokens > 100 and first.context_tokens == first.input_tokens
+    assert first.cost == pytest.approx((first.input_tokens * 1 + first.output_tokens * 10) / MILLION, abs=1e-6)
+    assert (side.kind, side.cost) == ("compaction", pytest.approx((1_000 * 1 + 100 * 10) / MILLION))
+    data = json.loads(json.dumps(log.to_dict()))
+    assert data["price_known"] and [c["kind"] for c in data["calls"]] == ["step", "compaction"]
+    assert data["total"]["input_tokens"] == first.input_tokens + 1_000
+    assert data["total"]["cost"] == pytest.approx(first.cost + side.cost, abs=1e-6)
+
+
+def test_usage_log_turns_session_totals_into_per_call_deltas():
+    log = UsageLog(price_for(Config(), "claude-opus-4-5"))
+    log.observe(ev.StepStarted(1))
+    log.observe(ev.UsageUpdate(100, 10, 0, 1_000, 1_100))
+    log.observe(ev.StepStarted(2))
+    log.observe(ev.UsageUpdate(150, 30, 1_000, 1_200, 2_250))
+    second = log.records[1]
+    assert (second.step, second.input_tokens, second.output_tokens, second.cache_read_tokens, second.cache_write_tokens) == (2, 50, 20, 1_000, 200)
+    assert second.cost == pytest.approx((50 * 5 + 20 * 25 + 1_000 * 0.5 + 200 * 6.25) / MILLION)
