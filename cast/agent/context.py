@@ -10,9 +10,10 @@ with the square of its steps. Two levers, in this order:
    half the threshold). Why batches: the provider caches the request prefix, and any rewrite of an
    old message invalidates the cache from that message on. Shrinking a little every step would
    miss the cache every step; shrinking in epochs keeps the prefix byte-identical between them, so
-   all but one request per epoch read the history from cache at a tenth of the price. (A bigger
-   batch means rarer rewrites against a few more tokens read at 0.1x; half the threshold is
-   about where the two costs balance.)
+   all but one request per epoch read the history from cache at a tenth of the price. (An epoch
+   re-caches the history after the system prefix at 1.25x; waiting longer carries more tokens at
+   0.1x per request. For keep_recent_steps=6 the two balance near a dozen steps of growth per
+   epoch, which half the default threshold is about.)
 2. Compaction. Past `compact_threshold_tokens` (unless aging alone brings it back under the aging
    threshold: otherwise the unelidable rest has grown too big and epochs would come every step
    just under the limit), one model call writes a summary of the conversation, and the transcript becomes a single user message:
