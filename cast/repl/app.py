@@ -68,7 +68,7 @@ class Repl:
 
     async def main(self, task: str | None = None, resume: str | None = None) -> int:
         self.screen.loop = asyncio.get_running_loop()
-        self._warm_up()
+        self.screen.loop.call_later(0.2, self._warm_up)  # after the first prompt is drawn
         self.say(self._banner(), "dim")
         if resume:
             self.resume(resume)

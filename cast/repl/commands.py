@@ -6,9 +6,6 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from rich.table import Table
-from rich.text import Text
-
 Handler = Callable[[Any, str], None]
 
 
@@ -42,6 +39,8 @@ def _tasks(repl: Any, arg: str) -> None:
 
 
 def _plans(repl: Any, arg: str) -> None:
+    from rich.table import Table
+
     from cast.plans.store import list_plans
 
     found = list_plans(repl.state.root)
@@ -97,6 +96,9 @@ def _model(repl: Any, arg: str) -> None:
 
 
 def _help(repl: Any, arg: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column(overflow="fold")

@@ -11,8 +11,6 @@ import threading
 from typing import Any, Callable
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
-from rich.syntax import Syntax
 from rich.text import Text
 
 from cast.agent import events as ev
@@ -37,6 +35,10 @@ def extract_diff(text: str, facts: dict[str, Any] | None = None) -> str:
     return ""
 
 
+def _is_fence(block: str) -> bool:
+    return block.lstrip().startswith(("```", "~~~"))
+
+
 def clip_lines(text: str, limit: int, keep: str = "head") -> tuple[str, int]:
     lines = text.rstrip("\n").splitlines()
     if len(lines) <= limit:
@@ -59,6 +61,7 @@ class Renderer:
         self._running: dict[str, str] = {}  # tool call id -> label, for calls not answered yet
         self._tasks: tuple[ev.Task, ...] = ()
         self._blocks = 0  # Markdown blocks committed in the current reply (for spacing)
+        self._last_fence = False
         self.working = False
 
     # -- events ---------------------------------------------------------------------------
@@ -105,9 +108,11 @@ class Renderer:
             self.commit(self.status_line(event))
 
     def _commit_block(self, block: str) -> None:
-        if self._blocks:
-            self.commit(Text(""))
+        fence = _is_fence(block)
+        if self._blocks and not (fence or self._last_fence) or (self.plain and self._blocks):
+            self.commit(Text(""))  # rich pads code blocks itself
         self._blocks += 1
+        self._last_fence = fence
         self.commit(self.markdown(block))
 
     def _end_text(self) -> None:
@@ -134,6 +139,8 @@ class Renderer:
     def markdown(self, source: str) -> RenderableType:
         if self.plain:
             return Text(source.rstrip("\n"))
+        from rich.markdown import Markdown  # imported on first use: it costs startup time
+
         return Markdown(source, code_theme=CODE_THEME, hyperlinks=False)
 
     def tool_line(self, label: str, event: ev.ToolResult) -> Text:
@@ -151,6 +158,8 @@ class Renderer:
         return line
 
     def diff(self, diff: str) -> RenderableType:
+        from rich.syntax import Syntax
+
         body, cut = clip_lines(diff, DIFF_LINES)
         parts: list[RenderableType] = [Text(body) if self.plain else Syntax(body, "diff", theme=CODE_THEME, background_color="default", word_wrap=True)]
         if cut:

@@ -1,0 +1,87 @@
+"""The plan hand-off: after a planning turn writes a plan, the user chooses what happens next."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from replkit import Harness
+
+PLAN = "# Plan: sub\n\n- [ ] Add sub to app.py\n"
+WRITE = {"text": "Planning.", "tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": PLAN}}]}
+
+
+@pytest.fixture
+def harness(repo):
+    made: list[Harness] = []
+
+    def make(turns) -> Harness:
+        h = Harness(repo, turns)
+        made.append(h)
+        return h
+
+    yield make
+    for h in made:
+        h.close()
+
+
+def asked(h: Harness) -> None:
+    h.wait(lambda: h.repl.asker.current is not None and "Plan written" in h.repl.asker.current.title, "the plan offer")
+
+
+def sent_messages(h: Harness) -> str:
+    return json.dumps(h.repl.state.run.agent.model.requests[-1].messages)
+
+
+def test_execute_now_runs_the_plan_and_ticks_it(harness, repo):
+    h = harness([WRITE, {"text": "Planned."},
+                 {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]}, {"text": "Done."}])
+    h.send("add sub\r")
+    asked(h)
+    assert h.repl.state.mode == "plan"
+    h.send("e")
+    h.wait_text("■ done", timeout=10)
+    h.wait_idle()
+    assert h.repl.state.mode == "execute"
+    plan = next((repo / ".cast" / "plans").glob("*/plan.md"))
+    assert "- [x] Add sub to app.py" in plan.read_text()
+    assert "Tasks 1/1 done" in h.out.text()
+
+
+def test_open_in_editor_rereads_the_plan_and_tells_the_planner(harness, monkeypatch):
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", "sh -c 'printf \"%s\\n\" \"- [ ] Also test it\" >> \"$1\"' editor")
+    h = harness([WRITE, {"text": "Planned."}, {"text": "Revised."}])
+    h.send("add sub\r")
+    asked(h)
+    h.send("o")
+    h.wait_text("now has 2 items")
+    asked(h)  # asked again after editing
+    h.send("k")
+    h.wait(lambda: h.repl.asker.current is None and not h.repl.busy, "the prompt")
+    assert h.repl.state.hint
+    h.send("split it in two\r")
+    h.wait_text("Revised.")
+    messages = sent_messages(h)
+    assert "edited the plan file" in messages and "split it in two" in messages
+
+
+def test_feedback_typed_at_the_offer_keeps_planning(harness):
+    h = harness([WRITE, {"text": "Planned."}, {"text": "Adjusted the plan."}])
+    h.send("add sub\r")
+    asked(h)
+    h.send("make it smaller\r")
+    h.wait_text("Adjusted the plan.")
+    assert "make it smaller" in sent_messages(h)
+    assert h.repl.state.mode == "plan"
+
+
+def test_not_now_and_escape_leave_the_plan_alone(harness, repo):
+    h = harness([WRITE, {"text": "Planned."}])
+    h.send("add sub\r")
+    asked(h)
+    h.send("\x1b")
+    h.wait_text("/execute runs it")
+    h.wait_idle()
+    assert h.repl.state.mode == "plan"
+    assert (repo / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
