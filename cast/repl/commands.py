@@ -75,7 +75,15 @@ def _cost(repl: Any, arg: str) -> None:
 
 
 def _compact(repl: Any, arg: str) -> None:
-    repl.say("/compact is not available in this version of cast: the conversation is not compacted on demand.", "yellow")
+    run = repl.state.run
+    force = getattr(getattr(run.agent.hooks, "prepare", None), "force", None) if run is not None else None
+    if run is None:
+        repl.say("Nothing to compact yet: the conversation is empty.", "dim")
+    elif force is None:
+        repl.say("/compact is not available for this run: it has no context compaction set up.", "yellow")
+    else:
+        force()
+        repl.say("The conversation will be compacted into a summary before the next request.", "dim")
 
 
 def _resume(repl: Any, arg: str) -> None:
@@ -124,7 +132,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("tasks", "", "Show the task list of the current run.", _tasks, while_busy=True),
     Command("plans", "", "List plans with their progress, newest first.", _plans, while_busy=True),
     Command("cost", "", "Tokens used and cost so far in this REPL.", _cost, while_busy=True),
-    Command("compact", "", "Compact the conversation now (not available in this version).", _compact, while_busy=True),
+    Command("compact", "", "Summarise the conversation before the next request (where the run supports compaction).", _compact, while_busy=True),
     Command("resume", "[session]", "Continue an earlier session; without an id, list recent ones.", _resume),
     Command("clear", "", "Forget the conversation; the next task starts a new session.", _clear),
     Command("model", "[id]", "Show the model, or switch to another for the next requests.", _model),

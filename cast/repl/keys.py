@@ -38,6 +38,7 @@ def key_bindings(repl: Any) -> KeyBindings:
         event.current_buffer.insert_text("\n")
 
     @kb.add("c-c")
+    @kb.add(Keys.SIGINT)
     def _(event: KeyPressEvent) -> None:
         repl.on_ctrl_c()
 
@@ -55,7 +56,7 @@ def key_bindings(repl: Any) -> KeyBindings:
 
     @kb.add(Keys.Any, filter=asking & empty)
     def _(event: KeyPressEvent) -> None:
-        if not repl.asker.answer_key(event.data.lower()):
+        if not repl.asker.answer_key(event.data.lower()) and event.data.isprintable():
             event.current_buffer.insert_text(event.data)
 
     return kb

@@ -1,0 +1,106 @@
+"""Slash commands, each through the prompt: they do what they say or say clearly why not."""
+from __future__ import annotations
+
+import pytest
+
+from cast.repl import commands
+from replkit import Harness
+
+PLAN = "# Plan: sub\n\n- [ ] Add sub\n- [x] Already there\n"
+
+
+@pytest.fixture
+def harness(repo):
+    made: list[Harness] = []
+
+    def make(turns=None, mode="plan") -> Harness:
+        h = Harness(repo, turns, mode)
+        made.append(h)
+        return h
+
+    yield make
+    for h in made:
+        h.close()
+
+
+def test_every_command_has_help_and_a_handler():
+    assert [c.name for c in commands.COMMANDS] == [
+        "plan", "execute", "tasks", "plans", "cost", "compact", "resume", "clear", "model", "help", "exit"]
+    for command in commands.COMMANDS:
+        assert command.help and callable(command.handler)
+        assert "TODO" not in command.help
+    assert commands.lookup("quit").name == "exit" and commands.lookup("he").name == "help"
+    assert commands.lookup("pl") is None  # ambiguous: plan, plans
+
+
+def test_commands_before_any_task(harness):
+    h = harness()
+    for line, expected in [
+        ("/tasks", "No task list"),
+        ("/plans", "No plans yet"),
+        ("/cost", "tokens: 0 in, 0 out"),
+        ("/compact", "Nothing to compact yet"),
+        ("/resume", "No sessions to resume yet"),
+        ("/model", "model: script:script.jsonl"),
+        ("/execute", "cannot execute: no plan with unticked items"),
+    ]:
+        h.send(line + "\r")
+        h.wait_text(expected)
+        h.wait_idle()
+
+
+def test_plan_with_a_task_plans_it_and_plans_lists_it(harness):
+    h = harness([{"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": PLAN}}]}, {"text": "Planned."}])
+    h.send("\x1b[Z")
+    h.wait(lambda: h.repl.state.mode == "execute", "execute mode")
+    h.send("/plan add sub\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the plan offer")
+    assert h.repl.state.mode == "plan"
+    h.send("n")
+    h.wait_idle()
+    h.send("/plans\r")
+    h.wait_text("1/2")
+    assert "add sub" in h.out.text()
+    h.send("/cost\r")
+    h.wait_text("context:")
+    assert "cost: not priced for this run" in h.out.text() or "cost: $" in h.out.text()
+
+
+def test_execute_with_a_session_id_shows_the_task_list(harness, repo):
+    plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(PLAN)
+    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]}, {"text": "Done."}])
+    h.send("/execute 2026-01-01-sub\r")
+    h.wait_text("■ done")
+    h.wait_idle()
+    assert h.repl.state.mode == "execute"
+    h.send("/tasks\r")
+    h.wait_text("Tasks 2/2 done")
+    assert plan.read_text() == PLAN.replace("- [ ] Add sub", "- [x] Add sub")
+
+
+def test_clear_starts_a_new_session_and_model_switches(harness, tmp_path):
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"text": "from the other script"}\n')
+    h = harness([{"text": "first answer"}])
+    h.send("hello\r")
+    h.wait_text("first answer")
+    h.wait_idle()
+    first = h.repl.state.session_id
+    assert first
+    h.send(f"/model script:{other}\r")
+    h.wait_text("model: script:other.jsonl")
+    h.send("again\r")
+    h.wait_text("from the other script")
+    h.wait_idle()
+    assert h.repl.state.session_id == first  # same conversation, other model
+    h.send("/clear\r")
+    h.wait_text("Conversation cleared")
+    assert h.repl.state.run is None and h.repl.state.session_id == ""
+
+
+def test_resume_without_support_says_so(harness):
+    h = harness()
+    h.send("/resume 2026-01-01-nothing\r")
+    h.wait_text("cannot resume 2026-01-01-nothing")
