@@ -128,12 +128,26 @@ class Session:
 
     @classmethod
     def open(cls, root: Path, id: str) -> "Session":
-        """Reopen an existing session to append to it (resume)."""
+        """Reopen an existing session to append to it; prefer `resume`, which also repairs."""
         directory = sessions_dir(root) / id
         meta = _read_meta(directory)
         session = cls(directory, meta)
         session.update(status="running", pid=os.getpid())
         return session
+
+    @classmethod
+    def resume(cls, root: Path, id: str) -> tuple["Session", list[Message]]:
+        """Reopen a session and return the messages to continue from. If they had to be made
+        valid (calls left unanswered by a crash), the repaired list is journalled as a replace
+        record first, so the file keeps matching what the model will be sent."""
+        directory = sessions_dir(root) / id
+        _read_meta(directory)
+        replayed = replay(read_records(directory / TRANSCRIPT))
+        messages = make_valid(replayed)
+        session = cls.open(root, id)
+        if messages != replayed:
+            session.append({"role": "meta", "replace": messages})
+        return session, messages
 
     # -- journal ----------------------------------------------------------------------------
     def append(self, message: Message) -> None:
@@ -149,11 +163,10 @@ class Session:
         path = self.dir / TRANSCRIPT
         out = open(path, "a+b")
         size = out.seek(0, os.SEEK_END)
-        if size:
-            keep = _complete_length(path)
-            if keep != size:
-                out.truncate(keep)
-                out.seek(keep)
+        keep = path.read_bytes().rfind(b"\n") + 1 if size else 0  # up to the last complete line
+        if keep != size:
+            out.truncate(keep)
+            out.seek(keep)
         self._file = out
         return out
 
@@ -182,12 +195,6 @@ class Session:
             self.update(status=event.status, reason=event.reason)
 
 
-def _complete_length(path: Path) -> int:
-    """Bytes up to and including the last newline: what survives of a torn journal."""
-    data = path.read_bytes()
-    return data.rfind(b"\n") + 1
-
-
 def _read_meta(directory: Path) -> dict[str, Any]:
     try:
         meta = json.loads((directory / META).read_text(encoding="utf-8"))
@@ -206,14 +213,12 @@ def _read_meta(directory: Path) -> dict[str, Any]:
 def _alive(pid: Any) -> bool:
     if not isinstance(pid, int) or pid <= 0:
         return False
-    if pid == os.getpid():
-        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # someone else's process: alive
     return True
 
 
@@ -283,6 +288,16 @@ def make_valid(messages: list[Message]) -> list[Message]:
     return result
 
 
+def next_id(root: Path, base: str) -> str:
+    """`base` if no session has it yet, else `base-2`, `base-3`, ...: one session per run. An
+    execute run of plan session X can use `next_id(root, X + "-exec")`."""
+    candidate, n = base, 1
+    while os.path.lexists(sessions_dir(root) / candidate):
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
 def load(root: Path, id: str) -> tuple[dict[str, Any], list[Message]]:
     """(meta, messages) of a session: the transcript as the model last saw it, made API-valid."""
     directory = sessions_dir(root) / id
@@ -303,20 +318,13 @@ class SessionInfo:
 def list_sessions(root: Path) -> list[SessionInfo]:
     """Every readable session, most recently updated first."""
     base = sessions_dir(root)
-    if not base.is_dir():
-        return []
     found = []
-    for directory in base.iterdir():
-        if not directory.is_dir():
-            continue
+    for directory in sorted(base.iterdir()) if base.is_dir() else []:
         try:
             meta = _read_meta(directory)
-        except SessionError:
+        except (SessionError, NotADirectoryError):
             continue
-        found.append((meta.get("updated") or "", directory.stat().st_mtime, SessionInfo(
-            id=str(meta.get("id", directory.name)), mode=str(meta.get("mode", "")),
-            status=str(meta.get("status", "")), task=str(meta.get("task", "")),
-            steps=int(meta.get("steps") or 0), updated=str(meta.get("updated", "")),
-        )))
-    found.sort(key=lambda entry: (entry[0], entry[1], entry[2].id), reverse=True)
-    return [info for _, _, info in found]
+        info = SessionInfo(str(meta.get("id", directory.name)), str(meta.get("mode", "")), str(meta.get("status", "")),
+                           str(meta.get("task", "")), int(meta.get("steps") or 0), str(meta.get("updated", "")))
+        found.append(((info.updated, directory.stat().st_mtime, info.id), info))
+    return [info for _, info in sorted(found, key=lambda entry: entry[0], reverse=True)]

@@ -15,7 +15,7 @@ import pytest
 
 from cast.agent import events as ev
 from cast.agent.transcript import Transcript, text_block, tool_result_block
-from cast.sessions import NOT_RUN, Session, SessionError, list_sessions, load, make_valid, sessions_dir
+from cast.sessions import NOT_RUN, Session, SessionError, list_sessions, load, make_valid, next_id, read_records, replay, sessions_dir
 
 
 def new_session(root: Path, sid: str = "2026-01-02-demo", **kw) -> Session:
@@ -87,6 +87,12 @@ class TestRoundTrip:
         with pytest.raises(FileExistsError):
             new_session(tmp_path)
 
+    def test_next_id_gives_each_run_its_own_session(self, tmp_path):
+        assert next_id(tmp_path, "2026-01-02-demo-exec") == "2026-01-02-demo-exec"
+        new_session(tmp_path, "2026-01-02-demo-exec")
+        new_session(tmp_path, "2026-01-02-demo-exec-2")
+        assert next_id(tmp_path, "2026-01-02-demo-exec") == "2026-01-02-demo-exec-3"
+
     def test_unknown_session_is_a_clear_error(self, tmp_path):
         with pytest.raises(SessionError, match="no session"):
             load(tmp_path, "nope")
@@ -156,6 +162,24 @@ class TestTornJournal:
         partial = messages + [{"role": "user", "content": [tool_result_block("b", "done", False)]}]
         fixed = make_valid(partial)
         assert [b["tool_use_id"] for b in fixed[-1]["content"]] == ["a", "b"]
+
+
+def test_resume_journals_the_repair_so_the_file_keeps_matching_memory(tmp_path):
+    session = new_session(tmp_path)
+    t = Transcript(on_append=session.append)
+    t.add_user([text_block("go")])
+    t.add_assistant([tool_use("a")])  # then the process died: no result was ever written
+    session.close()
+    resumed, messages = Session.resume(tmp_path, session.id)
+    assert messages[-1]["content"][0]["content"] == NOT_RUN
+    t2 = Transcript(messages, on_append=resumed.append)
+    t2.note("carry on")
+    t2.add_assistant([text_block("done")])
+    _, again = load(tmp_path, session.id)
+    assert again == t2.messages
+    assert [m["role"] for m in again] == ["user", "assistant", "user", "assistant"]
+    # the journal itself holds the repair: no need to re-derive it on every load
+    assert replay(read_records(resumed.dir / "transcript.jsonl")) == t2.messages
 
 
 CHILD = textwrap.dedent("""
