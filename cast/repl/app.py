@@ -14,7 +14,6 @@ import time
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.formatted_text import ANSI, to_formatted_text
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
 from cast.repl import commands, jobs
@@ -23,11 +22,10 @@ from cast.repl.complete import FileIndex, ReplCompleter
 from cast.repl.keys import ESC_TIMEOUT, key_bindings
 from cast.repl.screen import Screen
 from cast.repl.state import MODES, ReplState
-from cast.repl.toolbar import STYLE, prompt_label, toolbar_fragments
+from cast.repl.toolbar import STYLE
+from cast.repl.view import TICK_SECONDS, PromptView
 from cast.repl.worker import Worker
 
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-TICK_SECONDS = 0.12
 EXIT_CONFIRM_SECONDS = 2.0
 EXIT_WAIT_SECONDS = 5.0
 
@@ -50,12 +48,13 @@ class Repl:
         self.files = FileIndex(self.state.root)
         self.exiting = False
         self._last_ctrl_c = 0.0
+        self.view = PromptView(self)
         self.session: PromptSession[str] = PromptSession(
-            message=self._message, bottom_toolbar=self._toolbar, style=STYLE,
+            message=self.view.message, bottom_toolbar=self.view.toolbar, style=STYLE,
             completer=ReplCompleter(commands.names, self.files, commands.argument_values(self)),
             complete_while_typing=True, history=self._history() if history else InMemoryHistory(),
-            key_bindings=key_bindings(self), multiline=True, prompt_continuation=self._continuation,
-            placeholder=self._placeholder, erase_when_done=True, input=input, output=output,
+            key_bindings=key_bindings(self), multiline=True, prompt_continuation=self.view.continuation,
+            placeholder=self.view.placeholder, erase_when_done=True, input=input, output=output,
             enable_history_search=False, reserve_space_for_menu=6,
         )
         app = self.session.app
@@ -189,7 +188,8 @@ class Repl:
         if mode not in MODES or mode == self.state.mode:
             return
         if self.busy:
-            self.say("the mode changes when the agent is done; Esc interrupts it", "yellow")
+            waiting = "answer the question above first" if self.asker.current is not None else "Esc interrupts it"
+            self.say(f"the mode changes when the agent is done; {waiting}", "yellow")
             return
         try:
             self.state.set_mode(mode)
@@ -285,55 +285,6 @@ class Repl:
         line.append(f"{mode} › ", style="bold cyan" if mode == "plan" else "bold yellow")
         line.append(text)
         self.show(line)
-
-    # -- the prompt's parts -----------------------------------------------------------------------
-    def _message(self) -> list[tuple[str, str]]:
-        fragments: list[tuple[str, str]] = []
-        live = self.renderer.live()
-        if live is not None:
-            lines = self.screen.render(live).rstrip("\n").split("\n")
-            room = max(3, self._rows() - 10)
-            fragments += to_formatted_text(ANSI("\n".join(lines[-room:]) + "\n"))
-        question = self.asker.current
-        if question is not None:
-            fragments.append(("class:question", question.title + "\n"))
-            if question.detail:
-                fragments.append(("class:question.detail", "  " + question.detail.replace("\n", "\n  ") + "\n"))
-            fragments.append(("class:question.keys", question.labels + "\n"))
-        elif self.busy:
-            frame = SPINNER[int(time.monotonic() / TICK_SECONDS) % len(SPINNER)]
-            fragments.append(("class:working", f"{frame} working · Esc interrupts · a message you send is queued as guidance\n"))
-        return fragments + prompt_label(self.state.mode)
-
-    def _toolbar(self) -> list[tuple[str, str]]:
-        return toolbar_fragments(self.state, self.busy, self._columns())
-
-    def _placeholder(self) -> list[tuple[str, str]]:
-        question = self.asker.current
-        if question is not None and question.placeholder:
-            return [("class:placeholder", question.placeholder)]
-        if self.state.hint:
-            return [("class:placeholder", self.state.hint)]
-        if self.busy:
-            return [("class:placeholder", "guidance for the agent…")]
-        return []
-
-    def _continuation(self, width: int, line_number: int, wrap_count: int) -> list[tuple[str, str]]:
-        return [("class:placeholder", "… ".rjust(width))]
-
-    def _size(self) -> Any:
-        try:
-            return self.session.app.output.get_size()
-        except Exception:
-            return None
-
-    def _rows(self) -> int:
-        size = self._size()
-        return size.rows if size else 24
-
-    def _columns(self) -> int:
-        size = self._size()
-        return size.columns if size else 80
 
 
 def run_repl(options: Any, mode: str = "plan", task: str | None = None, resume: str | None = None) -> int:

@@ -166,7 +166,10 @@ def dispatch(repl: Any, line: str) -> None:
         repl.say(f"unknown command /{name}{hint}; /help lists them", "red")
         return
     if repl.busy and not command.while_busy:
-        repl.say(f"/{command.name} waits until the agent is done; press Esc to interrupt it.", "yellow")
+        if repl.asker.current is not None:
+            repl.say(f"/{command.name}: answer the question above first (Esc leaves it).", "yellow")
+        else:
+            repl.say(f"/{command.name} waits until the agent is done; press Esc to interrupt it.", "yellow")
         return
     command.handler(repl, arg)
 

@@ -78,7 +78,7 @@ def handoff(repl: Any, run: Any) -> None:
         question = Question(
             title=f"Plan written: {_rel(run, path)} ({_items(path)} items). What next?",
             choices={"e": EXECUTE, "o": EDIT, "k": KEEP, "n": LATER},
-            labels="[e]xecute now · [o]pen in editor · [k]eep planning (or type feedback) · [n]ot now",
+            labels="[e]xecute · [o]pen in editor · [k]eep planning (or type feedback) · [n]ot now",
             on_leave=LATER,
             placeholder="feedback on the plan keeps planning",
             on_text=lambda text: Reply(KEEP, text.strip()) if text.strip() else None,

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import io
-import subprocess
 
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
@@ -12,7 +11,7 @@ from cast.repl.complete import FileIndex, ReplCompleter, fuzzy_filter, list_file
 from cast.repl.state import ReplState
 from cast.repl.toolbar import toolbar_fragments
 from cast.runs import Options
-from conftest import git, write_script
+from conftest import write_script
 
 FILES = ["README.md", "cast/cli.py", "cast/repl/app.py", "cast/repl/complete.py", "tests/test_cli.py", "docs/cast-cli.md"]
 

@@ -28,11 +28,11 @@ def harness(repo):
 def test_shift_tab_toggles_plan_and_execute(harness):
     h = harness()
     assert h.repl.state.mode == "plan"
-    assert ("class:mode.plan", "plan ›") in h.repl._message()
+    assert ("class:mode.plan", "plan ›") in h.repl.view.message()
     h.send(SHIFT_TAB)
     h.wait(lambda: h.repl.state.mode == "execute", "execute mode")
-    assert ("class:mode.execute", "execute ›") in h.repl._message()
-    toolbar = "".join(text for _, text in h.repl._toolbar())
+    assert ("class:mode.execute", "execute ›") in h.repl.view.message()
+    toolbar = "".join(text for _, text in h.repl.view.toolbar())
     assert "EXECUTE" in toolbar
     h.send(SHIFT_TAB)
     h.wait(lambda: h.repl.state.mode == "plan", "plan mode again")
@@ -131,7 +131,7 @@ def test_approval_is_asked_at_the_prompt(harness):
     worker = threading.Thread(target=lambda: answers.append(h.repl.approve("make install")))
     worker.start()
     h.wait(lambda: h.repl.asker.current is not None, "the question")
-    text = "".join(t for _, t in h.repl._message())
+    text = "".join(t for _, t in h.repl.view.message())
     assert "make install" in text and "[y]es" in text
     h.send("a")
     worker.join(5)

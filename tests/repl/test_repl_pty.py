@@ -108,7 +108,7 @@ def test_task_streams_text_runs_tools_and_offers_the_plan(repo, tmp_path):
     child.expect("write_plan plan · 2 items")
     child.expect("■ done")
     child.expect(r"Plan written: \.cast/plans/\S+/plan\.md \(2 items\)")
-    child.expect(r"\[e\]xecute now")
+    child.expect(r"\[e\]xecute · ")
     child.send("n")  # not now: the plan stays, nothing runs
     child.expect("/execute runs it")
     plans = list((repo / ".cast" / "plans").glob("*/plan.md"))
@@ -123,7 +123,7 @@ def test_leaving_the_plan_offer_is_not_approval(repo, tmp_path):
     ])
     child = spawn(repo, script)
     child.send("plan it\r")
-    child.expect(r"\[e\]xecute now")
+    child.expect(r"\[e\]xecute · ")
     child.send("\x03")  # Ctrl+C leaves the question
     child.expect("/execute runs it")
     child.expect("plan ›")
