@@ -19,9 +19,16 @@ EXECUTE, EDIT, KEEP, LATER = "execute", "edit", "keep", "later"
 def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = None) -> ev.Stopped:
     from cast.agent.loop import drive as loop_drive
 
+    failed: list[str] = []
+
     def handle(event: ev.Event) -> None:
         repl.state.observe(event)
-        repl.renderer.handle(event)
+        try:
+            repl.renderer.handle(event)
+        except Exception as exc:  # a rendering bug must not break the run or its transcript
+            if not failed:
+                failed.append(str(exc))
+                repl.say(f"(cannot display a {type(event).__name__}: {type(exc).__name__}: {exc})", "red")
 
     if first is not None:
         handle(first)

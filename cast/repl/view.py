@@ -21,6 +21,12 @@ class PromptView:
         self.repl = repl
 
     def message(self) -> Fragments:
+        try:
+            return self._message()
+        except Exception:  # never let a drawing problem take the prompt down
+            return prompt_label(self.repl.state.mode)
+
+    def _message(self) -> Fragments:
         repl = self.repl
         fragments: Fragments = []
         live = repl.renderer.live()

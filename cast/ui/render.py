@@ -19,6 +19,7 @@ from cast.ui.stream import MarkdownStream
 from cast.ui.tasks import checklist, plain_checklist
 
 DIFF_LINES = 60  # longer diffs are cut, saying how much was left out
+CHANGED_SHOWN = 3  # files a command changed, named on its line
 LIVE_LINES = 20  # the unfinished block shows its last lines only
 CODE_THEME = "ansi_dark"
 STATUS_STYLE = {"done": "green", "interrupted": "yellow", "stopped": "yellow", "failed": "red"}
@@ -149,6 +150,10 @@ class Renderer:
         line.append(f"{mark} ", style=style)
         line.append(label, style="bold")
         summary = event.summary + (" (from record)" if event.cached else "")
+        if event.changed and event.name not in ("edit_file", "write_file"):
+            shown = ", ".join(event.changed[:CHANGED_SHOWN])
+            more = len(event.changed) - CHANGED_SHOWN
+            summary += f" · changed {shown}" + (f" and {more} more" if more > 0 else "")
         if summary:
             line.append(f" · {summary}", style="dim")
         if not event.ok and event.text:

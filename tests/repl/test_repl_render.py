@@ -127,3 +127,10 @@ def test_notice_and_stop_styles():
     renderer.handle(ev.Notice("changed since read: app.py", "warning"))
     renderer.handle(ev.Stopped("failed", "scripted model: no turn 4", 3))
     assert out == ["• changed since read: app.py\n", "■ failed: scripted model: no turn 4 (3 steps)\n"]
+
+
+def test_command_line_names_the_files_it_changed():
+    renderer, out = collect()
+    renderer.handle(ev.ToolCall("t1", "bash", {"command": "make"}))
+    renderer.handle(ev.ToolResult("t1", "bash", True, "exit_code=0", "exit_code=0", changed=("a.o", "b.o", "c.o", "d.o")))
+    assert out == ["✓ bash make · exit_code=0 · changed a.o, b.o, c.o and 1 more\n"]
