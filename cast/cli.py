@@ -80,11 +80,13 @@ def plan(
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
     stopped = _drive(run, json)
     plan_path = run.ctx.services.get("plan_path")
-    code = stopped.details.get("exit_code") or stopped.exit_code
+    code = _exit_code(stopped)
     if plan_path is None:
+        code = code or 1
         sys.stderr.write("cast: no plan was written\n")
-        raise typer.Exit(code or 1)
-    print(plan_path)
+    _conclude(run, stopped, json, code, show_report=False)
+    if plan_path is not None and not json:
+        print(plan_path)
     raise typer.Exit(code)
 
 
@@ -117,10 +119,11 @@ def execute(
         raise typer.Exit(0)
     stopped = _drive(run, json, execute_brief(run), first=task_event(board))
     left = board.remaining()
-    code = stopped.details.get("exit_code") or stopped.exit_code
+    code = _exit_code(stopped)
     if left and code == 0:
         sys.stderr.write(f"cast: {len(left)} plan items not done: " + ", ".join(str(n) for n, *_ in left) + "\n")
         code = 1
+    _conclude(run, stopped, json, code, show_report=True)
     raise typer.Exit(code)
 
 
@@ -148,6 +151,30 @@ def check_command(command: Annotated[str, typer.Argument(help="A bash command li
     verdict = check(command)
     print("allowed" if verdict.allowed else f"blocked: {verdict.reason}")
     raise typer.Exit(0 if verdict.allowed else 1)
+
+
+def _exit_code(stopped) -> int:
+    return stopped.details.get("exit_code") or stopped.exit_code
+
+
+def _conclude(run, stopped, json: bool, code: int, show_report: bool) -> None:
+    """The evidence report (built from observations) and, with --json, the final result object."""
+    import json as json_lib
+
+    from cast.runs import finish
+
+    report = finish(run)
+    if json:
+        usage = run.usage.to_dict() if run.usage else {}
+        result = {
+            "type": "result", "status": stopped.status, "reason": stopped.reason, "exit_code": code,
+            "session": run.session_id, "plan_path": str(run.ctx.services.get("plan_path") or "") or None,
+            "steps": run.agent.steps_total, "usage": usage, "cost": run.usage.total_cost() if run.usage else 0.0,
+            "report": report.to_dict() if report else None,
+        }
+        print(json_lib.dumps(result, default=str), flush=True)
+    elif show_report and report is not None:
+        print("\n" + report.render_text())
 
 
 def _drive(run, json: bool, message: str | None = None, first=None):

@@ -11,13 +11,19 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from cast.agent import events as ev
+from cast.agent.context import ContextEconomy
+from cast.agent.cost import UsageLog, price_for
 from cast.agent.loop import Agent, Hooks
+from cast.agent.report import Report, ReportBuilder, final_text
+from cast.agent.selfcheck import SelfCheck
+from cast.agent.transcript import Message, Transcript
 from cast.config import Config, load
 from cast.models.base import Model
 from cast.modes import EXECUTE, MODES, PLAN, Mode, system_prompt
 from cast.safety.approval import ApprovalPolicy, Approver
 from cast.tools.base import ToolContext
 from cast.tools.tasks import TaskBoard
+from cast.sessions import Session, next_id
 from cast.workspace import Workspace
 
 
@@ -41,6 +47,9 @@ class Run:
     agent: Agent
     session_id: str
     options: Options = field(default_factory=Options)
+    session: Session | None = None  # the transcript on disk
+    usage: UsageLog | None = None
+    report: ReportBuilder | None = None
 
     @property
     def ctx(self) -> ToolContext:
@@ -81,7 +90,8 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     workspace, config = setup(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
     ctx = ToolContext(workspace=workspace, task=task, services={"session_id": session_id})
-    return Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
+    run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
+    return _instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
 
 
 def execute_run(plan_ref: str | None, options: Options, model: Model | None = None) -> Run:
@@ -91,16 +101,88 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     workspace, config = setup(options)
     plan_path = find_plan(workspace.root, plan_ref)
     meta = parse_front_matter(plan_path.read_text(encoding="utf-8", errors="replace"))
-    board = TaskBoard(plan_path)
-    session_id = meta.get("session") or plan_path.parent.name
+    plan_session = meta.get("session") or plan_path.parent.name
+    session_id = next_id(workspace.root, f"{plan_session}-exec")
+    run = _execute(workspace, config, options, plan_path, meta.get("task", ""), session_id, model)
+    if run.tasks is not None and not run.tasks.remaining():
+        return run  # nothing to do, nothing to record
+    session = Session.create(workspace.root, session_id, mode="execute", task=run.ctx.task,
+                             model=run.agent.model.name, plan_path=plan_path)
+    return _instrument(run, session)
+
+
+def _execute(workspace: Workspace, config: Config, options: Options, plan_path: Path, task: str,
+             session_id: str, model: Model | None, messages: list[Message] | None = None) -> Run:
     ctx = ToolContext(
-        workspace=workspace, task=meta.get("task", ""),
-        services={"session_id": session_id, "plan_path": plan_path, "tasks": board,
+        workspace=workspace, task=task,
+        services={"session_id": session_id, "plan_path": plan_path, "tasks": TaskBoard(plan_path),
                   "approval": _approval(options, config, workspace)},
     )
     agent = _agent(EXECUTE, workspace, config, ctx, model)
-    agent.hooks = Hooks(after_tools=_watch_tasks(board), on_finish=_unticked_check(board))
     return Run(workspace, config, EXECUTE, agent, session_id, options)
+
+
+def resume_run(session_id: str | None, options: Options, model: Model | None = None) -> Run:
+    """Reopen a session on disk: its mode, its plan, its conversation (repaired if a crash left
+    it unanswerable)."""
+    from cast.sessions import SessionError, list_sessions
+
+    workspace, config = setup(options)
+    if session_id is None:
+        found = list_sessions(workspace.root)
+        if not found:
+            raise SessionError("no sessions yet in this workspace")
+        session_id = found[0].id
+    session, messages = Session.resume(workspace.root, session_id)
+    meta = session.meta
+    plan_path = Path(meta["plan_path"]) if meta.get("plan_path") else None
+    if meta.get("mode") == "execute" and plan_path is not None:
+        run = _execute(workspace, config, options, plan_path, meta.get("task", ""), session_id, model)
+    else:
+        ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), services={"session_id": session_id})
+        if plan_path is not None:
+            ctx.services["plan_path"] = plan_path
+        run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
+    return _instrument(run, session, messages)
+
+
+def _instrument(run: Run, session: Session, messages: list[Message] | None = None) -> Run:
+    """Attach what watches a run: the session file, the usage log and price, context economy,
+    the self-check (execute), and the evidence report."""
+    agent, config, board = run.agent, run.config, run.tasks
+    plan_path = run.ctx.services.get("plan_path")
+    price = price_for(config, agent.model.name)
+    run.session, run.usage = session, UsageLog(price)
+    run.report = ReportBuilder(run.workspace.root, plan_path)
+    agent.transcript = Transcript(messages, on_append=session.append)
+    economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
+    hooks = Hooks(prepare=economy, price=price,
+                  observers=[economy.observe, run.usage.observe, session.observe, run.report.observe])
+    if board is not None:
+        check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add)
+        hooks.after_tools, hooks.on_finish = _watch_tasks(board), check
+        hooks.observers.append(check.observe)
+    agent.hooks = hooks
+    return run
+
+
+def _state_for_model(run: Run) -> str:
+    """What compaction puts back after the summary: the plan and the task list, read from disk."""
+    plan_path = run.ctx.services.get("plan_path")
+    if plan_path is None or not Path(plan_path).is_file():
+        return ""
+    text = f"The plan file {plan_path}, as it is on disk now:\n{Path(plan_path).read_text(encoding='utf-8', errors='replace')}"
+    if run.tasks is not None:
+        text += f"\n\nTask list:\n{run.tasks.listing()}"
+    return text
+
+
+def finish(run: Run) -> Report | None:
+    """Close the run's books: the evidence report, the session's final cost."""
+    if run.session is not None and run.usage is not None:
+        run.session.update(cost=round(run.usage.total_cost(), 6))
+        run.session.close()
+    return run.report.build(final_text(run.agent.transcript.messages)) if run.report else None
 
 
 def execute_brief(run: Run) -> str:
@@ -140,23 +222,6 @@ def _watch_tasks(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:
     return after_tools
 
 
-def _unticked_check(board: TaskBoard) -> Callable[[Agent], str | None]:
-    """Deterministic part of the self-check: the model may not finish with items left unticked
-    without being told once."""
-    asked = [False]
-
-    def on_finish(agent: Agent) -> str | None:
-        board.sync()
-        left = [row for row in board.remaining() if row[2] != "blocked"]
-        if not left or asked[0]:
-            return None
-        asked[0] = True
-        items = "\n".join(f"{n}. {text}" for n, text, _, _ in left)
-        return f"[cast: you stopped, but these plan items are not done:\n{items}\nContinue with them, or mark one blocked with a note if it cannot be done.]"
-
-    return on_finish
-
-
 def switch_mode(run: Run, name: str) -> Run:
     """Swap the tool set and prompt; the conversation goes on and the model is told."""
     mode = MODES[name]
@@ -164,6 +229,8 @@ def switch_mode(run: Run, name: str) -> Run:
         run.ctx.services["approval"] = _approval(run.options, run.config, run.workspace)
     run.agent.set_mode(mode.tools, system_prompt(mode, run.workspace), f"[cast: switched to {name} mode by the user. Your tools changed accordingly.]")
     run.mode = mode
+    if run.session is not None:
+        run.session.update(mode=name)
     return run
 
 

@@ -31,6 +31,7 @@ class Hooks:
     on_finish: Callable[["Agent"], str | None] | None = None  # self-check: text to continue with, or None
     after_tools: Callable[["Agent"], Iterator[ev.Event]] | None = None  # e.g. task list changes
     price: Callable[[m.Usage], float] | None = None
+    observers: list[Callable[[ev.Event], None]] = field(default_factory=list)  # session, report, usage log
 
 
 @dataclass
@@ -67,7 +68,14 @@ class Agent:
 
     # -- the loop -------------------------------------------------------------------------
     def run(self, user_text: str | None) -> Iterator[ev.Event]:
-        """One user turn: runs until the model ends its turn, a guard stops it, or Ctrl+C."""
+        """One user turn: runs until the model ends its turn, a guard stops it, or Ctrl+C.
+        Observers see every event before the front-end does."""
+        for event in self._turn(user_text):
+            for observe in self.hooks.observers:
+                observe(event)
+            yield event
+
+    def _turn(self, user_text: str | None) -> Iterator[ev.Event]:
         self.ctx.cancel.clear()
         if user_text:
             self.transcript.add_user([text_block(user_text)])
