@@ -128,6 +128,9 @@ class Repl:
         try:
             directory = self.state.root / ".cast"
             directory.mkdir(exist_ok=True)
+            from cast import sessions
+
+            getattr(sessions, "ensure_gitignore", lambda root: None)(self.state.root)  # history stays private
             return FileHistory(str(directory / "history"))
         except OSError:
             return InMemoryHistory()

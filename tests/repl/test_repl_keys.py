@@ -161,3 +161,33 @@ def test_typed_answer_while_text_is_in_the_buffer(harness):
     h.send("yes\r")  # keys answer only on an empty line; a typed line answers too
     worker.join(5)
     assert answers == ["yes"]
+
+
+def test_interrupted_work_is_kept_and_the_conversation_goes_on(harness):
+    h = harness([{"text": "First half of a long answer " * 30, "delay": 0.05}, {"text": "Carrying on."}])
+    h.send("explain\r")
+    h.wait(lambda: "First half" in "".join(t for _, t in h.repl.view.message()), "streamed text")
+    h.send("\x03")
+    h.wait_text("■ interrupted: interrupted by user")
+    h.wait_idle()
+    assert "First half" in h.out.text()  # what was streamed stays on screen
+    h.send("go on\r")
+    h.wait_text("Carrying on.")
+    request = h.repl.state.run.agent.model.requests[-1]
+    said = [m for m in request.messages if m["role"] == "assistant"][-1]
+    assert "First half" in said["content"][0]["text"] and "interrupted by user" in said["content"][0]["text"]
+
+
+def test_history_is_kept_per_project_and_ignored_by_git(repo):
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from cast.repl.app import Repl
+    from cast.runs import Options
+
+    with create_pipe_input() as pipe:
+        pipe.send_text("/cost\r/exit\r")
+        repl = Repl(Options(model="script:none.jsonl", cwd=repo), input=pipe, output=DummyOutput(), out=__import__("io").StringIO(), color=False)
+        assert repl.run() == 0
+    assert "/cost" in (repo / ".cast" / "history").read_text()
+    assert "history" in (repo / ".cast" / ".gitignore").read_text().split()
