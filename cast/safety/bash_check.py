@@ -1,0 +1,529 @@
+"""Prove a bash command read-only, or say why it cannot be.
+
+While planning, cast may run a shell command only if this checker accepts
+it. The checker is an allowlist and fails closed: the command is parsed with
+tree-sitter-bash, every node kind must be one it understands, every word is
+resolved as bash would resolve it (``cast.safety.words``), every command must
+pass its rule (``cast.safety.command_rules``), and any surprise, including
+a parse error or an exception, refuses the command.
+
+tree-sitter is not bash, so the walk also guards the known places where the
+two disagree: text the parser skipped between tokens, redirections followed by
+more words (``sort >/dev/null -o out``), heredoc bodies it did not parse, and
+``[ ... ]`` tests that it reads as ``[[ ... ]]``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from cast.safety.blocked import Blocked
+from cast.safety.command_rules import check_argv, check_test_args
+from cast.safety.words import Word, check_literal_arithmetic, resolve, resolve_pattern
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+MAX_CHARS = 10_000
+
+# Control characters and non-ASCII blanks: tree-sitter treats some as
+# whitespace where bash sees word characters.
+_BAD_CHARS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00a0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]"
+)
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_GAP = re.compile(rb"(?:[ \t\n]|\\\n)*\Z")
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_SEPARATORS = frozenset(
+    {";", "&&", "||", "|", "|&", "(", ")", "{", "}", "do", "done",
+     "then", "fi", "if", "elif", "else", "while", "until", "for", "in", "case", "esac",
+     "!", "$(", "`", "<(", "\n"}
+)
+_CASE_TERMINATORS = frozenset({";;", ";&", ";;&"})
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_OUTPUT_OPS = frozenset({">", ">>", "&>", "&>>", ">|"})
+_FD = re.compile(r"(?:[0-9]+-?|-)\Z")
+_FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}\Z")
+_LOOP_VAR = re.compile(r"[a-z_][a-z0-9_]*\Z")
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_REGEX_EXPANSION = re.compile(r"`|\$[A-Za-z0-9_{(\[@*#?!$-]")
+_HEREDOC_OPENERS = re.compile(rb"\$[({\[]|`")
+_HEREDOC_DELIM = re.compile(r"'([^']*)'|\"([A-Za-z0-9_.-]*)\"|\\([A-Za-z0-9_.-]+)|([A-Za-z0-9_.-]+)")
+_ARITH_TEST = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_BRACKET_TEST_TOKENS = frozenset({"=", "==", "!=", "!"})
+_WHY_NODE = {
+    "variable_assignment": "variable assignments change the environment of later commands",
+    "variable_assignments": "variable assignments change the environment of later commands",
+    "function_definition": "function definitions are not allowed",
+    "c_style_for_statement": "C-style for loops evaluate arithmetic on variables",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    reason: str
+
+
+_PARSER: list[Parser] = []
+
+
+def _parser() -> Parser:
+    if not _PARSER:
+        import tree_sitter_bash
+        from tree_sitter import Language, Parser
+
+        _PARSER.append(Parser(Language(tree_sitter_bash.language())))
+    return _PARSER[0]
+
+
+def check(command: str) -> Verdict:
+    """Allow ``command`` only if it provably changes nothing on disk."""
+    try:
+        _precheck(command)
+        source = command.encode("utf-8")
+        root = _parser().parse(_ascii_stand_in(source)).root_node
+        walker = _Walker(source)
+        if root.has_error:
+            raise Blocked(_parse_error(root, walker))
+        _check_gaps(root, source)
+        walker.statement(root)
+        if not walker.commands:
+            raise Blocked("no command to run")
+    except Blocked as blocked:
+        return Verdict(False, blocked.reason)
+    except RecursionError:
+        return Verdict(False, "command is nested too deeply to check")
+    except Exception as exc:  # fail closed on anything unexpected
+        return Verdict(False, f"checker error ({type(exc).__name__}); refusing")
+    return Verdict(True, "read-only")
+
+
+def _precheck(command: str) -> None:
+    if len(command) > MAX_CHARS:
+        raise Blocked(f"command is longer than {MAX_CHARS} characters")
+    if not command.strip():
+        raise Blocked("empty command")
+    if _SURROGATES.search(command):
+        raise Blocked("command contains unpaired surrogate characters")
+    bad = _BAD_CHARS.search(command)
+    if bad:
+        raise Blocked(f"control or unusual whitespace character {bad.group()!r}")
+
+
+def _ascii_stand_in(source: bytes) -> bytes:
+    """Replace each non-ASCII byte with ``x`` before parsing.
+
+    The tree-sitter-bash scanner passes characters to ``isalpha``/``isdigit``,
+    which are undefined (and can crash) beyond one byte. Bash treats non-ASCII
+    characters as plain word characters, as it does ``x``, and byte offsets
+    stay the same, so the tree fits the real text, which is what gets read.
+    """
+    return source if source.isascii() else _NON_ASCII.sub(b"x", source)
+
+
+def _parse_error(root: Node, walker: _Walker) -> str:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            return f"parse error: missing {node.type!r}"
+        if node.type == "ERROR":
+            return f"parse error near {walker.text(node)[:40]!r}"
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    return "parse error"
+
+
+def _check_gaps(root: Node, source: bytes) -> None:
+    """Only whitespace may lie between tokens; anything else the parser skipped."""
+    if not _GAP.match(source[: root.start_byte]) or not _GAP.match(source[root.end_byte :]):
+        raise Blocked("text outside the parsed command")
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "heredoc_body":
+            continue
+        kids = node.children
+        if not kids:
+            continue
+        pos = node.start_byte
+        for kid in kids:
+            if kid.start_byte > pos:
+                _check_gap(source[pos : kid.start_byte])
+            pos = max(pos, kid.end_byte)
+            stack.append(kid)
+        if node.end_byte > pos:
+            _check_gap(source[pos : node.end_byte])
+
+
+def _check_gap(gap: bytes) -> None:
+    if not _GAP.match(gap):
+        raise Blocked(f"unparsed text {gap.decode('utf-8', 'replace')!r}")
+    if b"\\\n" in gap and not gap.replace(b"\\\n", b""):
+        # bash deletes backslash-newline, joining the tokens on both sides.
+        raise Blocked("a line continuation joins two words here; add a space before the backslash")
+
+
+class _Walker:
+    """Visits statements; each handler checks one node kind or refuses."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.commands = 0
+
+    def text(self, node: Node) -> str:
+        """The real text under ``node`` (the parser saw an ASCII stand-in)."""
+        return self.source[node.start_byte : node.end_byte].decode("utf-8")
+
+    # -- statements ---------------------------------------------------------
+
+    def statement(self, node: Node) -> None:
+        if not node.is_named:
+            if node.type in _SEPARATORS:
+                return
+            if node.type == "&":
+                raise Blocked("background jobs (&) are not allowed")
+            raise Blocked(f"unsupported shell syntax {node.type!r}")
+        handler = _HANDLERS.get(node.type)
+        if handler is None:
+            if node.type in ("declaration_command", "unset_command") and node.children:
+                raise Blocked(f"{node.children[0].type}: changes shell state")
+            why = _WHY_NODE.get(node.type, f"unsupported shell syntax ({node.type})")
+            raise Blocked(f"{why}: {self.text(node)[:60]!r}")
+        handler(self, node)
+
+    def container(self, node: Node) -> None:
+        for kid in node.children:
+            self.statement(kid)
+
+    def compound(self, node: Node) -> None:
+        kids = node.children
+        if kids and kids[0].type == "((":
+            check_literal_arithmetic(node, self)
+            self.commands += 1
+            return
+        self.container(node)
+
+    def comment(self, node: Node) -> None:
+        return
+
+    def bare_redirect(self, node: Node) -> None:
+        if self.redirect(node):
+            raise Blocked(f"words after a redirection without a command: {self.text(node)!r}")
+
+    def substitution(self, node: Node) -> None:
+        """Inner commands of ``$(..)``, backticks and ``<(..)`` must pass too."""
+        kids = node.children
+        if kids and kids[0].type == "`" and "\\" in self.text(node):
+            raise Blocked("backslashes inside backquotes are re-parsed by bash; use $(...)")
+        for kid in kids:
+            self.statement(kid)
+
+    def for_loop(self, node: Node) -> None:
+        kids = node.children
+        if not kids or kids[0].type != "for":
+            raise Blocked("select loops are not allowed")
+        for i, kid in enumerate(kids):
+            field = node.field_name_for_child(i)
+            if field == "variable":
+                name = self.text(kid)
+                if not _LOOP_VAR.match(name):
+                    raise Blocked(f"loop variable {name!r} must be a lower-case name (it could change PATH, IFS...)")
+            elif field == "value":
+                resolve(kid, self)
+            elif field == "body":
+                self.statement(kid)
+            else:
+                self.statement(kid)
+
+    def case(self, node: Node) -> None:
+        for i, kid in enumerate(node.children):
+            if node.field_name_for_child(i) == "value":
+                resolve(kid, self)
+            else:
+                self.statement(kid)
+
+    def case_item(self, node: Node) -> None:
+        for i, kid in enumerate(node.children):
+            if node.field_name_for_child(i) == "value":
+                resolve_pattern(kid, self)
+            elif kid.type not in _CASE_TERMINATORS:
+                self.statement(kid)
+
+    def redirected(self, node: Node) -> None:
+        body: Node | None = None
+        extra: list[tuple[int, Word]] = []
+        for i, kid in enumerate(node.children):
+            if node.field_name_for_child(i) == "body":
+                body = kid
+            elif kid.type in _REDIRECTS:
+                extra.extend(self.redirect(kid))
+            else:
+                self.statement(kid)
+        if body is None:
+            if extra:
+                raise Blocked("words after a redirection without a command")
+            return
+        if body.type == "command":
+            self.command(body, extra)
+            return
+        if extra:
+            raise Blocked(f"words after the redirection of a compound command: {self.text(node)[:60]!r}")
+        self.statement(body)
+
+    def command(self, node: Node, extra: list[tuple[int, Word]] | None = None) -> None:
+        self.commands += 1
+        items = list(extra or ())
+        for i, kid in enumerate(node.children):
+            field = node.field_name_for_child(i)
+            kind = kid.type
+            if kind == "variable_assignment":
+                raise Blocked(f"variable assignment {self.text(kid)!r} changes the command's environment")
+            if field == "name":
+                if len(kid.children) != 1:
+                    raise Blocked(f"unsupported command name {self.text(kid)!r}")
+                items.append((kid.start_byte, resolve(kid.children[0], self)))
+            elif kind in _REDIRECTS:
+                items.extend(self.redirect(kid))
+            elif field == "argument" and kid.is_named:
+                if self.source[kid.end_byte : kid.end_byte + 1] in (b"<", b">") and _FD_VARIABLE.match(self.text(kid)):
+                    raise Blocked(f"{self.text(kid)} before a redirection assigns a shell variable")
+                items.append((kid.start_byte, resolve(kid, self)))
+            else:
+                raise Blocked(f"unsupported syntax {self.text(kid)!r} in a command")
+        items.sort(key=lambda item: item[0])
+        check_argv([word for _, word in items])
+
+    # -- redirections ---------------------------------------------------------
+
+    def redirect(self, node: Node) -> list[tuple[int, Word]]:
+        """Check one redirection; return words bash would pass as arguments."""
+        if node.type == "file_redirect":
+            return self.file_redirect(node)
+        if node.type == "heredoc_redirect":
+            return self.heredoc(node)
+        if node.type == "herestring_redirect":
+            for kid in node.children:
+                if kid.is_named and kid.type != "file_descriptor":
+                    resolve(kid, self)
+            return []
+        raise Blocked(f"unsupported redirection {self.text(node)!r}")
+
+    def file_redirect(self, node: Node) -> list[tuple[int, Word]]:
+        op = ""
+        dests: list[Node] = []
+        for i, kid in enumerate(node.children):
+            field = node.field_name_for_child(i)
+            if field == "descriptor":
+                continue
+            if field == "destination":
+                dests.append(kid)
+            elif not kid.is_named:
+                op = kid.type
+            else:
+                raise Blocked(f"unsupported redirection {self.text(node)!r}")
+        words = [resolve(d, self) for d in dests]
+        target = words[0] if words and op not in (">&-", "<&-") else None
+        shown = target.source if target else ""
+        if op == "<":
+            if target is None:
+                raise Blocked("input redirection without a file")
+            if dests[0].type != "process_substitution":
+                if not target.static:
+                    raise Blocked(f"input redirection from {shown!r} is expanded at run time")
+                if target.value.startswith(("/dev/tcp/", "/dev/udp/")):
+                    raise Blocked(f"input redirection from {shown!r} opens a network connection")
+        elif op in _OUTPUT_OPS:
+            if not (target and target.static and target.value == "/dev/null"):
+                raise Blocked(f"output redirection to {shown!r} (only /dev/null is allowed)")
+        elif op in (">&", "<&"):
+            ok = target is not None and target.static and (
+                _FD.match(target.value) or (op == ">&" and target.value == "/dev/null")
+            )
+            if not ok:
+                raise Blocked(f"redirection {op}{shown} writes to a file (only /dev/null or a descriptor)")
+        elif op not in (">&-", "<&-"):
+            raise Blocked(f"unsupported redirection operator {op!r}")
+        skip = 0 if target is None else 1
+        return [(d.start_byte, w) for d, w in zip(dests[skip:], words[skip:])]
+
+    def heredoc(self, node: Node) -> list[tuple[int, Word]]:
+        kids = node.children
+        if not kids or kids[0].type != "<<":
+            raise Blocked("only plain << here-documents are supported (not <<-)")
+        start = body = end = None
+        for kid in kids[1:]:
+            kind = kid.type
+            if kind == "heredoc_start":
+                start = kid
+            elif kind == "heredoc_body":
+                body = kid
+            elif kind == "heredoc_end":
+                end = kid
+            elif kind == "file_redirect":
+                if self.redirect(kid):
+                    raise Blocked("words after a redirection inside a here-document line")
+            elif kind in _REDIRECTS:
+                raise Blocked("several here-documents on one command are not supported")
+            else:
+                self.statement(kid)
+        if start is None or end is None:
+            raise Blocked("incomplete here-document")
+        raw = self.text(start)
+        m = _HEREDOC_DELIM.fullmatch(raw)
+        if not m:
+            raise Blocked(f"unsupported here-document delimiter {raw!r}")
+        delim = next(g for g in m.groups() if g is not None)
+        quoted = m.group(4) is None
+        self.heredoc_layout(body, end, delim)
+        if body is not None and not quoted:
+            if b"\\\n" in self.source[body.start_byte : body.end_byte]:
+                raise Blocked("backslash-newline in an unquoted here-document joins lines")
+            self.heredoc_expansions(body)
+        return []
+
+    def heredoc_layout(self, body: Node | None, end: Node, delim: str) -> None:
+        """The body must end where bash ends it: the first line equal to delim."""
+        src = self.source
+        if self.text(end) != delim:
+            raise Blocked("here-document end does not match its delimiter")
+        first = body.start_byte if body is not None else end.start_byte
+        if first == 0 or src[first - 1 : first] != b"\n" or src[end.start_byte - 1 : end.start_byte] != b"\n":
+            raise Blocked("here-document body is not where bash expects it")
+        after = src[end.end_byte : end.end_byte + 1]
+        if after not in (b"", b"\n"):
+            raise Blocked("here-document delimiter line has trailing text")
+        lines = src[first : end.start_byte].split(b"\n")
+        if delim.encode() in lines:
+            raise Blocked("here-document body contains its delimiter line")
+
+    def heredoc_expansions(self, body: Node) -> None:
+        """Unquoted bodies are expanded; every place bash could expand must be
+        one the parser saw and we checked."""
+        covered: list[tuple[int, int]] = []
+        for kid in body.children:
+            kind = kid.type
+            if kind == "heredoc_content":
+                continue
+            if kind in ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"):
+                resolve(kid, self)
+                covered.append((kid.start_byte, kid.end_byte))
+            else:
+                raise Blocked(f"unsupported syntax in here-document: {self.text(kid)[:40]!r}")
+        base = body.start_byte
+        for m in _HEREDOC_OPENERS.finditer(self.source[body.start_byte : body.end_byte]):
+            pos = base + m.start()
+            if not any(lo <= pos < hi for lo, hi in covered):
+                raise Blocked("here-document body has an expansion the checker cannot parse")
+
+    # -- tests ----------------------------------------------------------------
+
+    def test(self, node: Node) -> None:
+        self.commands += 1
+        kids = node.children
+        if len(kids) < 2:
+            raise Blocked("empty test")
+        opener, closer, inner = kids[0].type, kids[-1].type, kids[1:-1]
+        if opener == "[[" and closer == "]]":
+            for kid in inner:
+                self.condition(kid)
+            return
+        if opener == "[" and closer == "]":
+            words: list[Word] = []
+            for kid in inner:
+                self.flatten(kid, words)
+            check_test_args("[", words)
+            return
+        raise Blocked(f"unsupported test {self.text(node)[:40]!r}")
+
+    def flatten(self, node: Node, out: list[Word]) -> None:
+        """``[`` is a command: its expression is just words to bash."""
+        kind = node.type
+        if kind in ("binary_expression", "unary_expression"):
+            for kid in node.children:
+                self.flatten(kid, out)
+        elif kind == "test_operator":
+            out.append(Word.literal(self.text(node)))
+        elif not node.is_named:
+            if kind not in _BRACKET_TEST_TOKENS:
+                raise Blocked(f"{kind!r} inside [ ] is shell syntax, not a test operator")
+            out.append(Word.literal(kind))
+        elif kind in ("extglob_pattern", "regex"):
+            out.append(resolve_pattern(node, self))
+        else:
+            out.append(resolve(node, self))
+
+    def condition(self, node: Node) -> None:
+        """``[[ ]]`` is parsed by bash itself, so structure here is real."""
+        kind = node.type
+        if kind == "parenthesized_expression":
+            for kid in node.children:
+                if kid.is_named:
+                    self.condition(kid)
+            return
+        if kind in ("binary_expression", "unary_expression"):
+            operands = [k for k in node.children if k.is_named and k.type != "test_operator"]
+            ops = [self.text(k) for k in node.children if not k.is_named or k.type == "test_operator"]
+            op = ops[0] if ops else ""
+            if op in _ARITH_TEST:
+                for operand in operands:
+                    self.integer_operand(operand, op)
+                return
+            if op in ("-v", "-R"):
+                for operand in operands:
+                    word = resolve(operand, self)
+                    if not (word.static and _IDENTIFIER.match(word.value)):
+                        raise Blocked(f"[[ {op} {word.source} ]] evaluates array subscripts, which can run commands")
+                return
+            for operand in operands:
+                self.condition(operand)
+            return
+        if kind == "regex":
+            text = self.text(node)
+            if _REGEX_EXPANSION.search(text):
+                raise Blocked(f"expansion inside [[ =~ ]] pattern {text!r} is not supported")
+            return
+        if kind == "extglob_pattern":
+            resolve_pattern(node, self)
+            return
+        if not node.is_named:
+            raise Blocked(f"unsupported syntax {kind!r} in [[ ]]")
+        resolve(node, self)
+
+    def integer_operand(self, node: Node, op: str) -> None:
+        if node.type == "simple_expansion" and self.text(node) in ("$#", "$?"):
+            return
+        word = resolve(node, self)
+        if not (word.static and _INTEGER.match(word.value)):
+            raise Blocked(
+                f"[[ {op} ]] on {word.source!r}: bash evaluates operands as arithmetic, "
+                "where array subscripts can run commands"
+            )
+
+
+_HANDLERS: dict[str, Callable[[_Walker, Any], None]] = {
+    "program": _Walker.container,
+    "list": _Walker.container,
+    "pipeline": _Walker.container,
+    "subshell": _Walker.container,
+    "do_group": _Walker.container,
+    "if_statement": _Walker.container,
+    "elif_clause": _Walker.container,
+    "else_clause": _Walker.container,
+    "while_statement": _Walker.container,
+    "negated_command": _Walker.container,
+    "compound_statement": _Walker.compound,
+    "for_statement": _Walker.for_loop,
+    "case_statement": _Walker.case,
+    "case_item": _Walker.case_item,
+    "redirected_statement": _Walker.redirected,
+    "command": _Walker.command,
+    "test_command": _Walker.test,
+    "comment": _Walker.comment,
+    "command_substitution": _Walker.substitution,
+    "process_substitution": _Walker.substitution,
+    "file_redirect": _Walker.bare_redirect,
+}
