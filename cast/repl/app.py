@@ -97,6 +97,8 @@ class Repl:
         if self.worker.busy:
             self.cancel()
             self.worker.join(EXIT_WAIT_SECONDS)
+        if not self.worker.busy:
+            self.state.finish()
 
     async def _tick(self) -> None:
         while True:

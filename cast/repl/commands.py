@@ -69,8 +69,15 @@ def _cost(repl: Any, arg: str) -> None:
         f"context: {_tokens(u.context_tokens)} tokens in the last request",
     ]
     run = repl.state.run
-    priced = run is not None and getattr(run.agent.hooks, "price", None) is not None
-    lines.append(f"cost: ${u.cost:.4f}" if priced else "cost: not priced for this run (token counts only)")
+    price = getattr(run.agent.hooks, "price", None) if run is not None else None
+    if repl.state.model_name().startswith("script:"):
+        lines.append("cost: $0 (a scripted model is free)")
+    elif price is None:
+        lines.append("cost: not priced for this run (token counts only)")
+    elif getattr(price, "known", True) is False:
+        lines.append(f"cost: unknown — no price for {repl.state.model_name()} (set prices in .cast/config.toml)")
+    else:
+        lines.append(f"cost: ${u.cost:.4f}")
     repl.say("\n".join(lines))
 
 

@@ -67,6 +67,15 @@ def execute_plan(repl: Any, plan_ref: str | None) -> None:
     message = brief(run) if brief else f"Execute the plan at {run.ctx.services.get('plan_path')}."
     first = runs.task_event(board) if board is not None and hasattr(runs, "task_event") else None
     drive(repl, run, message, first)
+    show_report(repl)
+
+
+def show_report(repl: Any) -> None:
+    """The evidence report, built from what was observed rather than from the model's claims."""
+    report = repl.state.finish()
+    render = getattr(report, "render_text", None)
+    if render is not None:
+        repl.say(render(), "dim")
 
 
 def resume_session(repl: Any, session_id: str) -> None:
@@ -75,7 +84,17 @@ def resume_session(repl: Any, session_id: str) -> None:
     except Exception as exc:
         repl.say(f"cannot resume {session_id}: {exc}", "red")
         return
-    repl.say(f"Resumed {run.session_id} ({len(run.agent.transcript.messages)} messages). Type to continue.", "dim")
+    messages = run.agent.transcript.messages
+    repl.say(f"Resumed {run.session_id} in {run.mode.name} mode ({len(messages)} messages).", "dim")
+    last = next((b.get("text", "") for m in reversed(messages) if m.get("role") == "assistant"
+                 for b in m.get("content", []) if isinstance(b, dict) and b.get("type") == "text"), "")
+    if last.strip():
+        repl.say("Last reply: " + " ".join(last.split())[:300], "dim")
+    if repl.state.tasks:
+        from cast.ui.tasks import checklist
+
+        repl.show(checklist(repl.state.tasks, window=None))
+    repl.say("Type to continue.", "dim")
 
 
 def handoff(repl: Any, run: Any) -> None:

@@ -150,7 +150,28 @@ class ReplState:
         board = getattr(run, "tasks", None)
         self.tasks = _task_rows(board)
 
+    def finish(self) -> Any:
+        """Close the current run's books (session cost, evidence report); returns the report."""
+        from cast import runs
+
+        close = getattr(runs, "finish", None)
+        if self.run is None or close is None:
+            return None
+        try:
+            return close(self.run)
+        except Exception:  # bookkeeping must not stop the user from moving on
+            return None
+
+    def cost_label(self) -> str:
+        """`$0.012`, or `$ n/a` when cast has no price for the model in use."""
+        price = getattr(getattr(self.run, "agent", None), "hooks", None)
+        price = getattr(price, "price", None)
+        if price is not None and getattr(price, "known", True) is False and not self.model_name().startswith("script:"):
+            return "$ n/a"
+        return f"${self.total().cost:.3f}"
+
     def _retire(self) -> None:
+        self.finish()
         with self._lock:
             u, s = self.usage, self.spent
             self.spent = Usage(s.input_tokens + u.input_tokens, s.output_tokens + u.output_tokens,

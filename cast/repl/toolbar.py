@@ -43,7 +43,7 @@ def toolbar_fragments(state: Any, busy: bool, width: int) -> list[tuple[str, str
         state.model_name(),
         session,
         f"ctx {tokens(usage.context_tokens)}",
-        f"${usage.cost:.3f}",
+        state.cost_label(),
     ]
     hint = "working · Esc interrupts" if busy else "⇧Tab mode · /help"
     head = f" {mode.upper()} "
