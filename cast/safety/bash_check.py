@@ -44,7 +44,7 @@ _SEPARATORS = frozenset(
 _CASE_TERMINATORS = frozenset({";;", ";&", ";;&"})
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 _OUTPUT_OPS = frozenset({">", ">>", "&>", "&>>", ">|"})
-_FD = re.compile(r"(?:[0-9]+-?|-)\Z")
+_FD = re.compile(r"(?:[0-9]-?|-)\Z")  # single digits: no inherited high descriptors
 _FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}\Z")
 _LOOP_VAR = re.compile(r"[a-z_][a-z0-9_]*\Z")
 _INTEGER = re.compile(r"[+-]?[0-9]+\Z")
@@ -177,6 +177,9 @@ class _Walker:
     def text(self, node: Node) -> str:
         """The real text under ``node`` (the parser saw an ASCII stand-in)."""
         return self.source[node.start_byte : node.end_byte].decode("utf-8")
+
+    def slice(self, start: int, end: int) -> str:
+        return self.source[start:end].decode("utf-8")
 
     # -- statements ---------------------------------------------------------
 

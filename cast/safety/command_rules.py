@@ -91,8 +91,9 @@ RULES: dict[str, Rule] = {
         long_value=frozenset({"--magic-file", "--files-from", "--separator", "--exclude", "--parameter"}),
     ),
     "tree": Rule(
-        forbidden=_why(**{"-o": _WRITES, "-R": "writes 00Tree.html files"}),
+        forbidden=_why(**{"-o": _WRITES, "--output": _WRITES, "-R": "writes 00Tree.html files"}),
         abbreviations=False,
+        double_dash=False,
     ),
     "base64": Rule(
         forbidden=_why(**{"-o": _WRITES, "--output": _WRITES}),
@@ -106,6 +107,7 @@ RULES: dict[str, Rule] = {
     "date": Rule(
         forbidden=_why(**{"-s": "sets the system clock", "--set": "sets the system clock"}),
         short_value="dfrs",
+        short_optional="I",
         long_value=frozenset({"--date", "--file", "--reference", "--set"}),
         validator="date",
     ),
@@ -140,10 +142,11 @@ RULES: dict[str, Rule] = {
 }
 
 # Interpreters and tools that only answer read-only for exactly these argvs.
+# cargo/rustc are left out: rustup's proxies obey a rust-toolchain.toml in the
+# workspace, whose ``path`` can name a toolchain inside the workspace to run.
 VERSION_PROBES: dict[str, frozenset[tuple[str, ...]]] = {
     **{name: frozenset({("--version",), ("-V",)}) for name in (
         "python", "python3", *(f"python3.{minor}" for minor in range(6, 15)),
-        "cargo", "rustc", "rustup",
     )},
     "node": frozenset({("--version",), ("-v",)}),
     "go": frozenset({("version",)}),
@@ -156,8 +159,6 @@ VERSION_PROBES: dict[str, frozenset[tuple[str, ...]]] = {
     "make": frozenset({("--version",)}),
     "cmake": frozenset({("--version",)}),
     "deno": frozenset({("--version",)}),
-    "bun": frozenset({("--version",)}),
-    "tsc": frozenset({("--version",)}),
     "php": frozenset({("--version",), ("-v",)}),
     "lua": frozenset({("-v",)}),
 }
@@ -169,6 +170,9 @@ _EVAL = "runs its arguments as shell code"
 _PRIV = "runs commands as another user or through a shell"
 
 REFUSED: dict[str, str] = {
+    "cargo": "runs build scripts, and rustup may run a toolchain from the workspace",
+    "rustc": "compiles code, and rustup may run a toolchain from the workspace",
+    "rustup": "may install or run toolchains",
     **{n: _INTERPRETER for n in (
         "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun",
         "perl", "ruby", "php", "lua", "luajit", "tclsh", "wish", "Rscript", "R", "julia",

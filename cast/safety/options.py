@@ -28,14 +28,17 @@ class Rule:
     """What one command accepts.
 
     ``forbidden`` maps flags (``-o``, ``--output``) to why they are refused.
+    ``short_optional`` flags take a value only when attached (``-Iseconds``).
     ``allowed_short``/``allowed_long`` switch to allowlist mode: every flag
-    must be listed. ``exact_long`` names allowed long options that are
+    must be listed. ``double_dash`` is False for parsers not known to end
+    options at ``--``. ``exact_long`` names allowed long options that are
     prefixes of a forbidden one (``--text`` beside ``--textconv``).
     A command with none of the restrictions is safe with any arguments.
     """
 
     forbidden: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     short_value: str = ""
+    short_optional: str = ""
     long_value: frozenset[str] = frozenset()
     exact_long: frozenset[str] = frozenset()
     allowed_short: str | None = None
@@ -43,6 +46,7 @@ class Rule:
     max_positionals: int | None = None
     permute: bool = True
     abbreviations: bool = True
+    double_dash: bool = True
     validator: str | None = None
 
     @property
@@ -125,7 +129,7 @@ def parse_options(cmd: str, args: list[Word], rule: Rule, *, stop_at_operand: bo
                     only_operands = True
             continue
         value = word.value
-        if value == "--":
+        if value == "--" and rule.double_dash:
             only_operands = True
             continue
         if value.startswith("--"):
@@ -153,8 +157,12 @@ def _cluster(cmd: str, rule: Rule, value: str, args: list[Word], i: int, out: Pa
         flag = "-" + value[j]
         _short(cmd, rule, flag)
         out.flags.append(flag)
+        rest = value[j + 1 :]
+        if value[j] in rule.short_optional:
+            if rest:
+                out.values.append((flag, Word.literal(rest)))
+            return i
         if value[j] in rule.short_value:
-            rest = value[j + 1 :]
             if rest:
                 out.values.append((flag, Word.literal(rest)))
                 return i
@@ -190,7 +198,7 @@ def _dynamic_flag(cmd: str, rule: Rule, word: Word) -> str | None:
         for j in range(1, len(prefix)):
             flag = "-" + prefix[j]
             _short(cmd, rule, flag)
-            if prefix[j] in rule.short_value:
+            if prefix[j] in rule.short_value or prefix[j] in rule.short_optional:
                 return flag
     raise Blocked(
         f"{cmd}: argument {word.source} is expanded at run time and could become an option"

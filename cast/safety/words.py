@@ -28,6 +28,8 @@ class Context(Protocol):
 
     def text(self, node: Node) -> str: ...
 
+    def slice(self, start: int, end: int) -> str: ...
+
     def substitution(self, node: Node) -> None: ...
 
 _DYN = "\x00"
@@ -97,7 +99,7 @@ class _Builder:
         self.chars.append(_DYN)
         self.quoted.append(quoted)
         self.safe.append(safe)
-        self.shown.append(shown)
+        self.shown.append(shown.lstrip(" \t\n"))
         self.splits = self.splits or splits
 
     def finish(self, source: str) -> Word:
@@ -240,8 +242,14 @@ def _double_quoted(node: Node, b: _Builder, ctx: Context) -> None:
     if len(kids) < 2 or kids[0].type != '"' or kids[-1].type != '"':
         raise Blocked(f"malformed double-quoted string {ctx.text(node)!r}")
     inner = kids[1:-1]
+    pos = kids[0].end_byte
     for i, kid in enumerate(inner):
+        if kid.start_byte > pos:
+            _double_quoted_text(ctx.slice(pos, kid.start_byte), b)
+        pos = kid.end_byte
         kind = kid.type
+        if kind != "string_content":
+            _double_quoted_text(_absorbed_blanks(ctx.text(kid)), b)
         if kind == "string_content":
             _double_quoted_text(ctx.text(kid), b)
         elif kind in ("simple_expansion", "expansion"):
@@ -256,6 +264,23 @@ def _double_quoted(node: Node, b: _Builder, ctx: Context) -> None:
             b.lit("$", True)
         else:
             raise Blocked(f"unsupported syntax ({kind}) inside {ctx.text(node)!r}")
+    if kids[-1].start_byte > pos:
+        _double_quoted_text(ctx.slice(pos, kids[-1].start_byte), b)
+    _double_quoted_text(_absorbed_blanks(ctx.text(kids[-1])), b)
+
+
+def _absorbed_blanks(text: str) -> str:
+    """Inside double quotes the parser folds blanks that precede an expansion
+    or the closing quote into that token's range; they belong to the value."""
+    i = 0
+    while i < len(text):
+        if text[i] in " \t\n":
+            i += 1
+        elif text.startswith("\\\n", i):
+            i += 2
+        else:
+            break
+    return text[:i]
 
 
 def _double_quoted_text(text: str, b: _Builder) -> None:

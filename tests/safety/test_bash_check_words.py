@@ -36,6 +36,11 @@ RESOLVED = [
     ("echo '*'", "*"),
     ("echo HEAD@{1}", "HEAD@{1}"),
     ("echo foo$", "foo$"),
+    ('echo "  "', "  "),
+    ('echo " a "', " a "),
+    ('echo " $"', " $"),
+    ('echo "a\\\n b"', "a b"),
+    ("echo ' x '", " x "),
 ]
 
 
@@ -60,6 +65,8 @@ def test_static_words_resolve_like_bash(command: str, value: str) -> None:
         ("echo $(ls)", True, False, False),
         ('echo "$(ls)"', False, False, False),
         ("echo $((1+2))", False, False, False),
+        ('echo " $x"', False, False, True),
+        ('echo "-$x"', False, False, False),
     ],
 )
 def test_dynamic_words_keep_what_is_certain(command: str, splits: bool, globs: bool, safe_start: bool) -> None:
