@@ -20,8 +20,8 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-ModelOpt = Annotated[Optional[str], typer.Option("--model", help="Model id (env CAST_MODEL); script:PATH replays a scripted session.")]
-StepsOpt = Annotated[Optional[int], typer.Option("--max-steps", min=1, help="Step ceiling for one run.")]
+ModelOpt = Annotated[Optional[str], typer.Option("--model", metavar="ID", help="Model id (env CAST_MODEL); script:PATH replays a scripted session.")]
+StepsOpt = Annotated[Optional[int], typer.Option("--max-steps", min=1, metavar="N", help="Step ceiling for one run.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a final result object.")]
 
 EXIT_USAGE = 2
@@ -49,7 +49,23 @@ def main_callback(
     """Common options may come before the command (`cast --model script:demo.jsonl plan ...`)."""
     ctx.obj = {"model": model, "max_steps": max_steps, "json": json}
     if ctx.invoked_subcommand is None:
-        typer.echo(ctx.get_help())
+        raise typer.Exit(_repl(model, max_steps, "plan"))
+
+
+def _repl(model: str | None, max_steps: int | None, mode: str, task: str | None = None,
+          resume: str | None = None, yes: bool = False) -> int:
+    from cast.config import ConfigError
+    from cast.repl.app import run_repl
+    from cast.runs import Options
+
+    try:
+        return run_repl(Options(model=model, max_steps=max_steps, yes=yes), mode, task, resume)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _common(ctx: typer.Context, model: str | None, max_steps: int | None, json: bool) -> tuple[str | None, int | None, bool]:
@@ -65,6 +81,7 @@ def plan(
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
     json: JsonOpt = False,
+    interactive: Annotated[bool, typer.Option("-i", "--interactive", help="Continue in the REPL after planning.")] = False,
 ) -> None:
     """Explore the repository read-only and write a plan with a checklist."""
     from cast.config import ConfigError
@@ -72,8 +89,10 @@ def plan(
     from cast.runs import Options, plan_run
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
-    if not task:
-        raise fail("give a task: cast plan \"what to do\"")
+    if not task or interactive:
+        if not task and not _interactive():
+            raise fail("give a task: cast plan \"what to do\" (without one, cast opens the REPL in a terminal)")
+        raise typer.Exit(_repl(model, max_steps, "plan", task))
     try:
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
     except (ConfigError, ModelError) as exc:
@@ -107,6 +126,8 @@ def execute(
     from cast.ui.oneshot import terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
+    if _interactive() and not json:
+        raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
     try:
         run = execute_run(plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver))
@@ -141,6 +162,43 @@ def plans() -> None:
     for info in found:
         path = os.path.relpath(info.path)
         print(f"{info.done}/{info.total}\t{info.session}\t{info.task}\t{path}")
+
+
+@app.command()
+def sessions() -> None:
+    """List sessions (transcripts in .cast/sessions), newest first."""
+    from cast.sessions import list_sessions
+    from cast.workspace import Workspace
+
+    found = list_sessions(Workspace.discover().root)
+    if not found:
+        print("no sessions yet")
+        return
+    for info in found:
+        print(f"{info.id}\t{info.mode}\t{info.status}\t{info.steps} steps\t{info.task}")
+
+
+@app.command()
+def resume(
+    ctx: typer.Context,
+    session: Annotated[Optional[str], typer.Argument(help="Session id. Omitted: the newest session.")] = None,
+    model: ModelOpt = None,
+    max_steps: StepsOpt = None,
+) -> None:
+    """Reopen the REPL on an earlier session: its conversation, mode and plan."""
+    from cast.sessions import SessionError, list_sessions
+    from cast.workspace import Workspace
+
+    model, max_steps, _ = _common(ctx, model, max_steps, False)
+    if session is None:
+        found = list_sessions(Workspace.discover().root)
+        if not found:
+            raise fail("no sessions to resume in this workspace")
+        session = found[0].id
+    try:
+        raise typer.Exit(_repl(model, max_steps, "plan", resume=session))
+    except SessionError as exc:
+        raise fail(str(exc)) from None
 
 
 @app.command("check-command")

@@ -182,7 +182,11 @@ def finish(run: Run) -> Report | None:
     if run.session is not None and run.usage is not None:
         run.session.update(cost=round(run.usage.total_cost(), 6))
         run.session.close()
-    return run.report.build(final_text(run.agent.transcript.messages)) if run.report else None
+    if run.report is None:
+        return None
+    if run.report.plan_path is None and run.ctx.services.get("plan_path"):
+        run.report.plan_path = Path(run.ctx.services["plan_path"])  # written during this run
+    return run.report.build(final_text(run.agent.transcript.messages))
 
 
 def execute_brief(run: Run) -> str:

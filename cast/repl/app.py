@@ -301,5 +301,5 @@ def run_repl(options: Any, mode: str = "plan", task: str | None = None, resume: 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         from cast.repl.plain import run_plain
 
-        return run_plain(options, mode, task)
+        return run_plain(options, mode, task, resume=resume)
     return Repl(options, mode).run(task, resume)

@@ -11,7 +11,7 @@ from cast.agent.loop import drive
 
 
 def run_plain(options: Any, mode: str = "plan", task: str | None = None,
-              stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+              stdin: TextIO | None = None, stdout: TextIO | None = None, resume: str | None = None) -> int:
     from rich.console import RenderableType
 
     from cast.repl.state import ReplState
@@ -33,7 +33,9 @@ def run_plain(options: Any, mode: str = "plan", task: str | None = None,
 
     status = 0
     try:
-        if mode == "execute":
+        if resume:
+            state.resume(resume)
+        elif mode == "execute":
             from cast import runs
 
             run = state.execute(task)

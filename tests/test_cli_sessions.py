@@ -1,0 +1,59 @@
+"""--json results, session listing and resume through the real CLI."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import write_script
+
+PLAN_TURNS = [
+    {"text": "Reading.", "tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]},
+    {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan: x\n- [ ] one\n- [ ] two\n"}}]},
+    {"text": "Plan written."},
+]
+
+
+def cast(cwd: Path, *args: str, stdin: str | None = None, record: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if record:
+        env["CAST_SCRIPT_RECORD"] = str(record)
+    return subprocess.run([sys.executable, "-m", "cast", *args], cwd=cwd, env=env, input=stdin or "",
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_json_emits_ndjson_events_and_a_final_result(repo, tmp_path):
+    script = write_script(tmp_path / "plan.jsonl", PLAN_TURNS)
+    done = cast(repo, "--json", "--model", f"script:{script}", "plan", "Do x")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [line["type"] for line in lines]
+    assert {"step_started", "text_delta", "tool_call", "tool_result", "usage_update", "stopped"} <= set(kinds)
+    result = lines[-1]
+    assert result["type"] == "result" and result["status"] == "done" and result["exit_code"] == 0
+    assert result["plan_path"].endswith("plan.md") and Path(result["plan_path"]).is_file()
+    assert result["steps"] == 3 and result["usage"]["total"]["input_tokens"] > 0
+    assert "cost" in result and result["report"]["items_left"][0]["text"] == "one"
+
+
+def test_sessions_lists_runs_and_resume_continues_the_conversation(repo, tmp_path):
+    script = write_script(tmp_path / "plan.jsonl", PLAN_TURNS)
+    assert cast(repo, "--model", f"script:{script}", "plan", "Do x").returncode == 0
+    listing = cast(repo, "sessions")
+    session_id = listing.stdout.split("\t")[0]
+    assert session_id.endswith("-do-x") and "\tplan\tdone\t3 steps\tDo x" in listing.stdout
+    record = tmp_path / "requests.jsonl"
+    more = write_script(tmp_path / "more.jsonl", [{"text": "Noted: keep it short."}])
+    resumed = cast(repo, "--model", f"script:{more}", "resume", session_id, stdin="make it shorter\n", record=record)
+    assert resumed.returncode == 0, resumed.stderr + resumed.stdout
+    sent = json.loads(record.read_text().splitlines()[0])["messages"]
+    assert sent[0]["content"][0]["text"] == "Do x"
+    assert "make it shorter" in json.dumps(sent[-1])
+    assert len(sent) == 7  # task, 3 model turns with 2 tool results between, and the new message
+
+
+def test_resume_unknown_session_is_a_clear_error(repo):
+    done = cast(repo, "resume", "nope")
+    assert done.returncode != 0 and "nope" in done.stderr
