@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from cast.safety.blocked import Blocked
-from cast.safety.command_rules import check_argv, check_test_args
+from cast.safety.command_rules import check_argv
+from cast.safety.conditions import check_test_command
+from cast.safety.redirects import REDIRECTS, check_redirect
 from cast.safety.words import Word, check_literal_arithmetic, resolve, resolve_pattern
 
 if TYPE_CHECKING:
@@ -42,18 +44,8 @@ _SEPARATORS = frozenset(
      "!", "$(", "`", "<(", "\n"}
 )
 _CASE_TERMINATORS = frozenset({";;", ";&", ";;&"})
-_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
-_OUTPUT_OPS = frozenset({">", ">>", "&>", "&>>", ">|"})
-_FD = re.compile(r"(?:[0-9]-?|-)\Z")  # single digits: no inherited high descriptors
 _FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}\Z")
 _LOOP_VAR = re.compile(r"[a-z_][a-z0-9_]*\Z")
-_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_REGEX_EXPANSION = re.compile(r"`|\$[A-Za-z0-9_{(\[@*#?!$-]")
-_HEREDOC_OPENERS = re.compile(rb"\$[({\[]|`")
-_HEREDOC_DELIM = re.compile(r"'([^']*)'|\"([A-Za-z0-9_.-]*)\"|\\([A-Za-z0-9_.-]+)|([A-Za-z0-9_.-]+)")
-_ARITH_TEST = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-_BRACKET_TEST_TOKENS = frozenset({"=", "==", "!=", "!"})
 _WHY_NODE = {
     "variable_assignment": "variable assignments change the environment of later commands",
     "variable_assignments": "variable assignments change the environment of later commands",
@@ -214,7 +206,7 @@ class _Walker:
         return
 
     def bare_redirect(self, node: Node) -> None:
-        if self.redirect(node):
+        if check_redirect(self, node):
             raise Blocked(f"words after a redirection without a command: {self.text(node)!r}")
 
     def substitution(self, node: Node) -> None:
@@ -237,8 +229,6 @@ class _Walker:
                     raise Blocked(f"loop variable {name!r} must be a lower-case name (it could change PATH, IFS...)")
             elif field == "value":
                 resolve(kid, self)
-            elif field == "body":
-                self.statement(kid)
             else:
                 self.statement(kid)
 
@@ -262,8 +252,8 @@ class _Walker:
         for i, kid in enumerate(node.children):
             if node.field_name_for_child(i) == "body":
                 body = kid
-            elif kid.type in _REDIRECTS:
-                extra.extend(self.redirect(kid))
+            elif kid.type in REDIRECTS:
+                extra.extend(check_redirect(self, kid))
             else:
                 self.statement(kid)
         if body is None:
@@ -289,8 +279,8 @@ class _Walker:
                 if len(kid.children) != 1:
                     raise Blocked(f"unsupported command name {self.text(kid)!r}")
                 items.append((kid.start_byte, resolve(kid.children[0], self)))
-            elif kind in _REDIRECTS:
-                items.extend(self.redirect(kid))
+            elif kind in REDIRECTS:
+                items.extend(check_redirect(self, kid))
             elif field == "argument" and kid.is_named:
                 if self.source[kid.end_byte : kid.end_byte + 1] in (b"<", b">") and _FD_VARIABLE.match(self.text(kid)):
                     raise Blocked(f"{self.text(kid)} before a redirection assigns a shell variable")
@@ -300,211 +290,9 @@ class _Walker:
         items.sort(key=lambda item: item[0])
         check_argv([word for _, word in items])
 
-    # -- redirections ---------------------------------------------------------
-
-    def redirect(self, node: Node) -> list[tuple[int, Word]]:
-        """Check one redirection; return words bash would pass as arguments."""
-        if node.type == "file_redirect":
-            return self.file_redirect(node)
-        if node.type == "heredoc_redirect":
-            return self.heredoc(node)
-        if node.type == "herestring_redirect":
-            for kid in node.children:
-                if kid.is_named and kid.type != "file_descriptor":
-                    resolve(kid, self)
-            return []
-        raise Blocked(f"unsupported redirection {self.text(node)!r}")
-
-    def file_redirect(self, node: Node) -> list[tuple[int, Word]]:
-        op = ""
-        dests: list[Node] = []
-        for i, kid in enumerate(node.children):
-            field = node.field_name_for_child(i)
-            if field == "descriptor":
-                continue
-            if field == "destination":
-                dests.append(kid)
-            elif not kid.is_named:
-                op = kid.type
-            else:
-                raise Blocked(f"unsupported redirection {self.text(node)!r}")
-        words = [resolve(d, self) for d in dests]
-        target = words[0] if words and op not in (">&-", "<&-") else None
-        shown = target.source if target else ""
-        if op == "<":
-            if target is None:
-                raise Blocked("input redirection without a file")
-            if dests[0].type != "process_substitution":
-                if not target.static:
-                    raise Blocked(f"input redirection from {shown!r} is expanded at run time")
-                if target.value.startswith(("/dev/tcp/", "/dev/udp/")):
-                    raise Blocked(f"input redirection from {shown!r} opens a network connection")
-        elif op in _OUTPUT_OPS:
-            if not (target and target.static and target.value == "/dev/null"):
-                raise Blocked(f"output redirection to {shown!r} (only /dev/null is allowed)")
-        elif op in (">&", "<&"):
-            ok = target is not None and target.static and (
-                _FD.match(target.value) or (op == ">&" and target.value == "/dev/null")
-            )
-            if not ok:
-                raise Blocked(f"redirection {op}{shown} writes to a file (only /dev/null or a descriptor)")
-        elif op not in (">&-", "<&-"):
-            raise Blocked(f"unsupported redirection operator {op!r}")
-        skip = 0 if target is None else 1
-        return [(d.start_byte, w) for d, w in zip(dests[skip:], words[skip:])]
-
-    def heredoc(self, node: Node) -> list[tuple[int, Word]]:
-        kids = node.children
-        if not kids or kids[0].type != "<<":
-            raise Blocked("only plain << here-documents are supported (not <<-)")
-        start = body = end = None
-        for kid in kids[1:]:
-            kind = kid.type
-            if kind == "heredoc_start":
-                start = kid
-            elif kind == "heredoc_body":
-                body = kid
-            elif kind == "heredoc_end":
-                end = kid
-            elif kind == "file_redirect":
-                if self.redirect(kid):
-                    raise Blocked("words after a redirection inside a here-document line")
-            elif kind in _REDIRECTS:
-                raise Blocked("several here-documents on one command are not supported")
-            else:
-                self.statement(kid)
-        if start is None or end is None:
-            raise Blocked("incomplete here-document")
-        raw = self.text(start)
-        m = _HEREDOC_DELIM.fullmatch(raw)
-        if not m:
-            raise Blocked(f"unsupported here-document delimiter {raw!r}")
-        delim = next(g for g in m.groups() if g is not None)
-        quoted = m.group(4) is None
-        self.heredoc_layout(body, end, delim)
-        if body is not None and not quoted:
-            if b"\\\n" in self.source[body.start_byte : body.end_byte]:
-                raise Blocked("backslash-newline in an unquoted here-document joins lines")
-            self.heredoc_expansions(body)
-        return []
-
-    def heredoc_layout(self, body: Node | None, end: Node, delim: str) -> None:
-        """The body must end where bash ends it: the first line equal to delim."""
-        src = self.source
-        if self.text(end) != delim:
-            raise Blocked("here-document end does not match its delimiter")
-        first = body.start_byte if body is not None else end.start_byte
-        if first == 0 or src[first - 1 : first] != b"\n" or src[end.start_byte - 1 : end.start_byte] != b"\n":
-            raise Blocked("here-document body is not where bash expects it")
-        after = src[end.end_byte : end.end_byte + 1]
-        if after not in (b"", b"\n"):
-            raise Blocked("here-document delimiter line has trailing text")
-        lines = src[first : end.start_byte].split(b"\n")
-        if delim.encode() in lines:
-            raise Blocked("here-document body contains its delimiter line")
-
-    def heredoc_expansions(self, body: Node) -> None:
-        """Unquoted bodies are expanded; every place bash could expand must be
-        one the parser saw and we checked."""
-        covered: list[tuple[int, int]] = []
-        for kid in body.children:
-            kind = kid.type
-            if kind == "heredoc_content":
-                continue
-            if kind in ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"):
-                resolve(kid, self)
-                covered.append((kid.start_byte, kid.end_byte))
-            else:
-                raise Blocked(f"unsupported syntax in here-document: {self.text(kid)[:40]!r}")
-        base = body.start_byte
-        for m in _HEREDOC_OPENERS.finditer(self.source[body.start_byte : body.end_byte]):
-            pos = base + m.start()
-            if not any(lo <= pos < hi for lo, hi in covered):
-                raise Blocked("here-document body has an expansion the checker cannot parse")
-
-    # -- tests ----------------------------------------------------------------
-
     def test(self, node: Node) -> None:
         self.commands += 1
-        kids = node.children
-        if len(kids) < 2:
-            raise Blocked("empty test")
-        opener, closer, inner = kids[0].type, kids[-1].type, kids[1:-1]
-        if opener == "[[" and closer == "]]":
-            for kid in inner:
-                self.condition(kid)
-            return
-        if opener == "[" and closer == "]":
-            words: list[Word] = []
-            for kid in inner:
-                self.flatten(kid, words)
-            check_test_args("[", words)
-            return
-        raise Blocked(f"unsupported test {self.text(node)[:40]!r}")
-
-    def flatten(self, node: Node, out: list[Word]) -> None:
-        """``[`` is a command: its expression is just words to bash."""
-        kind = node.type
-        if kind in ("binary_expression", "unary_expression"):
-            for kid in node.children:
-                self.flatten(kid, out)
-        elif kind == "test_operator":
-            out.append(Word.literal(self.text(node)))
-        elif not node.is_named:
-            if kind not in _BRACKET_TEST_TOKENS:
-                raise Blocked(f"{kind!r} inside [ ] is shell syntax, not a test operator")
-            out.append(Word.literal(kind))
-        elif kind in ("extglob_pattern", "regex"):
-            out.append(resolve_pattern(node, self))
-        else:
-            out.append(resolve(node, self))
-
-    def condition(self, node: Node) -> None:
-        """``[[ ]]`` is parsed by bash itself, so structure here is real."""
-        kind = node.type
-        if kind == "parenthesized_expression":
-            for kid in node.children:
-                if kid.is_named:
-                    self.condition(kid)
-            return
-        if kind in ("binary_expression", "unary_expression"):
-            operands = [k for k in node.children if k.is_named and k.type != "test_operator"]
-            ops = [self.text(k) for k in node.children if not k.is_named or k.type == "test_operator"]
-            op = ops[0] if ops else ""
-            if op in _ARITH_TEST:
-                for operand in operands:
-                    self.integer_operand(operand, op)
-                return
-            if op in ("-v", "-R"):
-                for operand in operands:
-                    word = resolve(operand, self)
-                    if not (word.static and _IDENTIFIER.match(word.value)):
-                        raise Blocked(f"[[ {op} {word.source} ]] evaluates array subscripts, which can run commands")
-                return
-            for operand in operands:
-                self.condition(operand)
-            return
-        if kind == "regex":
-            text = self.text(node)
-            if _REGEX_EXPANSION.search(text):
-                raise Blocked(f"expansion inside [[ =~ ]] pattern {text!r} is not supported")
-            return
-        if kind == "extglob_pattern":
-            resolve_pattern(node, self)
-            return
-        if not node.is_named:
-            raise Blocked(f"unsupported syntax {kind!r} in [[ ]]")
-        resolve(node, self)
-
-    def integer_operand(self, node: Node, op: str) -> None:
-        if node.type == "simple_expansion" and self.text(node) in ("$#", "$?"):
-            return
-        word = resolve(node, self)
-        if not (word.static and _INTEGER.match(word.value)):
-            raise Blocked(
-                f"[[ {op} ]] on {word.source!r}: bash evaluates operands as arithmetic, "
-                "where array subscripts can run commands"
-            )
+        check_test_command(self, node)
 
 
 _HANDLERS: dict[str, Callable[[_Walker, Any], None]] = {
@@ -526,7 +314,5 @@ _HANDLERS: dict[str, Callable[[_Walker, Any], None]] = {
     "command": _Walker.command,
     "test_command": _Walker.test,
     "comment": _Walker.comment,
-    "command_substitution": _Walker.substitution,
-    "process_substitution": _Walker.substitution,
     "file_redirect": _Walker.bare_redirect,
 }

@@ -14,22 +14,24 @@ runs must be safe with any arguments at all.
 
 from __future__ import annotations
 
-import re
 from types import MappingProxyType
 from typing import Callable, Mapping
 
 from cast.safety.blocked import Blocked
 from cast.safety.git_rules import check_git
+from cast.safety.operand_checks import (
+    check_awk,
+    check_date,
+    check_find,
+    check_pip,
+    check_sed,
+    check_test,
+    check_xxd,
+)
 from cast.safety.options import Rule, check_operands, parse_options
-from cast.safety.scripts import check_awk_program, check_sed_script
 from cast.safety.words import Word
 
 _WRITES = "writes files"
-_RUNS = "runs other programs"
-
-
-def _why(**flags: str) -> Mapping[str, str]:
-    return MappingProxyType(flags)
 
 
 def _flags(mapping: dict[str, str]) -> Mapping[str, str]:
@@ -86,26 +88,26 @@ RULES: dict[str, Rule] = {
         max_positionals=1,
     ),
     "file": Rule(
-        forbidden=_why(**{"-C": "compiles a magic file (writes it)", "--compile": "compiles a magic file (writes it)"}),
+        forbidden=_flags({"-C": "compiles a magic file (writes it)", "--compile": "compiles a magic file (writes it)"}),
         short_value="mfFeP",
         long_value=frozenset({"--magic-file", "--files-from", "--separator", "--exclude", "--parameter"}),
     ),
     "tree": Rule(
-        forbidden=_why(**{"-o": _WRITES, "--output": _WRITES, "-R": "writes 00Tree.html files"}),
+        forbidden=_flags({"-o": _WRITES, "--output": _WRITES, "-R": "writes 00Tree.html files"}),
         abbreviations=False,
         double_dash=False,
     ),
     "base64": Rule(
-        forbidden=_why(**{"-o": _WRITES, "--output": _WRITES}),
+        forbidden=_flags({"-o": _WRITES, "--output": _WRITES}),
         short_value="w",
         long_value=frozenset({"--wrap"}),
     ),
     "printf": Rule(
-        forbidden=_why(**{"-v": "assigns a shell variable"}),
+        forbidden=_flags({"-v": "assigns a shell variable"}),
         permute=False,
     ),
     "date": Rule(
-        forbidden=_why(**{"-s": "sets the system clock", "--set": "sets the system clock"}),
+        forbidden=_flags({"-s": "sets the system clock", "--set": "sets the system clock"}),
         short_value="dfrs",
         short_optional="I",
         long_value=frozenset({"--date", "--file", "--reference", "--set"}),
@@ -257,203 +259,7 @@ def safe_with_any_args(name: str) -> bool:
     return rule is not None and rule.any_args
 
 
-# --- validators -------------------------------------------------------------
-
-
-def _date(name: str, rule: Rule, args: list[Word]) -> None:
-    parsed = parse_options(name, args, rule)
-    if len(parsed.positionals) > 1 or any(not w.fixed for w in parsed.positionals):
-        raise Blocked("date: only one +FORMAT operand is allowed")
-    for w in parsed.positionals:
-        if not w.prefix.startswith("+"):
-            raise Blocked(f"date: operand {w.source!r} would set the clock (only +FORMAT is allowed)")
-
-
-def _sed(name: str, rule: Rule, args: list[Word]) -> None:
-    for w in args:
-        flag = w.prefix.partition("=")[0]
-        if len(flag) >= 3 and flag != "--expression" and "--expression".startswith(flag):
-            raise Blocked(f"sed: abbreviated option {flag} (spell out --expression or use -e)")
-    parsed = parse_options(name, args, rule)
-    scripts = parsed.values_of("-e", "--expression")
-    if not scripts:
-        if not parsed.positionals:
-            raise Blocked("sed: no script")
-        scripts = [parsed.positionals[0]]
-    for script in scripts:
-        if not script.static:
-            raise Blocked(f"sed: script {script.source} is expanded at run time")
-    # GNU sed joins -e pieces with newlines before parsing; check what it parses.
-    check_sed_script("\n".join(script.value for script in scripts))
-
-
-def _awk(name: str, rule: Rule, args: list[Word]) -> None:
-    i, n = 0, len(args)
-    program: Word | None = None
-    while i < n:
-        word = args[i]
-        if not word.static:
-            raise Blocked(f"{name}: argument {word.source} before the program is expanded at run time")
-        value = word.value
-        i += 1
-        if value == "--":
-            break
-        if value in ("-F", "-v"):
-            if i >= n or args[i].splits:
-                raise Blocked(f"{name}: {value} needs one fixed value")
-            i += 1
-            continue
-        if value.startswith(("-F", "-v")):
-            continue
-        if value.startswith("-") and value != "-":
-            raise Blocked(f"{name}: option {value} is not allowed (only -F, -v)")
-        program = word
-        break
-    if program is None:
-        if i >= n:
-            raise Blocked(f"{name}: no program")
-        program = args[i]
-        i += 1
-    if not program.static:
-        raise Blocked(f"{name}: program {program.source} is expanded at run time")
-    try:
-        check_awk_program(program.value)
-    except Blocked as blocked:
-        raise Blocked(blocked.reason.replace("awk:", f"{name}:", 1)) from None
-    for word in args[i:]:
-        if not word.cannot_be_option or (word.static and word.value.startswith("-") and word.value != "-"):
-            if word.static and word.value == "-":
-                continue
-            raise Blocked(f"{name}: operand {word.source} could be read as an option")
-
-
-_XXD_VALUE = frozenset({"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset",
-                        "-s", "-seek", "-n", "-name", "-R"})
-
-
-def _xxd(name: str, rule: Rule, args: list[Word]) -> None:
-    """xxd matches options by prefix (``-r``, ``-rev``, ``--revert`` all revert)
-    and stops at the first operand; a second operand is the output file."""
-    i, n = 0, len(args)
-    while i < n:
-        word = args[i]
-        if not word.static:
-            if word.cannot_be_option:
-                break
-            raise Blocked(f"xxd: argument {word.source} is expanded at run time and could become an option")
-        value = word.value
-        flag = value[1:] if value.startswith("--") and len(value) > 2 else value
-        if not flag.startswith("-") or flag == "-":
-            break
-        i += 1
-        if value == "--":
-            break
-        if flag.startswith("-r"):
-            raise Blocked(f"xxd: flag {value} reverses a dump and writes binary output")
-        if flag in _XXD_VALUE:
-            i += 1
-    operands = args[i:]
-    if any(not w.fixed for w in operands):
-        raise Blocked("xxd: operands that expand at run time could name an output file")
-    if len(operands) > 1:
-        raise Blocked(f"xxd: operand {operands[1].source!r} would be written (at most 1 allowed)")
-
-
-_FIND_NO_ARG = frozenset({
-    "-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty",
-    "-executable", "-readable", "-writable", "-nouser", "-nogroup", "-depth", "-mount",
-    "-xdev", "-noleaf", "-ignore_readdir_race", "-noignore_readdir_race", "-daystart",
-    "-follow", "-not", "!", "-a", "-and", "-o", "-or", "(", ")", ",", "-d",
-})
-_FIND_ONE_ARG = frozenset({
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-    "-regextype", "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin",
-    "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-perm", "-user", "-group", "-uid",
-    "-gid", "-links", "-inum", "-samefile", "-lname", "-ilname", "-maxdepth", "-mindepth",
-    "-fstype", "-used", "-printf", "-context", "-files0-from",
-})
-_FIND_WHY = {
-    "-exec": "runs commands",
-    "-execdir": "runs commands",
-    "-ok": "runs commands",
-    "-okdir": "runs commands",
-    "-delete": "deletes files",
-    "-fprint": _WRITES,
-    "-fprint0": _WRITES,
-    "-fprintf": _WRITES,
-    "-fls": _WRITES,
-}
-_FIND_NEWER = re.compile(r"-newer[aBcmt][aBcmt]\Z")
-
-
-def _find(name: str, rule: Rule, args: list[Word]) -> None:
-    i, n = 0, len(args)
-    while i < n and args[i].static and args[i].value in ("-H", "-L", "-P"):
-        i += 1
-    while i < n:
-        word = args[i]
-        if word.static and (word.value.startswith("-") or word.value in ("(", "!")):
-            break
-        if not word.cannot_be_option:
-            raise Blocked(f"find: starting point {word.source} could expand to an expression (use ./ prefix)")
-        i += 1
-    while i < n:
-        word = args[i]
-        i += 1
-        if not word.static:
-            raise Blocked(f"find: expression word {word.source} is expanded at run time")
-        token = word.value
-        if token in _FIND_WHY:
-            raise Blocked(f"find: {token} {_FIND_WHY[token]}")
-        if token in _FIND_NO_ARG:
-            continue
-        if token in _FIND_ONE_ARG or _FIND_NEWER.match(token):
-            if i >= n:
-                raise Blocked(f"find: {token} needs an argument")
-            if args[i].splits or args[i].globs:
-                raise Blocked(f"find: argument {args[i].source} of {token} may expand to several words")
-            i += 1
-            continue
-        raise Blocked(f"find: {token!r} is not an allowed find expression")
-
-
-_TEST_UNARY = frozenset(
-    "-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o".split()
-)
-_TEST_BINARY = frozenset("= == != < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def check_test_args(name: str, args: list[Word]) -> None:
-    """``test``/``[``: ``-v NAME`` evaluates array subscripts in NAME, which can
-    run commands (``test -v 'a[$(cmd)]'``). A dynamic operand is allowed only
-    where it cannot be read as that operator."""
-    for j, w in enumerate(args):
-        if w.splits:
-            raise Blocked(f"{name}: unquoted expansion {w.source} may change the expression")
-        if w.static and w.value in ("-v", "-R") and j + 1 < len(args):
-            nxt = args[j + 1]
-            if not (nxt.static and _IDENTIFIER.match(nxt.value)):
-                raise Blocked(f"{name}: {w.value} with {nxt.source} evaluates array subscripts, which can run commands")
-    if all(w.static for w in args):
-        return
-    shape = args[1:] if args and args[0].static and args[0].value == "!" else args
-    if len(shape) == 1:
-        return
-    if len(shape) == 2 and shape[0].static and shape[0].value in _TEST_UNARY:
-        return
-    if len(shape) == 3 and shape[1].static and shape[1].value in _TEST_BINARY:
-        return
-    raise Blocked(f"{name}: run-time values are only allowed in simple one-operator tests")
-
-
-def _test(name: str, rule: Rule, args: list[Word]) -> None:
-    if name == "[":
-        if not args or not args[-1].static or args[-1].value != "]":
-            raise Blocked("[: missing ']'")
-        args = args[:-1]
-    check_test_args(name, args)
-
+# --- wrappers ----------------------------------------------------------------
 
 def _inner(name: str, args: list[Word], start: int) -> None:
     if start >= len(args):
@@ -526,40 +332,19 @@ def _xargs(name: str, rule: Rule, args: list[Word]) -> None:
     check_argv(args[start:])
 
 
-_PIP = {
-    "list": Rule(allowed_short="loeuv", allowed_long=frozenset({
-        "--local", "--outdated", "--uptodate", "--editable", "--user", "--format",
-        "--not-required", "--exclude-editable", "--include-editable", "--verbose"}),
-        long_value=frozenset({"--format"})),
-    "show": Rule(allowed_short="fv", allowed_long=frozenset({"--files", "--verbose"})),
-    "freeze": Rule(allowed_short="lv", allowed_long=frozenset({
-        "--local", "--user", "--all", "--exclude-editable", "--verbose"})),
-}
-
-
-def _pip(name: str, rule: Rule, args: list[Word]) -> None:
-    if len(args) == 1 and args[0].static and args[0].value in ("--version", "-V"):
-        return
-    if not args or not args[0].static or args[0].value not in _PIP:
-        shown = args[0].source if args else ""
-        raise Blocked(f"{name}: only list, show and freeze are allowed (got {shown!r})")
-    sub = args[0].value
-    parse_options(f"{name} {sub}", args[1:], _PIP[sub])
-
-
 VALIDATORS: dict[str, Validator] = {
-    "date": _date,
-    "sed": _sed,
-    "awk": _awk,
-    "xxd": _xxd,
-    "find": _find,
+    "date": check_date,
+    "sed": check_sed,
+    "awk": check_awk,
+    "xxd": check_xxd,
+    "find": check_find,
     "git": lambda name, rule, args: check_git(args),
-    "test": _test,
+    "test": check_test,
     "env": _env,
     "command": _command,
     "timeout": _wrapper(_TIMEOUT, 1),
     "nice": _wrapper(_NICE, 0),
     "time": _wrapper(_TIME, 0),
     "xargs": _xargs,
-    "pip": _pip,
+    "pip": check_pip,
 }

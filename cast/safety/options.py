@@ -117,6 +117,8 @@ def parse_options(cmd: str, args: list[Word], rule: Rule, *, stop_at_operand: bo
         word = args[i]
         i += 1
         if only_operands:
+            if out.first_positional is None:
+                out.first_positional = i - 1
             out.positionals.append(word)
             continue
         if not word.static:

@@ -221,6 +221,8 @@ def check_awk_program(program: str) -> None:
     tokenizer; it treats an ambiguous ``/`` as division, so a regex it fails
     to recognise is scanned as code (stricter), never the reverse.
     """
+    if "\\\n" in program:
+        raise Blocked("awk: backslash-newline continuations are not supported")
     for word in _AWK_BANNED_WORDS:
         if word in program:
             raise Blocked(f"awk: {word} can run commands")

@@ -270,6 +270,7 @@ WRITING_FLAGS_BLOCKED = [
     ("xxd --revert dump.hex", "flag --revert"),
     ("xxd -r -p dump.hex out.bin", "flag -r"),
     ("xxd -c 8 in.bin out.hex", "would be written"),
+    ("xxd -c $n in.bin", "may expand to several arguments"),
     ("file -C -m magic", "compiles a magic file"),
     ("file --compile -m magic", "--compile"),
     ("tree -o out.txt", "tree: flag -o writes files"),
@@ -465,6 +466,10 @@ INTERPRETERS_BLOCKED = [
 
 WRAPPERS_BLOCKED = [
     ("xargs rm", "xargs: 'rm' must be safe with any arguments"),
+    ("xargs -- rm", "must be safe with any arguments"),
+    ("xargs -0 -- sort -o x", "must be safe with any arguments"),
+    ("nice -- rm x", "rm"),
+    ("timeout -- 5 rm x", "rm"),
     ("find . -name '*.tmp' | xargs rm -f", "must be safe with any arguments"),
     ("echo x | xargs sort", "must be safe with any arguments"),
     ("echo x | xargs sh -c 'ls'", "must be safe with any arguments"),
@@ -837,11 +842,13 @@ AWK_BLOCKED = [
     ("gawk -l ./evil.so 'BEGIN{}'", "option -l"),
     ("mawk -W exec prog.awk", "option -W"),
     ("awk -E prog.awk", "option -E"),
+    ("awk -F * '{print}'", "needs one fixed value"),
     ("awk \"$prog\" f", "expanded at run time"),
     ("awk '/[/]\"/ { print | \"sh\" }' f", "ambiguous"),
     ("awk 'x ~ /a\"b/' f", "inside a regex"),
     ("awk '{ print > \"/dev/stderr\" }' f", "output redirection"),
     ("nawk '{print | \"sh\"}' f", "pipes"),
+    ("awk 'BEGIN { sys\\\ntem(\"id\") }'", "backslash-newline"),
     ("awk 'BEGIN { while ((\"ls\" | getline x) > 0) print x }'", "getline"),
 ]
 
