@@ -36,7 +36,7 @@ SESSIONS = "sessions"
 TRANSCRIPT = "transcript.jsonl"
 META = "meta.json"
 GITIGNORE_TEXT = "sessions/\nhistory\n"
-NOT_RUN = "[interrupted: not run]"
+NOT_RUN = "[interrupted: cast stopped before this result was recorded; the call may have run, so check its effects before repeating it]"
 
 
 class SessionError(Exception):
@@ -280,10 +280,11 @@ def make_valid(messages: list[Message]) -> list[Message]:
                 if index + 1 == len(result) or result[index + 1]["role"] != "user":
                     result.insert(index + 1, {"role": "user", "content": []})
                 after = result[index + 1]["content"]
-                answered = {b.get("tool_use_id") for b in after if isinstance(b, dict) and b.get("type") == "tool_result"}
-                missing = [{"type": "tool_result", "tool_use_id": i, "content": NOT_RUN, "is_error": True}
-                           for i in uses if i not in answered]
-                after[:0] = missing
+                answered = {b.get("tool_use_id"): b for b in after if isinstance(b, dict) and b.get("type") == "tool_result"}
+                rest = [b for b in after if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+                results = [answered.get(i) or {"type": "tool_result", "tool_use_id": i, "content": NOT_RUN, "is_error": True}
+                           for i in uses]  # in call order, ahead of any text, as the API wants
+                result[index + 1]["content"] = results + rest
         index += 1
     return result
 

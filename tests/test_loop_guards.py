@@ -30,6 +30,20 @@ def stopped(events) -> ev.Stopped:
     return [e for e in events if isinstance(e, ev.Stopped)][-1]
 
 
+def assert_valid(messages) -> None:
+    """What the API demands: alternating roles, and each tool_use answered exactly once, first
+    thing in the next user message."""
+    for before, after in zip(messages, messages[1:]):
+        assert before["role"] != after["role"]
+    for index, message in enumerate(messages):
+        uses = [b["id"] for b in message["content"] if message["role"] == "assistant" and b.get("type") == "tool_use"]
+        if uses:
+            reply = messages[index + 1]["content"]
+            answered = [b["tool_use_id"] for b in reply if b.get("type") == "tool_result"]
+            assert sorted(answered) == sorted(uses)
+            assert all(b.get("type") == "tool_result" for b in reply[: len(uses)])
+
+
 def results(events) -> list[ev.ToolResult]:
     return [e for e in events if isinstance(e, ev.ToolResult)]
 
@@ -148,6 +162,7 @@ class TestFailureStreak:
         assert stop.status == "stopped" and "flaky failed 3 times in a row" in stop.reason
         assert "cannot do that" in stop.reason
         assert len(log) == 3 and len(model.requests) == 3
+        assert_valid(agent.transcript.messages)
 
     def test_a_success_resets_the_streak(self, tmp_path):
         outcomes = iter([False, False, True, False, False, True])
@@ -207,6 +222,7 @@ class TestInterrupts:
         threading.Thread(target=lambda: (started.wait(5), agent.cancel()), daemon=True).start()
         events = run_all(agent)
         assert stopped(events).status == "interrupted"
+        assert_valid(agent.transcript.messages)
         last = agent.transcript.messages[-1]
         assert last["role"] == "user" and len([b for b in last["content"] if b["type"] == "tool_result"]) == 2
         assert len(model.requests) == 1
@@ -224,6 +240,24 @@ class TestInterrupts:
 
         stop = drive(agent, agent.run("go"), handle)
         assert stop.status == "interrupted" and len(model.requests) == 1
+        assert_valid(agent.transcript.messages)
+
+    def test_results_of_a_finished_batch_are_kept_when_a_later_call_is_interrupted(self, tmp_path):
+        log: list = []
+
+        def stop_everything(args, ctx):
+            ctx.cancel.set()
+            return Observation("cancelled", ok=False)
+
+        tools = [counting_tool("look", True, log), Tool("halt", "", object_schema([]), stop_everything)]
+        turns = [{"tool_uses": [use("look", n=1), use("look", n=2), use("halt"), use("look", n=3)]}, {"text": "never"}]
+        agent, _ = make_agent(tmp_path, turns, tools)
+        events = run_all(agent)
+        assert stopped(events).status == "interrupted"
+        assert_valid(agent.transcript.messages)
+        texts = [b["content"] for b in agent.transcript.messages[-1]["content"]]
+        assert texts[0].startswith("look ran with") and texts[1].startswith("look ran with")
+        assert texts[3] == "[interrupted by user: not run]" and len(log) == 2
 
 
 class TestGuidance:

@@ -168,10 +168,10 @@ class Agent:
     # -- tools ----------------------------------------------------------------------------
     def _run_tools(self, calls: list[m.ToolUse], step: int) -> Iterator[ev.Event]:
         """Run one turn's calls: consecutive read-only calls concurrently, others in order.
-        Returns a Stopped event when a guard ends the run."""
+        Each batch's results join the transcript as soon as it finishes, so a crash loses at most
+        the batch in flight. Returns a Stopped event when a guard ends the run."""
         by_name = {t.name: t for t in self.tools}
-        results: dict[str, Observation] = {}
-        cached: set[str] = set()
+        failed_out: str | None = None
         for batch in _batches(calls, by_name):
             for call in batch:
                 yield ev.ToolCall(call.id, call.name, call.input)
@@ -182,22 +182,20 @@ class Agent:
             except KeyboardInterrupt:
                 self.cancel()
                 break
+            blocks = []
             for call, (obs, from_record) in zip(batch, outcomes):
-                results[call.id] = obs
-                if from_record:
-                    cached.add(call.id)
-        blocks, stop = [], None
-        for call in calls:
-            obs = results.get(call.id) or Observation(f"[{INTERRUPTED}: not run]", ok=False, summary=INTERRUPTED)
-            if call.id in results and call.id not in cached:
-                streak = self.failures.record(call.name, obs.ok)
-                if streak == FAILURE_NUDGE_AT:
-                    obs.text += "\n" + self.failures.nudge(call.name)
-                elif streak >= FAILURE_STOP_AT and stop is None:
-                    stop = self._stop("stopped", f"{call.name} failed {streak} times in a row; last error: {obs.text[:300]}", step)
-            blocks.append(tool_result_block(call.id, obs.text, not obs.ok))
-            yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, call.id in cached, obs.facts)
-        self.transcript.add_user(blocks)
+                if not from_record:
+                    streak = self.failures.record(call.name, obs.ok)
+                    if streak == FAILURE_NUDGE_AT:
+                        obs.text += "\n" + self.failures.nudge(call.name)
+                    elif streak >= FAILURE_STOP_AT and failed_out is None:
+                        failed_out = f"{call.name} failed {streak} times in a row; last error: {obs.text[:300]}"
+                blocks.append(tool_result_block(call.id, obs.text, not obs.ok))
+                yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, from_record, obs.facts)
+            self.transcript.add_user(blocks)
+        for use in self.transcript.pending_tool_uses_unanswered():
+            yield ev.ToolResult(use["id"], use["name"], False, INTERRUPTED, f"[{INTERRUPTED}: not run]")
+        self.settle()
         if self.hooks.after_tools:
             yield from self.hooks.after_tools(self)
         stale = self.ctx.workspace.reads.stale()
@@ -208,7 +206,7 @@ class Agent:
             yield ev.Notice(f"changed since read: {names}")
         if self.ctx.cancel.is_set():
             return self._stop("interrupted", INTERRUPTED, step)
-        return stop
+        return self._stop("stopped", failed_out, step) if failed_out else None
 
     def _execute(self, batch: list[m.ToolUse], by_name: dict[str, Tool], step: int) -> list[tuple[Observation, bool]]:
         if len(batch) == 1:
@@ -248,7 +246,7 @@ class Agent:
 
     def settle(self) -> None:
         """Answer tool calls left without a result, so the transcript stays valid for the API."""
-        for use in self.transcript.pending_tool_uses():
+        for use in self.transcript.pending_tool_uses_unanswered():
             self.transcript.add_user([tool_result_block(use["id"], f"[{INTERRUPTED}: not run]", True)])
 
     def _stop(self, status: str, reason: str, step: int, exit_code: int | None = None) -> ev.Stopped:

@@ -34,11 +34,18 @@ class Transcript:
         """Harness text for the model (guidance, stale files): joins the next user message."""
         self.add_user([{"type": "text", "text": text}])
 
-    def pending_tool_uses(self) -> list[dict[str, Any]]:
-        """tool_use blocks of the last assistant message that have no result yet."""
-        if not self.messages or self.messages[-1]["role"] != "assistant":
+    def pending_tool_uses_unanswered(self) -> list[dict[str, Any]]:
+        """tool_use blocks of the latest assistant message that have no tool_result yet."""
+        last = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i]["role"] == "assistant"), None)
+        if last is None:
             return []
-        return [b for b in self.messages[-1]["content"] if b.get("type") == "tool_use"]
+        answered = {
+            block.get("tool_use_id")
+            for message in self.messages[last + 1 :]
+            for block in message["content"]
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        }
+        return [b for b in self.messages[last]["content"] if b.get("type") == "tool_use" and b["id"] not in answered]
 
     def replace(self, messages: list[Message]) -> None:
         """Swap in a compacted history; listeners get a marker so a replay can do the same."""
