@@ -8,14 +8,33 @@ pass its rule (``cast.safety.command_rules``), and any surprise, including
 a parse error or an exception, refuses the command.
 
 tree-sitter is not bash, so the walk also guards the known places where the
-two disagree: text the parser skipped between tokens, redirections followed by
-more words (``sort >/dev/null -o out``), heredoc bodies it did not parse, and
-``[ ... ]`` tests that it reads as ``[[ ... ]]``.
+two disagree: text the parser skipped between tokens, line continuations that
+join words, redirections followed by more words (``sort >/dev/null -o out``),
+heredoc bodies it did not parse, and ``[ ... ]`` tests that it reads as
+``[[ ... ]]``.
+
+Choices where read-only-ness depends on run-time values:
+
+* Globs, ``$var``, ``"$var"`` and ``$(...)`` in arguments are fine for
+  commands that are safe with any arguments (``cat``, ``wc``, ``grep``...).
+  For other commands such a word must be unable to start with ``-`` (a fixed
+  prefix as in ``./*`` or ``"HEAD:$f"``), or come after ``--``, or be the
+  value of a flag that takes one, and it must not split where operand counts
+  matter (``uniq IN OUT``). Where the literal text is judged (sed scripts,
+  awk programs, find expressions, git subcommands, command names, output
+  targets) it must be fully static.
+* Only ``$name``, ``${name}`` and ``${#name}`` expansions are understood;
+  arithmetic only on number literals; loop variables must be lower-case.
+* ``timeout``, ``nice``, ``env``, ``command`` and ``time`` run their operands
+  unchanged, so the inner command is checked as if written directly; ``xargs``
+  appends words nobody has seen, so its command must be safe with any
+  arguments.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -60,16 +79,17 @@ class Verdict:
     reason: str
 
 
-_PARSER: list[Parser] = []
+_LOCAL = threading.local()  # a tree-sitter Parser must not be shared between threads
 
 
 def _parser() -> Parser:
-    if not _PARSER:
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
         import tree_sitter_bash
         from tree_sitter import Language, Parser
 
-        _PARSER.append(Parser(Language(tree_sitter_bash.language())))
-    return _PARSER[0]
+        parser = _LOCAL.parser = Parser(Language(tree_sitter_bash.language()))
+    return parser
 
 
 def check(command: str) -> Verdict:

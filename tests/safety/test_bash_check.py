@@ -237,6 +237,14 @@ class TestVerdictApi:
         assert not verdict.allowed
         assert "checker error" in verdict.reason
 
+    def test_threads_get_the_same_verdicts(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        commands = [c for c in corpus.USABILITY_OK + [c for c, _ in corpus.GIT_BLOCKED]] * 3
+        expected = [check(c) for c in commands]
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            assert list(pool.map(check, commands)) == expected
+
     def test_deep_nesting_fails_closed(self) -> None:
         command = "echo " + "$(" * 400 + "ls" + ")" * 400
         assert not check(command).allowed

@@ -13,11 +13,12 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -194,8 +195,10 @@ def test_refused_command_really_changes_the_tree(case: RealCase, tmp_path: Path)
         stderr=subprocess.DEVNULL,
         timeout=60,
     )
-    after = _snapshot(work)
-    assert after != before, f"bash did not change the tree for {case.command!r}"
+    deadline = time.monotonic() + 5
+    while _snapshot(work) == before and time.monotonic() < deadline:
+        time.sleep(0.05)  # process substitutions may still be writing
+    assert _snapshot(work) != before, f"bash did not change the tree for {case.command!r}"
 
 
 @pytest.mark.skipif(_BASH is None, reason="bash is not installed")
