@@ -91,3 +91,18 @@ def test_bash_observation_puts_exit_code_first_and_counts_tests(tmp_path):
 def test_counts_from_plain_closing_line():
     assert parse_test_counts("....\n12 passed, 0 failed\n") == {"passed": 12, "failed": 0}
     assert parse_test_counts("nothing here") == {}
+
+
+def test_plan_bash_ignores_programs_planted_in_the_workspace(tmp_path, monkeypatch):
+    from cast.tools.base import ToolContext, run_tool
+    from cast.tools.shell import PLAN_BASH
+    from cast.workspace import Workspace
+
+    planted = tmp_path / "bin"
+    planted.mkdir()
+    (planted / "ls").write_text(f"#!/bin/sh\ntouch {tmp_path}/pwned\n")
+    (planted / "ls").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}{os.pathsep}.{os.pathsep}{os.environ['PATH']}")
+    obs = run_tool(PLAN_BASH, {"command": "ls"}, ToolContext(workspace=Workspace(tmp_path)))
+    assert obs.text.startswith("exit_code=0") and "bin" in obs.text
+    assert not (tmp_path / "pwned").exists()

@@ -70,12 +70,28 @@ def hardened_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event | None = None) -> CommandResult:
+def read_only_env(root: Path) -> dict[str, str]:
+    """For commands proven read-only: the proof assumes `ls` is the system's ls, so PATH loses
+    every entry that is relative or inside the workspace (a planted `./bin/ls` would otherwise
+    run), and tools' config files that can name programs to run are not consulted."""
+    real_root = os.path.realpath(root)
+    entries = [
+        p for p in os.environ.get("PATH", "").split(os.pathsep)
+        if os.path.isabs(p) and not (os.path.realpath(p) + os.sep).startswith(real_root + os.sep)
+    ]
+    env = hardened_env({"PATH": os.pathsep.join(entries)})
+    for name in ("RIPGREP_CONFIG_PATH", "PYTHONSTARTUP", "PYTHONPATH", "LD_PRELOAD"):
+        env.pop(name, None)
+    return env
+
+
+def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event | None = None,
+                env: dict[str, str] | None = None) -> CommandResult:
     started = time.monotonic()
     proc = subprocess.Popen(
         ["bash", "--noprofile", "--norc", "-c", command],
         cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True, env=hardened_env(),
+        start_new_session=True, env=env or hardened_env(),
     )
     collector = _Collector()
     reader = threading.Thread(target=_pump, args=(proc, collector), daemon=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cast.tools.base import Observation, Tool, ToolContext, ToolError, clip, object_schema
-from cast.tools.process import CommandResult, run_command, parse_test_counts
+from cast.tools.process import CommandResult, parse_test_counts, read_only_env, run_command
 
 OUTPUT_CHARS = 30_000
 DEFAULT_TIMEOUT = 120
@@ -52,7 +52,7 @@ def plan_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
             "the command in the plan as a step for execution."
         )
     timeout = args.get("timeout", DEFAULT_TIMEOUT)
-    result = run_command(command, ctx.workspace.root, timeout, ctx.cancel)
+    result = run_command(command, ctx.workspace.root, timeout, ctx.cancel, read_only_env(ctx.workspace.root))
     return observe(command, result)
 
 
