@@ -86,7 +86,8 @@ def execute_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
         raise ToolError(decision.reason)
     root = ctx.workspace.root
     before = dirty_state(root)
-    result = run_command(command, root, args.get("timeout", DEFAULT_TIMEOUT), ctx.cancel)
+    env = read_only_env(root) if decision.reason == "read-only" else None  # the proof's assumptions
+    result = run_command(command, root, args.get("timeout", DEFAULT_TIMEOUT), ctx.cancel, env)
     changed = changed_between(before, dirty_state(root))
     obs = observe(command, result, changed)
     obs.facts["approval"] = decision.reason
