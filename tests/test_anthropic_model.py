@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 
@@ -203,6 +204,19 @@ class TestFaults:
         assert events[-1].content == (text("finally"),)
         assert len(fake_api.requests) == 2
         assert fake_api.requests[0].headers["x-stainless-retry-count"] == "0"  # the SDK itself did not retry
+
+    def test_an_interrupt_ends_the_wait_between_attempts(self, fake_api):
+        for _ in range(2):
+            fake_api.fail(529, "overloaded_error", "Overloaded", headers={"retry-after": "5"})
+        cancel = threading.Event()
+        threading.Timer(0.2, cancel.set).start()
+        slow = Config(retries=3, retry_after_cap=5.0, model_timeout=5.0)
+        started = time.monotonic()
+        req = m.Request("You are cast.", TOOLS, ({"role": "user", "content": [{"type": "text", "text": "go"}]},), cancel=cancel)
+        events = list(model(slow).stream(req))
+        assert time.monotonic() - started < 1.5
+        assert len(fake_api.requests) == 1 and not of(events, m.Stop)
+        assert [r.delay for r in of(events, m.Retrying)] == [5.0]
 
     def test_529_past_the_budget_is_a_clear_overload_error(self, fake_api):
         for _ in range(5):

@@ -272,3 +272,27 @@ class TestGuidance:
         assert "use the v2 API instead" in str(second[-1]["content"])
         assert "Guidance from the user" in str(second[-1]["content"])
         assert model.requests[0].messages[-1]["content"][0]["text"] == "task"
+
+
+class TestInterruptingTheModel:
+    def test_cancel_reaches_a_model_waiting_between_retries(self, tmp_path):
+        from cast.agent.loop import Agent
+        from cast.models import base as m
+        from cast.tools.base import ToolContext
+        from cast.workspace import Workspace
+
+        class Overloaded:
+            name = "overloaded"
+
+            def stream(self, request):
+                yield m.Retrying("overloaded (529)", 2, 30.0)
+                if request.cancel is None or not request.cancel.wait(30):
+                    yield m.Stop("end_turn", ({"type": "text", "text": "late"},))
+
+        agent = Agent(model=Overloaded(), tools=[], system="s", ctx=ToolContext(workspace=Workspace(tmp_path)))
+        threading.Timer(0.2, agent.cancel).start()
+        started = time.monotonic()
+        events = run_all(agent)
+        assert time.monotonic() - started < 2
+        assert stopped(events).status == "interrupted"
+        assert any(isinstance(e, ev.Notice) and "retrying in 30.0s" in e.text for e in events)

@@ -121,7 +121,8 @@ class Agent:
 
     def _ask(self) -> Iterator[ev.Event]:
         """Stream one reply. Returns (tool calls, stop reason), or None when interrupted."""
-        request = m.Request(self.system, tuple(t.spec() for t in self.tools), tuple(self.transcript.messages), self.max_tokens)
+        request = m.Request(self.system, tuple(t.spec() for t in self.tools), tuple(self.transcript.messages),
+                            self.max_tokens, cancel=self.ctx.cancel)
         text: list[str] = []
         calls: list[m.ToolUse] = []
         content: tuple[dict[str, Any], ...] | None = None

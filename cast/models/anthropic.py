@@ -126,7 +126,8 @@ class AnthropicModel:
             if attempt < attempts:
                 delay = self.delay(attempt, failure.retry_after)
                 yield Retrying(str(failure), attempt + 1, delay, state.streamed, self.name)
-                self.sleep(delay)
+                if self._wait(request, delay):
+                    return  # interrupted: the loop sees a reply without a Stop and records it so
         assert failure is not None
         summary = f"model {failure.kind}: {failure.detail} (after {attempts} attempts)"
         fallback = getattr(self.config, "fallback_model", "")
@@ -138,6 +139,14 @@ class AnthropicModel:
             except Transient as exc:
                 summary += f"; the fallback model {fallback} failed too: {exc}"
         raise ModelError(summary, retryable=True)
+
+    def _wait(self, request: Request, seconds: float) -> bool:
+        """Wait before the next attempt; True if the user interrupted meanwhile. The REPL cancels
+        from another thread, where no KeyboardInterrupt reaches this sleep."""
+        if request.cancel is None:
+            self.sleep(seconds)
+            return False
+        return request.cancel.wait(seconds)
 
     # -- one attempt ----------------------------------------------------------------------
     def _attempt(self, client: Any, model: str, params: dict[str, Any], state: "_Attempt") -> Iterator[ModelEvent]:

@@ -6,6 +6,7 @@ lets every guard be tested without a network.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol, Union
 
@@ -18,6 +19,12 @@ class Request:
     tools: tuple[dict[str, Any], ...]
     messages: tuple[dict[str, Any], ...]
     max_tokens: int = 8192
+    # Set when the user interrupts: a provider waiting between retries stops waiting. Not sent.
+    cancel: threading.Event | None = field(default=None, compare=False, repr=False)
+
+    def wire(self) -> dict[str, Any]:
+        """What goes to a model: everything but the cancel signal."""
+        return {"system": self.system, "tools": self.tools, "messages": self.messages, "max_tokens": self.max_tokens}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -62,7 +61,7 @@ class ScriptedModel:
         self.requests.append(request)
         if self.record:
             with self.record.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(asdict(request)) + "\n")
+                out.write(json.dumps(request.wire()) + "\n")
         if self.position >= len(self.turns):
             raise ModelError(f"scripted model: the script has no turn {self.position + 1} (it has {len(self.turns)})")
         turn = self.turns[self.position]
@@ -74,8 +73,8 @@ class ScriptedModel:
             content.append({"type": "thinking", "thinking": thinking, "signature": "scripted"})
         if text := turn.get("text", ""):
             for chunk in _chunks(text):
-                if delay:
-                    time.sleep(delay)
+                if delay and _waits(request, delay):
+                    return  # interrupted while "thinking": end the reply without a Stop
                 yield TextDelta(chunk)
             content.append({"type": "text", "text": text})
         tool_uses = turn.get("tool_uses", [])
@@ -86,6 +85,14 @@ class ScriptedModel:
         prompt_chars = len(request.system) + len(json.dumps(request.tools)) + len(json.dumps(request.messages))
         yield Usage(input_tokens=prompt_chars // CHARS_PER_TOKEN, output_tokens=len(json.dumps(content)) // CHARS_PER_TOKEN)
         yield Stop(turn.get("stop", "tool_use" if tool_uses else "end_turn"), tuple(content))
+
+
+def _waits(request: Request, seconds: float) -> bool:
+    """Sleep like a slow model; True when the user interrupted meanwhile."""
+    if request.cancel is None:
+        time.sleep(seconds)
+        return False
+    return request.cancel.wait(seconds)
 
 
 def _chunks(text: str, size: int = 16) -> Iterator[str]:
