@@ -99,3 +99,10 @@ def test_system_prompt_is_byte_stable(repo):
     first = system_prompt(PLAN, Workspace(repo))
     second = system_prompt(PLAN, Workspace(repo))
     assert first == second and "Use tabs." in first
+
+
+def test_check_command_prints_the_verdict_and_exits_0_or_1():
+    allowed = run("check-command", "git log --oneline -5 | head -3")
+    assert (allowed.returncode, allowed.stdout) == (0, "allowed\n")
+    blocked = run("check-command", "sort -uo out.txt in.txt")
+    assert blocked.returncode == 1 and blocked.stdout.startswith("blocked: ") and "-o" in blocked.stdout
