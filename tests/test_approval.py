@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from cast.safety.approval import ApprovalPolicy, catastrophic, command_prefix, is_simple
-from cast.tools.changes import changed_between, dirty_state
+from cast.tools.changes import changed_between, dirty_state, workspace_state
 
 NOT_READ_ONLY = lambda command: False  # noqa: E731
 READ_ONLY = lambda command: True  # noqa: E731
@@ -87,5 +87,12 @@ def test_changed_files_seen_through_git_status(repo):
     assert "app.py" in changed_between(middle, dirty_state(repo))
 
 
-def test_no_git_no_change_list(tmp_path):
-    assert dirty_state(tmp_path) is None and changed_between(None, None) == ()
+def test_outside_git_a_small_tree_is_walked(tmp_path):
+    (tmp_path / "a.txt").write_text("a")
+    assert dirty_state(tmp_path) is None
+    before = workspace_state(tmp_path)
+    (tmp_path / "a.txt").write_text("changed")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_text("b")
+    assert changed_between(before, workspace_state(tmp_path)) == ("a.txt", "sub/b.txt")
+    assert changed_between(None, None) == ()

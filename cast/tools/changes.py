@@ -2,6 +2,7 @@
 
 In a git repository: the dirty set (porcelain status plus each dirty file's size and mtime)
 before and after. Cheap, and it catches edits to already-dirty files that status alone misses.
+Elsewhere: size and mtime of every file, for trees small enough to walk quickly.
 """
 from __future__ import annotations
 
@@ -10,6 +11,32 @@ import subprocess
 from pathlib import Path
 
 State = dict[str, tuple[str, int, int]]
+
+
+WALK_LIMIT = 20_000
+SKIP_DIRS = {".git", ".cast", "node_modules", "__pycache__", ".venv", "venv"}
+
+
+def workspace_state(root: Path) -> State | None:
+    """What `changed_between` compares: git's dirty set, or a walk of a small plain tree."""
+    state = dirty_state(root)
+    return state if state is not None else walk_state(root)
+
+
+def walk_state(root: Path) -> State | None:
+    state: State = {}
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = [d for d in subdirs if d not in SKIP_DIRS]
+        for name in files:
+            path = os.path.join(directory, name)
+            try:
+                stat = os.lstat(path)
+            except OSError:
+                continue
+            state[os.path.relpath(path, root)] = ("", stat.st_size, stat.st_mtime_ns)
+            if len(state) > WALK_LIMIT:
+                return None  # too big to watch this way; say nothing rather than something wrong
+    return state
 
 
 def dirty_state(root: Path) -> State | None:

@@ -75,7 +75,7 @@ def _proven_read_only(command: str) -> bool:
 def execute_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
     """Approval policy first (deny list, read-only proof, allow rules, --yes, the user); then run
     and report which files the command changed."""
-    from cast.tools.changes import changed_between, dirty_state
+    from cast.tools.changes import changed_between, workspace_state
 
     command = args["command"]
     policy = ctx.services.get("approval")
@@ -85,10 +85,10 @@ def execute_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
     if not decision.run:
         raise ToolError(decision.reason)
     root = ctx.workspace.root
-    before = dirty_state(root)
+    before = workspace_state(root)
     env = read_only_env(root) if decision.reason == "read-only" else None  # the proof's assumptions
     result = run_command(command, root, args.get("timeout", DEFAULT_TIMEOUT), ctx.cancel, env)
-    changed = changed_between(before, dirty_state(root))
+    changed = changed_between(before, workspace_state(root))
     obs = observe(command, result, changed)
     obs.facts["approval"] = decision.reason
     return obs
