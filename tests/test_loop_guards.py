@@ -1,6 +1,7 @@
 """Each guard of the loop, shown to matter: every test here fails if its guard is removed."""
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -156,13 +157,37 @@ class TestFailureStreak:
         agent, model = make_agent(tmp_path, turns, [counting_tool("flaky", False, log, fail=True)])
         events = run_all(agent)
         texts = [r.text for r in results(events)]
-        assert "failed 2 times in a row" not in texts[0]
-        assert "failed 2 times in a row" in texts[1]
+        assert "failed in 2 turns in a row" not in texts[0]
+        assert "failed in 2 turns in a row" in texts[1]
         stop = stopped(events)
         assert stop.status == "stopped" and "flaky failed 3 times in a row" in stop.reason
         assert "cannot do that" in stop.reason
         assert len(log) == 3 and len(model.requests) == 3
         assert_valid(agent.transcript.messages)
+
+    def test_failures_in_one_turn_count_once_and_a_success_in_it_clears_them(self, tmp_path):
+        (tmp_path / "a.txt").write_text("a\n")
+        probes = [use("read_file", path=name) for name in ("setup.cfg", "pyproject.toml", "tox.ini")]
+        turns = [
+            {"tool_uses": probes + [use("read_file", path="a.txt")]},  # three misses and a hit
+            {"tool_uses": probes},  # three misses: one failing turn
+            {"tool_uses": [use("read_file", path="nope1"), use("read_file", path="nope2")]},  # second: nudge
+            {"text": "giving up on config files"},
+        ]
+        agent, _ = make_agent(tmp_path, turns, [READ_FILE])
+        events = run_all(agent)
+        assert stopped(events).status == "done"
+        nudged = [r for r in results(events) if "turns in a row" in r.text]
+        assert len(nudged) == 1 and nudged[0].text.startswith("error: nope1 does not exist")
+
+    def test_the_stop_comes_only_after_the_nudge_was_seen(self, tmp_path):
+        log: list = []
+        turns = [{"tool_uses": [use("flaky", n=1), use("flaky", n=2), use("flaky", n=3)]}, {"tool_uses": [use("flaky", n=4)]},
+                 {"text": "ok, stopping"}]
+        agent, model = make_agent(tmp_path, turns, [counting_tool("flaky", False, log, fail=True)])
+        events = run_all(agent)
+        assert stopped(events).status == "done" and len(log) == 4
+        assert "turns in a row" in json.dumps(model.requests[2].messages[-1])
 
     def test_a_success_resets_the_streak(self, tmp_path):
         outcomes = iter([False, False, True, False, False, True])

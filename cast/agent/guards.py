@@ -47,17 +47,47 @@ class CallRecord:
 
 
 class FailureStreak:
+    """Consecutive failing turns per tool. A turn counts once per tool: three speculative reads
+    that miss in one parallel batch are one failure, not a reason to stop; and a success of the
+    tool in the same turn clears it. So the model always sees the nudge before the stop."""
+
     def __init__(self) -> None:
         self._streak: dict[str, int] = {}
+        self._last: dict[str, str] = {}
 
-    def record(self, name: str, ok: bool) -> int:
-        self._streak[name] = 0 if ok else self._streak.get(name, 0) + 1
-        return self._streak[name]
+    def turn(self) -> "TurnStreaks":
+        return TurnStreaks(self)
 
     @staticmethod
     def nudge(name: str) -> str:
         return (
-            f"[cast: {name} has failed {FAILURE_NUDGE_AT} times in a row. Do not repeat the same "
+            f"[cast: {name} has failed in {FAILURE_NUDGE_AT} turns in a row. Do not repeat the same "
             "approach: re-read the error, check your assumptions (paths, arguments), or use another "
-            f"tool. A {FAILURE_STOP_AT}rd consecutive failure of {name} ends the run.]"
+            f"tool. If {name} fails in the next turn too, the run ends.]"
         )
+
+
+class TurnStreaks:
+    def __init__(self, owner: FailureStreak) -> None:
+        self.owner = owner
+        self.failed: set[str] = set()
+        self.succeeded: set[str] = set()
+
+    def record(self, name: str, ok: bool, error: str = "") -> int:
+        """The tool's new streak when this call moved it (its first failure this turn), else 0."""
+        streak = self.owner._streak
+        if ok:
+            streak[name] = 0
+            self.succeeded.add(name)
+        elif name not in self.failed and name not in self.succeeded:
+            self.failed.add(name)
+            streak[name] = streak.get(name, 0) + 1
+            self.owner._last[name] = error
+            return streak[name]
+        return 0
+
+    def exhausted(self) -> tuple[str, str] | None:
+        for name in sorted(self.failed - self.succeeded):
+            if self.owner._streak.get(name, 0) >= FAILURE_STOP_AT:
+                return name, self.owner._last.get(name, "")
+        return None

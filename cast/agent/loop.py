@@ -8,7 +8,7 @@ imports no UI.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
@@ -50,6 +50,7 @@ class Agent:
         self.failures = FailureStreak()
         self.usage = m.Usage()
         self.steps_total = 0
+        self._step = 0
         self._guidance: list[str] = []
         self._lock = threading.Lock()
 
@@ -69,38 +70,52 @@ class Agent:
     # -- the loop -------------------------------------------------------------------------
     def run(self, user_text: str | None) -> Iterator[ev.Event]:
         """One user turn: runs until the model ends its turn, a guard stops it, or Ctrl+C.
-        Observers see every event before the front-end does."""
-        for event in self._turn(user_text):
-            for observe in self.hooks.observers:
-                observe(event)
-            yield event
+        Observers see every event before the front-end does, the final Stopped included: a
+        Ctrl+C or a model failure inside a hook still ends the turn with a recorded stop.
+        A cancel that arrives before the turn starts is honoured; the flag is cleared at the end."""
+        turn = self._turn(user_text)
+        try:
+            while True:
+                try:
+                    event = next(turn)
+                except StopIteration:
+                    return
+                except KeyboardInterrupt:
+                    self.cancel()
+                    event = self._stop("interrupted", INTERRUPTED, self._step)
+                except m.ModelError as exc:
+                    event = self._stop("failed", str(exc), self._step, exit_code=exc.exit_code)
+                self._notify(event)
+                yield event
+                if isinstance(event, ev.Stopped):
+                    return
+        finally:
+            turn.close()
+            self.ctx.cancel.clear()
+
+    def _notify(self, event: ev.Event) -> None:
+        for observe in self.hooks.observers:
+            observe(event)
 
     def _turn(self, user_text: str | None) -> Iterator[ev.Event]:
-        self.ctx.cancel.clear()
         if user_text:
             self.transcript.add_user([text_block(user_text)])
-        step = 0
+        self._step = step = 0
         while True:
             if self.ctx.cancel.is_set():
                 yield self._stop("interrupted", INTERRUPTED, step)
                 return
             if step >= self.max_steps:
-                yield self._stop("stopped", f"step limit reached ({self.max_steps} steps); raise --max-steps to go on", step)
+                yield self._stop("stopped", f"step limit of {self.max_steps} reached; raise --max-steps to go on", step)
                 return
-            step += 1
+            self._step = step = step + 1
             self.steps_total += 1
             yield ev.StepStarted(step)
             self._flush_guidance()
+            yield from self._note_stale_reads()
             if self.hooks.prepare:
                 yield from self.hooks.prepare(self.transcript)
-            try:
-                reply = yield from self._ask()
-            except KeyboardInterrupt:
-                self.cancel()
-                reply = None
-            except m.ModelError as exc:
-                yield self._stop("failed", str(exc), step, exit_code=exc.exit_code)
-                return
+            reply = yield from self._ask()
             if reply is None:
                 yield self._stop("interrupted", INTERRUPTED, step)
                 return
@@ -111,6 +126,7 @@ class Agent:
                 follow_up = self.hooks.on_finish(self) if self.hooks.on_finish else None
                 if follow_up:
                     self.transcript.note(follow_up)
+                    yield ev.Notice("self-check: " + follow_up.splitlines()[0].strip("[]"), "warning")
                     continue
                 yield self._stop("done", "the model finished its turn", step)
                 return
@@ -118,6 +134,16 @@ class Agent:
             if stop:
                 yield stop
                 return
+
+    def _note_stale_reads(self) -> Iterator[ev.Event]:
+        """Before each request: files the model read that changed since. They invalidate the
+        record of identical calls and the model is told, so it never works from a stale view."""
+        stale = self.ctx.workspace.reads.stale()
+        if stale:
+            self.record.changed()
+            names = ", ".join(relative(self.ctx.workspace.root, p) for p in stale)
+            self.transcript.note(f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]")
+            yield ev.Notice(f"changed since read: {names}")
 
     def _ask(self) -> Iterator[ev.Event]:
         """Stream one reply. Returns (tool calls, stop reason), or None when interrupted."""
@@ -172,7 +198,7 @@ class Agent:
         Each batch's results join the transcript as soon as it finishes, so a crash loses at most
         the batch in flight. Returns a Stopped event when a guard ends the run."""
         by_name = {t.name: t for t in self.tools}
-        failed_out: str | None = None
+        streaks = self.failures.turn()
         for batch in _batches(calls, by_name):
             for call in batch:
                 yield ev.ToolCall(call.id, call.name, call.input)
@@ -182,15 +208,13 @@ class Agent:
                 outcomes = self._execute(batch, by_name, step)
             except KeyboardInterrupt:
                 self.cancel()
-                break
+                outcomes = [(Observation(f"[{INTERRUPTED} while this call ran: it may have taken effect]", ok=False,
+                                         summary=INTERRUPTED), False)] * len(batch)
             blocks = []
             for call, (obs, from_record) in zip(batch, outcomes):
-                if not from_record:
-                    streak = self.failures.record(call.name, obs.ok)
-                    if streak == FAILURE_NUDGE_AT:
+                if not from_record and not self.ctx.cancel.is_set():
+                    if streaks.record(call.name, obs.ok, obs.text) == FAILURE_NUDGE_AT:
                         obs.text += "\n" + self.failures.nudge(call.name)
-                    elif streak >= FAILURE_STOP_AT and failed_out is None:
-                        failed_out = f"{call.name} failed {streak} times in a row; last error: {obs.text[:300]}"
                 blocks.append(tool_result_block(call.id, obs.text, not obs.ok))
                 yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, from_record, obs.facts)
             self.transcript.add_user(blocks)
@@ -199,28 +223,26 @@ class Agent:
         self.settle()
         if self.hooks.after_tools:
             yield from self.hooks.after_tools(self)
-        stale = self.ctx.workspace.reads.stale()
-        if stale:
-            self.record.changed()
-            names = ", ".join(relative(self.ctx.workspace.root, p) for p in stale)
-            self.transcript.note(f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]")
-            yield ev.Notice(f"changed since read: {names}")
         if self.ctx.cancel.is_set():
             return self._stop("interrupted", INTERRUPTED, step)
-        return self._stop("stopped", failed_out, step) if failed_out else None
+        failing = streaks.exhausted()
+        if failing:
+            name, last = failing
+            return self._stop("stopped", f"{name} failed {FAILURE_STOP_AT} times in a row; last error: {last.removeprefix('error: ')[:300]}", step)
+        return None
 
     def _execute(self, batch: list[m.ToolUse], by_name: dict[str, Tool], step: int) -> list[tuple[Observation, bool]]:
         if len(batch) == 1:
             return [self._execute_one(batch[0], by_name, step)]
         pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_READS)
+        futures = [pool.submit(self._execute_one, call, by_name, step) for call in batch]
         try:
-            futures = [pool.submit(self._execute_one, call, by_name, step) for call in batch]
-            return [future.result() for future in futures]
+            wait(futures)
         except KeyboardInterrupt:
-            self.cancel()  # before waiting: running commands poll this and die
-            raise
+            self.cancel()  # running commands poll this, die, and report what they did
         finally:
             pool.shutdown(wait=True)
+        return [future.result() for future in futures]
 
     def _execute_one(self, call: m.ToolUse, by_name: dict[str, Tool], step: int) -> tuple[Observation, bool]:
         tool = by_name.get(call.name)
@@ -286,5 +308,6 @@ def drive(agent: Agent, events: Iterator[ev.Event], handle: Callable[[ev.Event],
     if last is None:  # the run died between its own checks: settle and report it anyway
         agent.settle()
         last = ev.Stopped("interrupted", INTERRUPTED)
+        agent._notify(last)
         handle(last)
     return last
