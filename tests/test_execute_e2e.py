@@ -174,3 +174,28 @@ def test_no_terminal_without_yes_refuses_and_yes_still_refuses_the_deny_list(cal
     cast(calc, "--model", f"script:{script2}", "execute", "--yes", record=record2)
     assert (home / "keep.txt").read_text() == "precious"
     assert "never runs this" in json.dumps(requests(record2)[1]["messages"][-1])
+
+
+def test_ctrl_c_during_a_command_stops_the_run_and_records_that_it_ran(calc, tmp_path):
+    plan_path = plan(calc)
+    script = write_script(tmp_path / "slow.jsonl", [
+        {"tool_uses": [{"name": "bash", "input": {"command": "touch started.txt; sleep 29.5"}}]},
+        {"text": "never reached"},
+    ])
+    proc = subprocess.Popen([sys.executable, "-m", "cast", "--model", f"script:{script}", "execute", "--yes"],
+                            cwd=calc, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (calc / "started.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    interrupted_at = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - interrupted_at < 5
+    assert proc.returncode == 1 and "interrupted" in out
+    assert subprocess.run(["pgrep", "-f", "sleep 29.5"], capture_output=True).returncode == 1  # no sleep left behind
+    journal = next((calc / ".cast" / "sessions").glob("*-exec/transcript.jsonl")).read_text()
+    result = next(b for line in journal.splitlines() for b in json.loads(line).get("content", [])
+                  if isinstance(b, dict) and b.get("type") == "tool_result")
+    assert result["content"].startswith("exit_code=") and "[interrupted by user" in result["content"]
+    assert "Commands run: 1" in out and checks(plan_path) == [False, False]

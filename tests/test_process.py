@@ -28,12 +28,19 @@ def test_exit_code_and_output(tmp_path):
 
 def test_five_megabytes_keep_head_and_tail_with_marker(tmp_path):
     command = "python3 -c \"import sys; sys.stdout.write('H' * 100 + 'x' * (5*1024*1024) + 'T' * 100)\""
-    result = run_command(command, tmp_path, timeout=30)
-    text = result.output
-    assert result.total_bytes == 5 * 1024 * 1024 + 200
-    assert text.startswith("H" * 100) and text.endswith("T" * 100)
+    obs = observe(command, run_command(command, tmp_path, timeout=30))
+    text = obs.text
+    assert text.splitlines()[0] == "exit_code=0"
+    assert text.splitlines()[1].startswith("H" * 100) and text.endswith("T" * 100)
+    assert text.count("[truncated:") == 1
     assert f"[truncated: showed 30000 of {5 * 1024 * 1024 + 200} chars]" in text
     assert len(text) < 31_000
+
+
+def test_output_that_fits_has_no_marker(tmp_path):
+    command = "python3 -c \"import sys; sys.stdout.write('é' * 12000)\""  # 24,000 bytes: over one half, under the cap
+    obs = observe(command, run_command(command, tmp_path, timeout=30))
+    assert "truncated" not in obs.text and obs.text.splitlines()[1] == "é" * 12000
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path):

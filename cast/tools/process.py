@@ -2,7 +2,9 @@
 timeout, cancellable, and with output kept as head + tail so a 5 MB log cannot flood the context.
 
 Whatever happens (timeout, Ctrl+C, an exception in cast), the command's whole process group is
-killed before this returns: a command cannot leave children running behind the session.
+killed before this returns: a command cannot leave children running behind the session. A Ctrl+C
+that lands here becomes an interrupted result (with the output so far) and sets the run's cancel
+event: the command did run, and the observation must say so.
 """
 from __future__ import annotations
 
@@ -32,9 +34,14 @@ class CommandResult:
     seconds: float = 0.0
 
     @property
+    def truncated(self) -> bool:
+        return self.total_bytes > len(self.head.encode("utf-8", "replace")) + len(self.tail.encode("utf-8", "replace"))
+
+    @property
     def output(self) -> str:
-        if not self.tail:
-            return self.head
+        """All of it when it fit; else head and tail around a marker giving the real size."""
+        if not self.truncated:
+            return self.head + self.tail
         shown = len(self.head) + len(self.tail)
         return f"{self.head}\n[truncated: showed {shown} of {self.total_bytes} chars]\n{self.tail}"
 
@@ -60,6 +67,8 @@ class _Collector:
 
     def texts(self) -> tuple[str, str]:
         tail = b"".join(self.tail)[-KEEP_BYTES:]
+        if len(self.head) + len(tail) == self.total:  # nothing dropped: decode as one piece
+            return (bytes(self.head) + tail).decode("utf-8", "replace"), ""
         return self.head.decode("utf-8", "replace"), tail.decode("utf-8", "replace")
 
 
@@ -106,9 +115,10 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event
                 timed_out = True
                 break
             time.sleep(POLL_SECONDS)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl+C in a one-shot run: stop, and report what the command did
         interrupted = True
-        raise
+        if cancel is not None:
+            cancel.set()
     finally:
         _kill_group(proc)
         reader.join(GRACE_SECONDS)

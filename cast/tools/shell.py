@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cast.tools.base import Observation, Tool, ToolContext, ToolError, clip, object_schema
+from cast.tools.base import Observation, Tool, ToolContext, ToolError, object_schema
 from cast.tools.process import CommandResult, parse_test_counts, read_only_env, run_command
 
-OUTPUT_CHARS = 30_000
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 
@@ -30,8 +29,8 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
         lines.append("[tests: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + "]")
     if changed:
         lines.append(f"[files changed: {', '.join(changed)}]")
-    output = result.output
-    lines.append(clip(output, OUTPUT_CHARS) if output else "(no output)")
+    output = result.output  # already capped, head and tail, with a marker giving the real size
+    lines.append(output if output else "(no output)")
     facts = {"command": command, "exit_code": result.exit_code, "tests": counts, "timed_out": result.timed_out}
     summary = f"exit_code={result.exit_code}" + (", timed out" if result.timed_out else "")
     if counts:
