@@ -215,3 +215,25 @@ class TestCompaction:
         notices = list(econ(t))
         assert [("aging epoch" in n.text) for n in notices] == [True]
         assert summarizer.requests == [] and message_chars(t.messages) // 4 < 15_000
+
+
+def test_compaction_keeps_the_words_just_typed_and_the_results_awaited(tmp_path):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    from cast.tools.files import READ_FILE
+
+    turns = [
+        {"tool_uses": [{"name": "read_file", "input": {"path": "a.txt"}}]},
+        {"text": "read it"},
+        {"text": "## Done\nread a.txt"},  # the summary
+        {"text": "on it"},
+    ]
+    model = ScriptedModel(turns)
+    economy_ = economy(model)
+    agent = Agent(model=model, tools=[READ_FILE], system="s", ctx=ToolContext(workspace=Workspace(tmp_path)),
+                  hooks=Hooks(prepare=economy_))
+    list(agent.run("first task"))
+    economy_.force()
+    list(agent.run("NEW INSTRUCTION: rename it"))
+    sent = json.dumps(model.requests[-1].messages)
+    assert len(model.requests[-1].messages) == 1
+    assert "NEW INSTRUCTION: rename it" in sent and "read a.txt" in sent and "first task" in sent

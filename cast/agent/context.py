@@ -260,7 +260,8 @@ class ContextEconomy:
         if not summary.strip():
             yield ev.Notice("compaction produced an empty summary; continuing with the full context", "warning")
             return
-        transcript.replace([{"role": "user", "content": [text_block(self._restart_text(messages, summary))]}])
+        carried = _latest_user_blocks(messages)
+        transcript.replace([{"role": "user", "content": [text_block(self._restart_text(messages, summary)), *carried]}])
         self.compactions += 1
         self._real = None
         after = self.estimate(transcript)
@@ -282,6 +283,28 @@ class ContextEconomy:
                 parts.append("# Current state (read from disk just now; it supersedes the summary)\n" + state.strip())
         parts.append("Continue the task from where the summary leaves off. Read files again if you need their exact contents.")
         return "\n\n".join(parts)
+
+
+def _latest_user_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What came after the model's last reply (the user's new message, guidance, the results it
+    is waiting for) carried over verbatim: a summary may drop exactly the words just typed.
+    Results lose their tool_use partner, so they travel as text."""
+    if not messages or messages[-1]["role"] != "user":
+        return []
+    uses = {b["id"]: b for msg in messages if msg["role"] == "assistant" for b in msg["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_use"}
+    blocks = []
+    for block in messages[-1]["content"]:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            blocks.append(text_block(block["text"]))
+        elif block.get("type") == "tool_result":
+            use = uses.get(block.get("tool_use_id"), {})
+            label = f"{use.get('name', 'a tool')} {json.dumps(use.get('input', {}), ensure_ascii=False)[:200]}"
+            body = clip(_content_text(block.get("content", "")), RESULT_CHARS_FOR_SUMMARY * 2)
+            blocks.append(text_block(f"[result of your last call, {label}]\n{body}"))
+    return blocks
 
 
 def first_request(messages: list[dict[str, Any]]) -> str:
