@@ -15,6 +15,7 @@ from cast.version import VERSION
 
 app = typer.Typer(
     add_completion=False,
+    pretty_exceptions_show_locals=False,  # a bug report must not print the API key held in a local
     rich_markup_mode=None,
     help="cast: a coding agent that plans read-only, then executes the plan's checklist.",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -126,6 +127,7 @@ def execute(
     from cast.ui.oneshot import terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
+    json_lib = __import__("json")
     if _interactive() and not json:
         raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
@@ -135,8 +137,15 @@ def execute(
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
     board = run.tasks
     assert board is not None
+    if not board.rows():
+        raise fail(f"{board.plan.path} has no `- [ ]` checklist items to execute")
     if not board.remaining():
-        print(f"every item of {board.plan.path} is ticked; nothing to do")
+        message = f"every item of {board.plan.path} is ticked; nothing to do"
+        if json:
+            print(json_lib.dumps({"type": "result", "status": "done", "reason": message, "exit_code": 0,
+                                  "session": None, "plan_path": str(board.plan.path), "steps": 0}))
+        else:
+            print(message)
         raise typer.Exit(0)
     stopped = _drive(run, json, execute_brief(run), first=task_event(board))
     left = board.remaining()
@@ -149,31 +158,43 @@ def execute(
 
 
 @app.command()
-def plans() -> None:
+def plans(ctx: typer.Context, json: JsonOpt = False) -> None:
     """List plans with their progress, newest first."""
     from cast.plans.store import list_plans
     from cast.workspace import Workspace
 
-    workspace = Workspace.discover()
-    found = list_plans(workspace.root)
+    found = list_plans(Workspace.discover().root)
+    if _common(ctx, None, None, json)[2]:
+        _print_json({"session": i.session, "task": i.task, "done": i.done, "total": i.total, "path": str(i.path),
+                     "created": i.created} for i in found)
+        return
     if not found:
         print("no plans yet: cast plan \"what to do\"")
-        return
     for info in found:
-        path = os.path.relpath(info.path)
-        print(f"{info.done}/{info.total}\t{info.session}\t{info.task}\t{path}")
+        print(f"{info.done}/{info.total}\t{info.session}\t{info.task}\t{os.path.relpath(info.path)}")
+
+
+def _print_json(rows) -> None:
+    import json as json_lib
+
+    for row in rows:
+        print(json_lib.dumps(row, default=str))
 
 
 @app.command()
-def sessions() -> None:
+def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
     """List sessions (transcripts in .cast/sessions), newest first."""
+    from dataclasses import asdict
+
     from cast.sessions import list_sessions
     from cast.workspace import Workspace
 
     found = list_sessions(Workspace.discover().root)
+    if _common(ctx, None, None, json)[2]:
+        _print_json(asdict(info) for info in found)
+        return
     if not found:
         print("no sessions yet")
-        return
     for info in found:
         print(f"{info.id}\t{info.mode}\t{info.status}\t{info.steps} steps\t{info.task}")
 

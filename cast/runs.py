@@ -5,6 +5,7 @@ one-shot run and an interactive one are the same machine with different front-en
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -21,9 +22,10 @@ from cast.config import Config, load
 from cast.models.base import Model
 from cast.modes import EXECUTE, MODES, PLAN, Mode, system_prompt
 from cast.safety.approval import ApprovalPolicy, Approver
+from cast.sessions import Session, next_id
+from cast.sessions import load as load_session
 from cast.tools.base import ToolContext
 from cast.tools.tasks import TaskBoard
-from cast.sessions import Session, next_id
 from cast.workspace import Workspace
 
 
@@ -99,13 +101,18 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     from cast.plans.store import find_plan, parse_front_matter
 
     workspace, config = setup(options)
-    plan_path = find_plan(workspace.root, plan_ref)
+    plan_path = find_plan(workspace.root, plan_ref).resolve()
     meta = parse_front_matter(plan_path.read_text(encoding="utf-8", errors="replace"))
     plan_session = meta.get("session") or plan_path.parent.name
     session_id = next_id(workspace.root, f"{plan_session}-exec")
+    if not TaskBoard(plan_path).remaining():
+        # Nothing to do: the run is for reporting only, never driven, so it needs no model
+        # (and no API key) and leaves no session behind.
+        from cast.models.scripted import ScriptedModel
+
+        return _execute(workspace, config, options, plan_path, meta.get("task", ""), session_id,
+                        model or ScriptedModel([], name="(nothing to execute)"))
     run = _execute(workspace, config, options, plan_path, meta.get("task", ""), session_id, model)
-    if run.tasks is not None and not run.tasks.remaining():
-        return run  # nothing to do, nothing to record
     session = Session.create(workspace.root, session_id, mode="execute", task=run.ctx.task,
                              model=run.agent.model.name, plan_path=plan_path)
     return _instrument(run, session)
@@ -133,17 +140,26 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
         if not found:
             raise SessionError("no sessions yet in this workspace")
         session_id = found[0].id
+    meta, _ = load_session(workspace.root, session_id)
+    if meta.get("status") == "running" and meta.get("pid") != os.getpid():
+        raise SessionError(f"session {session_id} is still running (process {meta.get('pid')}); stop it first")
     session, messages = Session.resume(workspace.root, session_id)
+    session.update(status=meta.get("status", "interrupted"))  # "running" only once a turn runs
     meta = session.meta
     plan_path = Path(meta["plan_path"]) if meta.get("plan_path") else None
-    if meta.get("mode") == "execute" and plan_path is not None:
+    if meta.get("mode") == "execute" and plan_path is not None and plan_path.is_file():
         run = _execute(workspace, config, options, plan_path, meta.get("task", ""), session_id, model)
     else:
         ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), services={"session_id": session_id})
         if plan_path is not None:
             ctx.services["plan_path"] = plan_path
         run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
-    return _instrument(run, session, messages)
+    run = _instrument(run, session, messages)
+    if meta.get("mode") == "execute" and run.mode is PLAN:  # switched by hand, without a plan
+        run.mode = EXECUTE
+        run.agent.tools, run.agent.system = EXECUTE.tools, system_prompt(EXECUTE, workspace)
+        run.ctx.services.setdefault("approval", _approval(options, config, workspace))
+    return run
 
 
 def _instrument(run: Run, session: Session, messages: list[Message] | None = None) -> Run:
@@ -157,13 +173,43 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     agent.transcript = Transcript(messages, on_append=session.append)
     economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
     hooks = Hooks(prepare=economy, price=price,
-                  observers=[economy.observe, run.usage.observe, session.observe, run.report.observe])
+                  observers=[economy.observe, run.usage.observe, session.observe, run.report.observe, _plan_recorder(session)])
     if board is not None:
         check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add)
         hooks.after_tools, hooks.on_finish = _watch_tasks(board), check
         hooks.observers.append(check.observe)
     agent.hooks = hooks
     return run
+
+
+def _plan_recorder(session: Session) -> Callable[[ev.Event], None]:
+    """Remember in the session which plan it wrote, so a resume can find it again, and mark it
+    running while a turn runs (a reopened session that never ran keeps its status)."""
+
+    def observe(event: ev.Event) -> None:
+        if isinstance(event, ev.StepStarted) and event.step == 1 and session.meta.get("status") != "running":
+            session.update(status="running", pid=os.getpid())
+        elif isinstance(event, ev.ToolResult) and event.ok and event.facts.get("plan_path"):
+            if session.meta.get("plan_path") != event.facts["plan_path"]:
+                session.update(plan_path=event.facts["plan_path"])
+
+    return observe
+
+
+def set_model(run: Run, model: Model) -> None:
+    """Use another model from the next request on: the loop, compaction, the self-check and the
+    price all follow, so the books and the checks stay about the model actually used."""
+    run.agent.model = model
+    hooks = run.agent.hooks
+    for part in (hooks.prepare, hooks.on_finish):
+        if part is not None and hasattr(part, "model"):
+            part.model = model
+    price = price_for(run.config, model.name)
+    hooks.price = price
+    if run.usage is not None:
+        run.usage.price = price
+    if run.session is not None:
+        run.session.update(model=model.name)
 
 
 def _state_for_model(run: Run) -> str:
@@ -199,7 +245,7 @@ def execute_brief(run: Run) -> str:
     where = f"Items already ticked ({done}) are done: skip them. Start with item {left[0][0]}." if left else "Every item is ticked."
     return (
         f"Execute this plan. Its checklist is your task list; task ids are item numbers.\n\n"
-        f"<plan path=\"{board.plan.path.relative_to(run.workspace.root)}\">\n{plan_text}\n</plan>\n\n"
+        f"<plan path=\"{os.path.relpath(board.plan.path, run.workspace.root)}\">\n{plan_text}\n</plan>\n\n"
         f"Task list:\n{board.listing()}\n\n{where}"
     )
 

@@ -57,3 +57,60 @@ def test_sessions_lists_runs_and_resume_continues_the_conversation(repo, tmp_pat
 def test_resume_unknown_session_is_a_clear_error(repo):
     done = cast(repo, "resume", "nope")
     assert done.returncode != 0 and "nope" in done.stderr
+
+
+def test_a_plan_session_remembers_its_plan_for_resume(repo, tmp_path):
+    from cast.runs import Options, resume_run
+
+    script = write_script(tmp_path / "plan.jsonl", PLAN_TURNS)
+    done = cast(repo, "--model", f"script:{script}", "plan", "Do x")
+    plan_path = done.stdout.strip().splitlines()[-1]
+    session_id = cast(repo, "sessions").stdout.split("\t")[0]
+    meta = json.loads((repo / ".cast" / "sessions" / session_id / "meta.json").read_text())
+    assert meta["plan_path"] == plan_path and meta["status"] == "done"
+    run = resume_run(session_id, Options(model=f"script:{script}", cwd=repo))
+    assert str(run.ctx.services["plan_path"]) == plan_path
+    assert json.loads((repo / ".cast" / "sessions" / session_id / "meta.json").read_text())["status"] == "done"
+
+
+def test_resuming_a_session_that_is_still_running_is_refused(repo, tmp_path):
+    import pytest
+
+    from cast.runs import Options, resume_run
+    from cast.sessions import Session, SessionError
+
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        session = Session.create(repo, "2026-01-01-live", mode="plan", task="t", model="m")
+        session.update(pid=live.pid)
+        with pytest.raises(SessionError, match="still running"):
+            resume_run("2026-01-01-live", Options(model="script:/dev/null", cwd=repo))
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_execute_a_plan_outside_the_workspace(repo, tmp_path):
+    outside = tmp_path / "elsewhere" / "plan.md"
+    outside.parent.mkdir()
+    outside.write_text("# Plan\n- [ ] one\n")
+    script = write_script(tmp_path / "exec.jsonl", [
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"text": "done"},
+        {"text": "{\"complete\": true, \"missing\": []}"},
+    ])
+    done = cast(repo, "--model", f"script:{script}", "execute", str(outside))
+    assert done.returncode == 0, done.stderr
+    assert outside.read_text() == "# Plan\n- [x] one\n"
+
+
+def test_set_model_retargets_the_checks_and_the_price(repo, tmp_path):
+    from cast.models.scripted import ScriptedModel
+    from cast.runs import Options, set_model
+    from cast.runs import plan_run
+
+    run = plan_run("Do x", Options(model="script:/dev/null", cwd=repo))
+    other = ScriptedModel([], name="claude-haiku-4-5")
+    set_model(run, other)
+    assert run.agent.model is other and run.agent.hooks.prepare.model is other
+    assert run.agent.hooks.price.known and run.usage.price.model == "claude-haiku-4-5"

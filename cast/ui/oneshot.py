@@ -21,8 +21,13 @@ def call_label(name: str, arguments: Any) -> str:
     return name
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 class Printer:
-    """Terminal renderer. Assistant text streams as it comes; tools are one line each."""
+    """Terminal renderer. Assistant text streams as it comes; tools are one line each. Text from
+    the model or a command is never read as markup: what is shown is what ran."""
 
     def __init__(self, console: Any = None):
         from rich.console import Console
@@ -30,42 +35,47 @@ class Printer:
         self.console = console or Console(highlight=False, soft_wrap=True)
         self.calls: dict[str, str] = {}
         self.in_text = False
+        self.tasks_shown: tuple[int, str] | None = None
+
+    def line(self, *parts: tuple[str, str]) -> None:
+        from rich.text import Text
+
+        self.console.print(Text.assemble(*parts))
 
     def __call__(self, event: ev.Event) -> None:
-        c = self.console
         if isinstance(event, ev.TextDelta):
-            c.print(event.text, end="", markup=False)
+            self.console.print(event.text, end="", markup=False)
             self.in_text = True
             return
         if self.in_text:
-            c.print()
+            self.console.print()
             self.in_text = False
         if isinstance(event, ev.ThinkingDelta):
-            c.print(f"[dim italic]{_escape(event.text)}[/]")
+            self.line((event.text, "dim italic"))
         elif isinstance(event, ev.ToolCall):
             self.calls[event.id] = call_label(event.name, event.input)
         elif isinstance(event, ev.ToolResult):
             label = self.calls.get(event.id, event.name)
-            mark = "[green]✓[/]" if event.ok else "[red]✗[/]"
             summary = event.summary + (" (from record)" if event.cached else "")
-            c.print(f"{mark} [bold]{_escape(label)}[/] [dim]· {_escape(summary)}[/]")
-            if not event.ok:
-                c.print(f"  [red]{_escape(event.text.splitlines()[0][:300] if event.text else '')}[/]")
+            self.line(("✓ " if event.ok else "✗ ", "green" if event.ok else "red"), (label, "bold"), (f" · {summary}", "dim"))
+            if not event.ok and event.text:
+                self.line(("  " + event.text.splitlines()[0][:300], "red"))
         elif isinstance(event, ev.TaskUpdate):
-            done = sum(t.status == "done" for t in event.tasks)
-            c.print(f"[cyan]tasks {done}/{len(event.tasks)}[/]")
+            self._tasks(event.tasks)
         elif isinstance(event, ev.Notice):
-            style = "yellow" if event.level == "warning" else "dim"
-            c.print(f"[{style}]• {_escape(event.text)}[/]")
+            self.line((f"• {event.text}", "yellow" if event.level == "warning" else "dim"))
         elif isinstance(event, ev.Stopped):
             style = "green" if event.status == "done" else "yellow" if event.status == "interrupted" else "red"
-            c.print(f"[{style}]■ {event.status}: {_escape(event.reason)}[/] [dim]({event.steps} steps)[/]")
+            self.line((f"■ {event.status}: {event.reason}", style), (f" ({plural(event.steps, 'step')})", "dim"))
 
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+    def _tasks(self, tasks: tuple[ev.Task, ...]) -> None:
+        """One line when progress or the current item changes, not on every bookkeeping update."""
+        done = sum(t.status == "done" for t in tasks)
+        current = next((f"{t.id}. {t.text}" for t in tasks if t.status == "in_progress"), "")
+        if (done, current) == self.tasks_shown:
+            return
+        self.tasks_shown = (done, current)
+        self.line((f"tasks {done}/{len(tasks)} done", "cyan"), (f" · now: {current}" if current else "", "cyan"))
 
 
 def json_printer(stream: Any = None) -> Callable[[ev.Event], None]:
