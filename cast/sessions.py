@@ -152,9 +152,13 @@ class Session:
     # -- journal ----------------------------------------------------------------------------
     def append(self, message: Message) -> None:
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+        try:
+            data = line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: \u escapes keep it, so replay stays exact
+            data = (json.dumps(message, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
         with self._lock:
             out = self._file or self._open_journal()
-            out.write(line.encode("utf-8"))
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
 

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,12 @@ def run_plan(repo: Path, script: Path, record: Path | None = None) -> subprocess
 
 
 def test_hostile_script_changes_nothing_outside_dot_cast(repo, tmp_path):
-    (repo / "README.md").write_text("# demo\n")
+    # uncommitted work in the tree, so anything that snapshots it through git (a stash commit,
+    # an index refresh) would show up in .git
+    (repo / "README.md").write_text("# demo\nan uncommitted edit\n")
+    (repo / "untracked.txt").write_text("not added yet\n")
+    later = time.time() + 5
+    os.utime(repo / "app.py", (later, later))  # stale stat data: a refreshing `git status` rewrites the index
     outside = tmp_path / "x"
     turns = [
         {"tool_uses": [{"name": "write_file", "input": {"path": "pwned", "content": "x"}}]},

@@ -47,6 +47,17 @@ class TestRoundTrip:
         assert messages == t.messages
         assert meta["mode"] == "plan" and meta["task"] == "demo task" and meta["model"] == "scripted"
 
+    def test_text_utf8_cannot_encode_is_journalled_not_raised_and_replays_exactly(self, tmp_path):
+        session = new_session(tmp_path)
+        t = Transcript(on_append=session.append)
+        t.add_user([text_block("caf\udce9 and a lone \ud800, then caf\u00e9")])  # lone surrogates
+        t.add_assistant([text_block("ok \u00e9")])
+        data = (session.dir / "transcript.jsonl").read_bytes()
+        data.decode("utf-8")
+        assert "ok \u00e9".encode() in data, "text that encodes is still written as UTF-8"
+        _, messages = load(tmp_path, session.id)
+        assert messages == t.messages
+
     def test_replace_records_replay_exactly_and_later_appends_follow_them(self, tmp_path):
         session = new_session(tmp_path)
         t = Transcript(on_append=session.append)

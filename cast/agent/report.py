@@ -2,17 +2,21 @@
 
 A model's closing summary is its own account ("all tests pass", "verified the fix"), and nothing
 in it is evidence. The report is built from what cast itself observed: the plan file's checkboxes
-on disk, every command with its exit code and test counts, the files tool calls changed and what
-`git diff --stat` shows against the state the run started from. Then each success claim in the
+on disk, every command with its exit code and test counts, the files tool calls changed and a
+diff stat of this run's changes against the tree it started from (recorded read-only: the user's
+own uncommitted work is neither counted nor touched). Then each success claim in the
 model's final text is matched against that evidence through a small table (pattern -> predicate),
 and claims nothing supports are marked unchecked, so a reader knows which sentences to doubt.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import stat
 import subprocess
 from dataclasses import asdict, dataclass, field
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any, Callable
 
@@ -180,27 +184,196 @@ def check_claims(text: str, obs: Observations, left: list[str]) -> list[Claim]:
 
 
 # -- git --------------------------------------------------------------------------------------
-def _git(root: Path, *args: str) -> str | None:
+SNAPSHOT_BYTES = 256 * 1024  # dirty files up to this size are kept so the run's own edits can be counted
+SNAPSHOT_TOTAL = 32 * 1024 * 1024
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+Stat = tuple[int, int] | str  # (insertions, deletions), or a note when lines were not counted
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    """Run a read-only git command. GIT_OPTIONAL_LOCKS=0 keeps status from refreshing the index
+    and no fsmonitor hook runs: building a report must leave .git byte for byte as it was."""
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
     try:
-        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30, env=env)
+        out = subprocess.run(["git", "-c", "core.fsmonitor=false", *args], cwd=root, capture_output=True,
+                             timeout=30, env=env, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout if out.returncode == 0 else None
 
 
-def git_state(root: Path) -> tuple[str | None, set[str]]:
-    """The tree as the run found it: a commit holding tracked changes (`git stash create` makes
-    one without touching refs or files; HEAD when clean), and the untracked files then."""
-    head = _git(root, "rev-parse", "--verify", "-q", "HEAD")
-    if head is None:
-        return None, set()
-    stash = (_git(root, "stash", "create") or "").strip()
-    return stash or head.strip(), _untracked(root)
+def _head(top: Path) -> str | None:
+    return (_git(top, "rev-parse", "--verify", "-q", "HEAD") or b"").decode().strip() or None
 
 
-def _untracked(root: Path) -> set[str]:
-    return {p for p in (_git(root, "ls-files", "--others", "--exclude-standard", "-z") or "").split("\0") if p}
+def _dirty(top: Path) -> set[str] | None:
+    out = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    if out is None:
+        return None
+    paths, fields, index = set(), out.split(b"\0"), 0
+    while index < len(fields):
+        entry, index = fields[index], index + 1
+        if len(entry) < 4:
+            continue
+        if entry[:1] in (b"R", b"C") and index < len(fields):
+            paths.add(os.fsdecode(fields[index]))  # the rename's source
+            index += 1
+        paths.add(os.fsdecode(entry[3:]))
+    return paths
+
+
+def _content(path: Path, keep: bool = True) -> tuple[str | None, bytes | None]:
+    """(digest, the bytes if small) of what is at `path` now, read without writing anything;
+    (None, None) when nothing is there."""
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            return "link:" + os.readlink(path), None
+        if not stat.S_ISREG(info.st_mode):
+            return "not a file", None
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            if keep and info.st_size <= SNAPSHOT_BYTES:
+                data = f.read()
+                return hashlib.sha256(data).hexdigest(), data
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest.hexdigest(), None
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return f"unreadable: {exc.errno}", None
+
+
+def _line_counts(old: bytes | None, new: bytes | None) -> Stat:
+    if old is None or new is None:
+        return "changed (lines not counted)"
+    if b"\0" in old[:8192] or b"\0" in new[:8192]:
+        return f"Bin {len(old)} -> {len(new)} bytes"
+    a, b = old.splitlines(), new.splitlines()
+    added = deleted = 0
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            deleted, added = deleted + i2 - i1, added + j2 - j1
+    return added, deleted
+
+
+def _numstat(out: bytes | None) -> dict[str, Stat]:
+    counts: dict[str, Stat] = {}
+    for record in (out or b"").split(b"\0"):
+        parts = record.split(b"\t", 2)
+        if len(parts) == 3:
+            counts[os.fsdecode(parts[2])] = "Bin" if parts[0] == b"-" else (int(parts[0]), int(parts[1]))
+    return counts
+
+
+def format_stat(rows: list[tuple[str, Stat]]) -> str:
+    """`git diff --stat`'s layout, for counts that did not all come from git."""
+    if not rows:
+        return ""
+    width, out, plus, minus = max(len(path) for path, _ in rows), [], 0, 0
+    for path, counts in rows:
+        if isinstance(counts, str):
+            out.append(f" {path:<{width}} | {counts}")
+            continue
+        added, deleted = counts
+        plus, minus = plus + added, minus + deleted
+        scale = min(1.0, 40 / max(added + deleted, 1))
+        bar = "+" * (max(1, round(added * scale)) if added else 0) + "-" * (max(1, round(deleted * scale)) if deleted else 0)
+        out.append(f" {path:<{width}} | {added + deleted} {bar}".rstrip())
+    out.append(f" {len(rows)} file{'s' * (len(rows) != 1)} changed, {plus} insertion{'s' * (plus != 1)}(+), "
+               f"{minus} deletion{'s' * (minus != 1)}(-)")
+    return "\n".join(out)
+
+
+@dataclass
+class GitBaseline:
+    """The tree as the run found it, recorded without writing to .git (no `git stash create`, no
+    index refresh: plan mode promises .git is left alone too): HEAD, and each file dirty then
+    with its content digest, and its bytes if small, so the run's own edits to it can be told
+    apart from the user's uncommitted work and counted."""
+
+    top: Path
+    head: str | None
+    files: dict[str, tuple[str | None, bytes | None]]
+
+    @classmethod
+    def take(cls, root: Path) -> GitBaseline | None:
+        top = _git(root, "rev-parse", "--show-toplevel")
+        top_path = Path(os.fsdecode(top.rstrip(b"\n"))) if top else root
+        dirty = _dirty(top_path) if top else None
+        if dirty is None:
+            return None
+        files, kept = {}, 0
+        for path in sorted(dirty):
+            digest, data = _content(top_path / path, keep=kept < SNAPSHOT_TOTAL)
+            kept += len(data or b"")
+            files[path] = (digest, data)
+        return cls(top_path, _head(top_path), files)
+
+    def changes(self) -> list[tuple[str, Stat]]:
+        """Each path (relative to the repository's top) this run changed, with its line counts:
+        newly dirty files and commits against the starting HEAD, then files dirty at the start
+        whose content is no longer what it was."""
+        now, head = _dirty(self.top) or set(), _head(self.top)
+        base = self.head or EMPTY_TREE
+        fresh = now - set(self.files)
+        if head != self.head:
+            committed = _git(self.top, "diff-tree", "-r", "--name-only", "-z", "--no-renames", base, head or EMPTY_TREE, "--")
+            fresh |= {os.fsdecode(p) for p in (committed or b"").split(b"\0") if p} - set(self.files)
+        # plumbing: porcelain `git diff` refreshes the index even with GIT_OPTIONAL_LOCKS=0
+        counted = _numstat(_git(self.top, "diff-index", "--numstat", "-z", "--no-renames", base, "--")) if fresh else {}
+        rows: list[tuple[str, Stat]] = []
+        for path in sorted(fresh):
+            if path in counted:
+                rows.append((path, counted[path]))
+            elif path in now:  # untracked: all of it is new
+                digest, data = _content(self.top / path)
+                rows.append((path, _line_counts(b"", data) if digest else "deleted"))
+        for path, (digest, data) in sorted(self.files.items()):
+            now_digest, now_data = _content(self.top / path)
+            if now_digest != digest:
+                old = b"" if digest is None else data
+                rows.append((path, _line_counts(old, b"" if now_digest is None else now_data)))
+        return sorted(rows)
+
+
+# -- the plan as last seen ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PlanItem:
+    number: int
+    text: str
+    checked: bool
+
+
+class PlanState:
+    """The plan's checklist as cast last saw it. The file can vanish or turn unreadable mid-run
+    (moved away, a branch switched); then `items` stay as last known, from the last read or the
+    task board's last update, and `lost` says what happened, so a missing plan is never taken for
+    a plan with nothing left to do."""
+
+    def __init__(self, path: Path | None):
+        self.path = Path(path) if path else None
+        self.items: list[PlanItem] = []
+        self.lost = ""  # "missing" or "unreadable (...)" while the file cannot be read
+        self.read()
+
+    def observe(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TaskUpdate):  # the board's rows: the plan as it last read it
+            self.items = [PlanItem(t.id, t.text, t.status == "done") for t in event.tasks]
+
+    def read(self) -> list[PlanItem]:
+        if self.path is None:
+            return []
+        from cast.plans.checklist import PlanError, PlanFile
+
+        try:
+            items = PlanFile(self.path).items
+        except PlanError as exc:
+            self.lost = "missing" if not self.path.exists() else f"unreadable ({exc})"
+            return self.items
+        self.lost, self.items = "", [PlanItem(i.number, i.text, i.checked) for i in items]
+        return self.items
 
 
 # -- the report -------------------------------------------------------------------------------
@@ -209,6 +382,7 @@ class Report:
     status: str = ""
     reason: str = ""
     plan_path: str | None = None
+    plan_lost: str = ""  # "missing"/"unreadable (...)": items are as last known
     items_done: list[dict[str, Any]] = field(default_factory=list)
     items_left: list[dict[str, Any]] = field(default_factory=list)
     ticked_this_run: int = 0
@@ -228,7 +402,11 @@ class Report:
         out = [f"Result: {self.status}" + (f" ({self.reason})" if self.reason else "")]
         if self.plan_path:
             total = len(self.items_done) + len(self.items_left)
-            out.append(f"Plan: {len(self.items_done)}/{total} items done ({self.ticked_this_run} this run) — {self.plan_path}")
+            counts = f"{len(self.items_done)}/{total} items done ({self.ticked_this_run} this run)"
+            if self.plan_lost:
+                out.append(f"Plan: plan file {self.plan_lost} — {self.plan_path}; when last read, {counts}")
+            else:
+                out.append(f"Plan: {counts} — {self.plan_path}")
             out += [f"  [ ] {i['number']}. {i['text']}" for i in self.items_left]
         out.append(f"Commands run: {len(self.commands)}" if self.commands else "Commands run: none")
         out += [f"  {'ok  ' if c.passed else 'FAIL'} {c.describe()}" for c in self.commands]
@@ -244,49 +422,55 @@ class Report:
 
 
 class ReportBuilder:
-    """Create at the start of a run (it records the starting git state and plan ticks), feed it
-    every event with `observe`, and `build()` when the run stops."""
+    """Create at the start of a run (it records the starting git state and plan ticks, writing
+    nothing), feed it every event with `observe`, and `build()` when the run stops."""
 
-    def __init__(self, root: Path, plan_path: Path | None = None):
+    def __init__(self, root: Path, plan_path: Path | None = None, *, git: bool = True):
         self.root = Path(root)
         self.plan_path = Path(plan_path) if plan_path else None
         self.obs = Observations()
-        self.start_commit, self.start_untracked = git_state(self.root)
-        self.start_ticked = {i.number for i in self._items() if i.checked}
+        self.plan = PlanState(self.plan_path)
+        self.baseline = GitBaseline.take(self.root) if git else None
+        self.start_ticked = {i.number for i in self.plan.items if i.checked}
 
     def observe(self, event: ev.Event) -> None:
         self.obs.observe(event)
+        self.plan.observe(event)
 
-    def _items(self) -> list[Any]:
-        if not self.plan_path:
+    def _git_changes(self) -> list[tuple[str, Stat]]:
+        """Git's view, as paths relative to the workspace; not the plan file (its ticks have a
+        line of their own) nor the session transcripts."""
+        if self.baseline is None:
             return []
-        from cast.plans.checklist import PlanError, PlanFile
-
-        try:
-            return list(PlanFile(self.plan_path).items)
-        except PlanError:
-            return []
+        root = self.root.resolve()
+        own = os.path.relpath(os.path.abspath(self.root / self.plan_path), os.path.abspath(self.root)) if self.plan_path else None
+        rows = []
+        for path, counts in self.baseline.changes():
+            shown = os.path.relpath(self.baseline.top / path, root).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            if shown != own and not shown.startswith(".cast/sessions/"):
+                rows.append((shown, counts))
+        return rows
 
     def build(self, final_text: str | None = None) -> Report:
-        items = self._items()
+        if self.plan.path != self.plan_path:  # the plan was written during the run
+            self.plan = PlanState(self.plan_path)
+        items = self.plan.read()
         done = [{"number": i.number, "text": i.text} for i in items if i.checked]
         left = [{"number": i.number, "text": i.text} for i in items if not i.checked]
         changed = list(self.obs.changed)
-        diff_stat = ""
-        if self.start_commit:
-            diff_stat = _git(self.root, "diff", "--stat", self.start_commit) or ""
-            names = (_git(self.root, "diff", "--name-only", self.start_commit) or "").splitlines()
-            for path in names + sorted(_untracked(self.root) - self.start_untracked):
-                if path and path not in changed:
-                    changed.append(path)
+        rows = self._git_changes()
+        changed += [path for path, _ in rows if path not in changed]
+        if self.baseline is not None:  # what tool calls changed that git has no lines for
+            counted = {path for path, _ in rows}
+            rows += [(path, "changed") for path in changed if path not in counted]
         stop = self.obs.stopped
         text = self.obs.last_text if final_text is None else final_text
         return Report(
             status=stop.status if stop else "", reason=stop.reason if stop else "",
-            plan_path=str(self.plan_path) if self.plan_path else None,
+            plan_path=str(self.plan_path) if self.plan_path else None, plan_lost=self.plan.lost,
             items_done=done, items_left=left,
             ticked_this_run=sum(1 for i in items if i.checked and i.number not in self.start_ticked),
-            commands=list(self.obs.commands), files_changed=changed, diff_stat=diff_stat,
+            commands=list(self.obs.commands), files_changed=changed, diff_stat=format_stat(rows),
             claims=check_claims(text, self.obs, [i["text"] for i in left]),
         )
 

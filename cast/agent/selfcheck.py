@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from cast.agent import events as ev
 from cast.agent.context import ask
-from cast.agent.report import Observations, final_text
+from cast.agent.report import Observations, PlanState, final_text
 from cast.agent.transcript import text_block
 from cast.models import base as m
 from cast.tools.base import clip
@@ -83,6 +83,7 @@ class SelfCheck:
         self.on_usage = on_usage
         self.max_tokens = max_tokens
         self.obs = Observations()
+        self.plan = PlanState(self.plan_path)  # kept across runs: it is what the file last said
         self.verdict: Verdict | None = None
         self._calls: dict[str, str] = {}
         self._executed: list[str] = []
@@ -92,6 +93,7 @@ class SelfCheck:
         if isinstance(event, ev.StepStarted) and event.step == 1:
             self.reset()  # a new run of the agent: the once-per-run budget starts again
         self.obs.observe(event)
+        self.plan.observe(event)
         if isinstance(event, ev.ToolCall):
             self._calls[event.id] = _label(event.name, event.input)
         elif isinstance(event, ev.ToolResult):
@@ -105,26 +107,22 @@ class SelfCheck:
 
     # -- deterministic facts ----------------------------------------------------------------
     def facts(self) -> list[str]:
-        """What is provably missing: unticked plan items the executor did not mark blocked, and
-        a last test run that failed."""
+        """What is provably missing: unticked plan items the executor did not mark blocked (as
+        last read, if the plan file has gone), and a last test run that failed."""
+        open_items = [i for i in self.plan.read() if not i.checked and self.obs.tasks.get(i.number) != "blocked"]
         missing = []
-        for item in self._remaining():
-            if self.obs.tasks.get(item.number) != "blocked":
-                missing.append(f"Plan item {item.number} is not ticked: {item.text!r}")
+        if self.plan.lost and open_items:
+            listed = "; ".join(f"{i.number}. {i.text!r}" for i in open_items)
+            missing.append(
+                f"The plan file {self.plan_path} is {self.plan.lost}; {len(open_items)} items were unfinished "
+                f"when it was last read: {listed}. Items cannot be ticked until the file is back."
+            )
+        else:
+            missing += [f"Plan item {i.number} is not ticked: {i.text!r}" for i in open_items]
         last = self.obs.last_test()
         if last is not None and not last.passed:
             missing.append(f"The last test run failed: {last.describe()}")
         return missing
-
-    def _remaining(self) -> list[Any]:
-        if not self.plan_path:
-            return []
-        from cast.plans.checklist import PlanError, PlanFile
-
-        try:
-            return list(PlanFile(self.plan_path).remaining())
-        except PlanError:
-            return []
 
     # -- the hook -------------------------------------------------------------------------------
     def __call__(self, agent: Any) -> str | None:

@@ -62,6 +62,15 @@ def _byte_len(text: str) -> int:
         return len(text.encode("utf-8", "surrogatepass"))
 
 
+def _clean(text: str) -> str:
+    """An item's text as the model, the session and the terminal get it: undecodable bytes become
+    U+FFFD. (Offsets are counted on the surrogate-escaped text, so they stay byte-exact.)"""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that did not come from decoding bytes
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _column(indent: str) -> int:
     column = 0
     for char in indent:
@@ -102,7 +111,7 @@ def parse(text: str) -> list[Item]:
         if match:
             at = len(indent) + match.start(1)
             items.append(Item(
-                number=len(items) + 1, line=index, text=body[match.end():].strip(),
+                number=len(items) + 1, line=index, text=_clean(body[match.end():].strip()),
                 checked=match[1] != " ", depth=len(open_lists), offset=line_start + _byte_len(line[:at]),
             ))
         if match or _BULLET.match(body):

@@ -21,6 +21,7 @@ class TaskBoard:
         self.plan = PlanFile(plan_path)
         self.status: dict[str, tuple[str, str]] = {}  # item text -> (in_progress|blocked, note)
         self.version = 0
+        self.lost = ""  # why the plan file cannot be read now, once sync has said so
         self.on_status = on_status
         self._lock = threading.Lock()
 
@@ -42,14 +43,27 @@ class TaskBoard:
         )
 
     def sync(self) -> list[str]:
-        """Pick up hand edits made to the plan file while the run goes on."""
+        """Pick up hand edits made to the plan file while the run goes on. A plan that vanished
+        or cannot be read is reported once, not after every step; the rows stay as last read
+        until it is back."""
         with self._lock:
             if not self.plan.changed_on_disk():
-                return []
+                if not self.lost:
+                    return []
+                self.lost = ""  # back exactly as it was last read
+                self.version += 1
+                return [f"the plan file {self.plan.path} is back, unchanged"]
             try:
                 changes = self.plan.reload()
             except PlanError as exc:
-                return [str(exc)]
+                if self.lost:
+                    return []
+                self.lost = str(exc)
+                self.version += 1
+                return [f"{exc}; the task list below is as it was last read, and items cannot be ticked until the file is back"]
+            if self.lost:
+                self.lost = ""
+                changes = [f"the plan file {self.plan.path} is back", *changes]
             self.version += 1
             return changes
 
@@ -64,6 +78,8 @@ class TaskBoard:
                 changes = self.plan.set_checked(number) if status == "done" else []
             except PlanError as exc:
                 self.version += 1
+                if not self.plan.path.exists():
+                    self.lost = self.lost or str(exc)  # the model hears it here; sync need not repeat it
                 raise ToolError(f"{exc}\nCurrent task list:\n{self.listing()}") from None
             if status == "done" and self.plan.last_set is not None:  # re-mapped if the file changed
                 item = self.plan.last_set

@@ -65,6 +65,18 @@ def test_ticking_survives_invalid_utf8(data: bytes, junk: bytes, pick: st.DataOb
     tick_one(junk + b"\n" + data, pick)
 
 
+@settings(max_examples=200, deadline=None)
+@given(documents(), st.binary(min_size=1, max_size=4).filter(lambda b: b"\n" not in b), st.data())
+def test_invalid_bytes_inside_items_give_clean_texts_and_byte_exact_ticks(data: bytes, junk: bytes, pick: st.DataObject) -> None:
+    """Item texts reach the model, the session and the terminal: they must be encodable text
+    (undecodable bytes as U+FFFD) while ticking still changes only the checkbox byte."""
+    at = pick.draw(st.integers(0, len(data)))
+    data = data[:at] + junk + data[at:]
+    for item in parse(data.decode("utf-8", "surrogateescape")):
+        item.text.encode("utf-8")
+    tick_one(data, pick)
+
+
 unique_texts = st.lists(st.text("abcdefghij ", min_size=1, max_size=12).map(str.strip).filter(bool),
                         min_size=1, max_size=8, unique=True)
 
