@@ -106,6 +106,7 @@ def test_hostile_script_changes_nothing_outside_dot_cast(repo, tmp_path):
     os.utime(repo / "app.py", (later, later))  # stale stat data: a refreshing `git status` rewrites the index
     outside = tmp_path / "x"
     turns = [
+        {"tool_uses": [{"name": "bash", "input": {"command": "git diff --stat && git status --short && git diff"}}]},
         {"tool_uses": [{"name": "write_file", "input": {"path": "pwned", "content": "x"}}]},
         {"tool_uses": [{"name": "edit_file", "input": {"path": "README.md", "old_string": "demo", "new_string": "owned"}}]},
         {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
@@ -128,6 +129,8 @@ def test_hostile_script_changes_nothing_outside_dot_cast(repo, tmp_path):
     requests = [json.loads(line) for line in record.read_text().splitlines()]
     assert {tool["name"] for tool in requests[0]["tools"]} == {"read_file", "list_files", "grep", "bash", "write_plan"}
     results = [block for r in requests[1:] for block in r["messages"][-1]["content"] if block.get("type") == "tool_result"]
+    assert results[0]["content"].startswith("exit_code=0") and "README.md" in results[0]["content"]  # git diff saw the edit
+    results = results[1:]
     refused = [results[0], results[1], results[2]] + results[3 : 3 + 2 * (len(ATTACKS) + len(ESCAPES)) : 2]
     assert len(refused) == 3 + len(ATTACKS) + len(ESCAPES)
     assert all(block.get("is_error") for block in refused), [b["content"] for b in refused if not b.get("is_error")]

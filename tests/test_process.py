@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import time
 
@@ -113,3 +114,21 @@ def test_plan_bash_ignores_programs_planted_in_the_workspace(tmp_path, monkeypat
     obs = run_tool(PLAN_BASH, {"command": "ls"}, ToolContext(workspace=Workspace(tmp_path)))
     assert obs.text.startswith("exit_code=0") and "bin" in obs.text
     assert not (tmp_path / "pwned").exists()
+
+
+def test_plan_bash_git_diff_leaves_the_index_untouched(repo):
+    import hashlib
+
+    from cast.tools.base import ToolContext, run_tool
+    from cast.tools.shell import PLAN_BASH
+    from cast.workspace import Workspace
+
+    stamp = (repo / "app.py").stat().st_mtime_ns + 5_000_000_000
+    os.utime(repo / "app.py", ns=(stamp, stamp))  # same content, stale stat cache: git wants to refresh
+    index = repo / ".git" / "index"
+    before = hashlib.sha256(index.read_bytes()).hexdigest()
+    obs = run_tool(PLAN_BASH, {"command": "git diff --stat && git status --short"}, ToolContext(workspace=Workspace(repo)))
+    assert obs.text.startswith("exit_code=0")
+    assert hashlib.sha256(index.read_bytes()).hexdigest() == before
+    subprocess.run(["git", "diff"], cwd=repo, capture_output=True)  # and the same command outside cast does write
+    assert hashlib.sha256(index.read_bytes()).hexdigest() != before

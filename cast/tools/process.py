@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 KEEP_BYTES = 15_000  # of head, and again of tail
 POLL_SECONDS = 0.05
@@ -92,6 +97,31 @@ def read_only_env(root: Path) -> dict[str, str]:
     for name in ("RIPGREP_CONFIG_PATH", "PYTHONSTARTUP", "PYTHONPATH", "LD_PRELOAD"):
         env.pop(name, None)
     return env
+
+
+@contextmanager
+def private_git_index(root: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """Let read-only git commands read a copy of the index. `git diff` refreshes the index's
+    stat cache and writes it back even with GIT_OPTIONAL_LOCKS=0; on a copy, that write lands in
+    a temp directory and `.git` stays byte for byte as it was."""
+    index = _index_path(str(root))
+    if index is None or not os.path.isfile(index):
+        yield env
+        return
+    with tempfile.TemporaryDirectory(prefix="cast-index-") as scratch:
+        copy = os.path.join(scratch, "index")
+        shutil.copyfile(index, copy)
+        yield {**env, "GIT_INDEX_FILE": copy}
+
+
+@lru_cache(maxsize=8)
+def _index_path(root: str) -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-path", "index"], cwd=root,
+                             capture_output=True, text=True, timeout=10, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event | None = None,

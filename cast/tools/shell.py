@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cast.tools.base import Observation, Tool, ToolContext, ToolError, object_schema
-from cast.tools.process import CommandResult, parse_test_counts, read_only_env, run_command
+from cast.tools.process import CommandResult, parse_test_counts, private_git_index, read_only_env, run_command
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -51,7 +51,9 @@ def plan_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
             "the command in the plan as a step for execution."
         )
     timeout = args.get("timeout", DEFAULT_TIMEOUT)
-    result = run_command(command, ctx.workspace.root, timeout, ctx.cancel, read_only_env(ctx.workspace.root))
+    root = ctx.workspace.root
+    with private_git_index(root, read_only_env(root)) as env:
+        result = run_command(command, root, timeout, ctx.cancel, env)
     return observe(command, result)
 
 
