@@ -1,0 +1,169 @@
+"""The tree as a run found it, recorded without writing to `.git`, and what the run changed.
+
+Plan mode promises `.git` is left alone, so no `git stash create` and no porcelain `git diff`
+(both write: objects, or an index refresh even with GIT_OPTIONAL_LOCKS=0); only plumbing reads.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+SNAPSHOT_BYTES = 256 * 1024  # dirty files up to this size are kept so the run's own edits can be counted
+SNAPSHOT_TOTAL = 32 * 1024 * 1024
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+Stat = tuple[int, int] | str  # (insertions, deletions), or a note when lines were not counted
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    """Run a read-only git command. GIT_OPTIONAL_LOCKS=0 keeps status from refreshing the index
+    and no fsmonitor hook runs: building a report must leave .git byte for byte as it was."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        out = subprocess.run(["git", "-c", "core.fsmonitor=false", *args], cwd=root, capture_output=True,
+                             timeout=30, env=env, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def _head(top: Path) -> str | None:
+    return (_git(top, "rev-parse", "--verify", "-q", "HEAD") or b"").decode().strip() or None
+
+
+def _dirty(top: Path) -> set[str] | None:
+    out = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    if out is None:
+        return None
+    paths, fields, index = set(), out.split(b"\0"), 0
+    while index < len(fields):
+        entry, index = fields[index], index + 1
+        if len(entry) < 4:
+            continue
+        if entry[:1] in (b"R", b"C") and index < len(fields):
+            paths.add(os.fsdecode(fields[index]))  # the rename's source
+            index += 1
+        paths.add(os.fsdecode(entry[3:]))
+    return paths
+
+
+def _content(path: Path, keep: bool = True) -> tuple[str | None, bytes | None]:
+    """(digest, the bytes if small) of what is at `path` now, read without writing anything;
+    (None, None) when nothing is there."""
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            return "link:" + os.readlink(path), None
+        if not stat.S_ISREG(info.st_mode):
+            return "not a file", None
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            if keep and info.st_size <= SNAPSHOT_BYTES:
+                data = f.read()
+                return hashlib.sha256(data).hexdigest(), data
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest.hexdigest(), None
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return f"unreadable: {exc.errno}", None
+
+
+def _line_counts(old: bytes | None, new: bytes | None) -> Stat:
+    if old is None or new is None:
+        return "changed (lines not counted)"
+    if b"\0" in old[:8192] or b"\0" in new[:8192]:
+        return f"Bin {len(old)} -> {len(new)} bytes"
+    a, b = old.splitlines(), new.splitlines()
+    added = deleted = 0
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            deleted, added = deleted + i2 - i1, added + j2 - j1
+    return added, deleted
+
+
+def _numstat(out: bytes | None) -> dict[str, Stat]:
+    counts: dict[str, Stat] = {}
+    for record in (out or b"").split(b"\0"):
+        parts = record.split(b"\t", 2)
+        if len(parts) == 3:
+            counts[os.fsdecode(parts[2])] = "Bin" if parts[0] == b"-" else (int(parts[0]), int(parts[1]))
+    return counts
+
+
+def format_stat(rows: list[tuple[str, Stat]]) -> str:
+    """`git diff --stat`'s layout, for counts that did not all come from git."""
+    if not rows:
+        return ""
+    width, out, plus, minus = max(len(path) for path, _ in rows), [], 0, 0
+    for path, counts in rows:
+        if isinstance(counts, str):
+            out.append(f" {path:<{width}} | {counts}")
+            continue
+        added, deleted = counts
+        plus, minus = plus + added, minus + deleted
+        scale = min(1.0, 40 / max(added + deleted, 1))
+        bar = "+" * (max(1, round(added * scale)) if added else 0) + "-" * (max(1, round(deleted * scale)) if deleted else 0)
+        out.append(f" {path:<{width}} | {added + deleted} {bar}".rstrip())
+    out.append(f" {len(rows)} file{'s' * (len(rows) != 1)} changed, {plus} insertion{'s' * (plus != 1)}(+), "
+               f"{minus} deletion{'s' * (minus != 1)}(-)")
+    return "\n".join(out)
+
+
+@dataclass
+class GitBaseline:
+    """The tree as the run found it, recorded without writing to .git (no `git stash create`, no
+    index refresh: plan mode promises .git is left alone too): HEAD, and each file dirty then
+    with its content digest, and its bytes if small, so the run's own edits to it can be told
+    apart from the user's uncommitted work and counted."""
+
+    top: Path
+    head: str | None
+    files: dict[str, tuple[str | None, bytes | None]]
+
+    @classmethod
+    def take(cls, root: Path) -> GitBaseline | None:
+        top = _git(root, "rev-parse", "--show-toplevel")
+        top_path = Path(os.fsdecode(top.rstrip(b"\n"))) if top else root
+        dirty = _dirty(top_path) if top else None
+        if dirty is None:
+            return None
+        files, kept = {}, 0
+        for path in sorted(dirty):
+            digest, data = _content(top_path / path, keep=kept < SNAPSHOT_TOTAL)
+            kept += len(data or b"")
+            files[path] = (digest, data)
+        return cls(top_path, _head(top_path), files)
+
+    def changes(self) -> list[tuple[str, Stat]]:
+        """Each path (relative to the repository's top) this run changed, with its line counts:
+        newly dirty files and commits against the starting HEAD, then files dirty at the start
+        whose content is no longer what it was."""
+        now, head = _dirty(self.top) or set(), _head(self.top)
+        base = self.head or EMPTY_TREE
+        fresh = now - set(self.files)
+        if head != self.head:
+            committed = _git(self.top, "diff-tree", "-r", "--name-only", "-z", "--no-renames", base, head or EMPTY_TREE, "--")
+            fresh |= {os.fsdecode(p) for p in (committed or b"").split(b"\0") if p} - set(self.files)
+        # plumbing: porcelain `git diff` refreshes the index even with GIT_OPTIONAL_LOCKS=0
+        counted = _numstat(_git(self.top, "diff-index", "--numstat", "-z", "--no-renames", base, "--")) if fresh else {}
+        rows: list[tuple[str, Stat]] = []
+        for path in sorted(fresh):
+            if path in counted:
+                rows.append((path, counted[path]))
+            elif path in now:  # untracked: all of it is new
+                digest, data = _content(self.top / path)
+                rows.append((path, _line_counts(b"", data) if digest else "deleted"))
+        for path, (digest, data) in sorted(self.files.items()):
+            now_digest, now_data = _content(self.top / path)
+            if now_digest != digest:
+                old = b"" if digest is None else data
+                rows.append((path, _line_counts(old, b"" if now_digest is None else now_data)))
+        return sorted(rows)
+
+
