@@ -151,7 +151,7 @@ def execute(
     left = board.remaining()
     code = _exit_code(stopped)
     if left and code == 0:
-        sys.stderr.write(f"cast: {len(left)} plan items not done: " + ", ".join(str(n) for n, *_ in left) + "\n")
+        sys.stderr.write(f"cast: {len(left)} plan item{'' if len(left) == 1 else 's'} not done: " + ", ".join(str(n) for n, *_ in left) + "\n")
         code = 1
     _conclude(run, stopped, json, code, show_report=True)
     raise typer.Exit(code)

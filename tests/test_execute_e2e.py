@@ -149,7 +149,7 @@ def test_plan_reordered_mid_run(calc, tmp_path):
     done = cast(calc, "--model", f"script:{script}", "execute", "--yes")
     items = parse(plan_path.read_text())
     assert [(i.text.split()[0], i.checked) for i in items] == [("Add", True), ("Fix", False)]
-    assert done.returncode == 1 and "1 plan items not done" in done.stderr
+    assert done.returncode == 1 and "1 plan item not done" in done.stderr
 
 
 def test_no_terminal_without_yes_refuses_and_yes_still_refuses_the_deny_list(calc, tmp_path):

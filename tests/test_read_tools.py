@@ -123,7 +123,7 @@ class TestGrep:
         (root / "a.py").write_text("def main():\n    pass\ndef main_two():\n")
         (root / "b.txt").write_text("MAIN\n")
         obs = call(GREP, ctx, pattern="def main")
-        assert obs.text.splitlines()[0] == "2 matching lines in 1 files"
+        assert obs.text.splitlines()[0] == "2 matching lines in 1 file"
         assert "a.py:1:def main():" in obs.text
         assert "MAIN" in call(GREP, ctx, pattern="main", ignore_case=True, glob="*.txt").text
 
@@ -135,7 +135,7 @@ class TestGrep:
 
     def test_pattern_starting_with_dash_is_a_pattern(self, ctx):
         (ctx.workspace.root / "a.txt").write_text("--pre=sh\n")
-        assert "1 matching lines" in call(GREP, ctx, pattern="--pre").text
+        assert "1 matching line in 1 file" in call(GREP, ctx, pattern="--pre").text
 
     def test_cap_has_an_explicit_marker(self, ctx):
         (ctx.workspace.root / "big.txt").write_text("hit\n" * 1000)

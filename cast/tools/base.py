@@ -110,6 +110,11 @@ def object_schema(required: list[str] | None = None, **properties: dict[str, Any
     return {"type": "object", "properties": properties, "required": required or [], "additionalProperties": False}
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 file`, `2 files`: observations are read by people too."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
 def clip(text: str, limit: int) -> str:
     """Keep head and tail of long text with an explicit marker; never truncate silently."""
     if len(text) <= limit:

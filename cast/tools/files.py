@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cast.safety.paths import PathError, confine, relative
-from cast.tools.base import Observation, Tool, ToolContext, ToolError, clip, object_schema
+from cast.tools.base import Observation, Tool, ToolContext, ToolError, clip, object_schema, plural
 
 READ_LIMIT_LINES = 2000
 LINE_CHARS = 2000
@@ -122,10 +122,10 @@ def list_files(args: dict[str, Any], ctx: ToolContext) -> Observation:
     where = relative(ctx.workspace.root, path)
     if not files:
         return Observation(f"no files under {where}" + (f" matching {pattern!r}" if pattern else ""), summary="0 files")
-    text = f"{len(files)} files under {where} (respects .gitignore)\n" + "\n".join(shown)
+    text = f"{plural(len(files), 'file')} under {where} (respects .gitignore)\n" + "\n".join(shown)
     if len(files) > LIST_CAP:
         text += f"\n[truncated: showed {LIST_CAP} of {len(files)} files; narrow with path or pattern]"
-    return Observation(text, summary=f"{len(files)} files")
+    return Observation(text, summary=plural(len(files), "file"))
 
 
 def grep(args: dict[str, Any], ctx: ToolContext) -> Observation:
@@ -143,10 +143,10 @@ def grep(args: dict[str, Any], ctx: ToolContext) -> Observation:
     if not matches:
         return Observation(f"no matches for {args['pattern']!r}", summary="0 matches")
     files = len({m.split(":", 1)[0] for m in matches})
-    text = f"{len(matches)} matching lines in {files} files\n" + "\n".join(matches[:GREP_CAP])
+    text = f"{plural(len(matches), 'matching line')} in {plural(files, 'file')}\n" + "\n".join(matches[:GREP_CAP])
     if len(matches) > GREP_CAP:
         text += f"\n[truncated: showed {GREP_CAP} of {len(matches)} matching lines; narrow with path or glob]"
-    return Observation(clip(text, OUTPUT_CHARS), summary=f"{len(matches)} matches")
+    return Observation(clip(text, OUTPUT_CHARS), summary=plural(len(matches), "match", "matches"))
 
 
 READ_FILE = Tool(

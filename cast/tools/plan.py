@@ -7,7 +7,7 @@ from typing import Any
 from cast.plans.checklist import PlanError
 from cast.plans.store import base_commit, write_plan
 from cast.safety.paths import relative
-from cast.tools.base import Observation, Tool, ToolContext, ToolError, object_schema
+from cast.tools.base import Observation, Tool, ToolContext, ToolError, object_schema, plural
 
 
 def execute_write_plan(args: dict[str, Any], ctx: ToolContext) -> Observation:
@@ -25,13 +25,13 @@ def execute_write_plan(args: dict[str, Any], ctx: ToolContext) -> Observation:
         raise ToolError(str(exc)) from exc
     ctx.services["plan_path"] = path
     rel = relative(root, path)
-    text = f"wrote {rel} ({items} checklist items)"
+    text = f"wrote {rel} ({plural(items, 'checklist item')})"
     if items == 0:
         text += (
             "\nwarning: the plan has no `- [ ]` checklist items, so `cast execute` would have nothing "
             "to do. Rewrite it with one `- [ ]` line per verifiable step."
         )
-    return Observation(text, summary=f"{items} items → {rel}", facts={"plan_path": str(path), "items": items})
+    return Observation(text, summary=f"{plural(items, 'item')} → {rel}", facts={"plan_path": str(path), "items": items})
 
 
 WRITE_PLAN = Tool(
