@@ -214,7 +214,11 @@ class Repl:
         self.say(f"model: {self.state.model_name()}", "dim")
 
     def cancel(self) -> None:
-        run = self.state.run
+        """Interrupt the job: the turn that is running, or the one it is still building (the job
+        keeps the interrupt and honours it as soon as the run exists)."""
+        if not self.worker.interrupt():
+            return
+        run = self.state.run  # read after marking the job: a run adopted meanwhile sees the mark
         if run is not None:
             run.agent.cancel()
 

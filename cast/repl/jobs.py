@@ -12,16 +12,23 @@ from typing import Any
 
 from cast.agent import events as ev
 from cast.repl.ask import Question, Reply
+from cast.repl.state import has_work
 
 EXECUTE, EDIT, KEEP, LATER = "execute", "edit", "keep", "later"
 
 
 def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = None) -> ev.Stopped:
-    from cast.agent.loop import drive as loop_drive
+    """One turn of `run`, rendered. An interrupt that came while the job was still building the
+    run (or between two turns of one job) is honoured here, whichever way the loop treats a cancel
+    set before its turn: the turn is not started, and nothing is sent to the model."""
+    from cast.agent.loop import INTERRUPTED, drive as loop_drive
 
+    interrupted = repl.worker.interrupted
     failed: list[str] = []
 
     def handle(event: ev.Event) -> None:
+        if interrupted.is_set() and not run.ctx.cancel.is_set():
+            run.agent.cancel()  # pressed while the turn was starting
         repl.state.observe(event)
         try:
             repl.renderer.handle(event)
@@ -30,12 +37,30 @@ def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = Non
                 failed.append(str(exc))
                 repl.say(f"(cannot display a {type(event).__name__}: {type(exc).__name__}: {exc})", "red")
 
-    if first is not None:
-        handle(first)
     try:
+        if first is not None:
+            handle(first)
+        if interrupted.is_set():
+            stopped = ev.Stopped("interrupted", INTERRUPTED)
+            _tell_observers(run, stopped)
+            handle(stopped)
+            return stopped
+        run.ctx.cancel.clear()  # a key pressed after the previous turn ended is not for this one
         return loop_drive(run.agent, run.agent.run(message), handle)
     finally:
         repl.renderer.finish()
+        interrupted.clear()  # the interrupt was for this turn; the next one starts afresh
+        run.ctx.cancel.clear()
+
+
+def _tell_observers(run: Any, event: ev.Event) -> None:
+    """What `Agent.run` does for the events it yields: the session and the report see a turn that
+    was interrupted before it started too."""
+    for observe in getattr(getattr(run.agent, "hooks", None), "observers", ()):
+        try:
+            observe(event)
+        except Exception:  # bookkeeping must not keep the user from the prompt
+            pass
 
 
 def run_task(repl: Any, text: str) -> None:
@@ -60,7 +85,7 @@ def execute_plan(repl: Any, plan_ref: str | None) -> None:
         repl.say(f"cannot execute: {exc}", "red")
         return
     board = run.tasks
-    if board is not None and not board.remaining():
+    if not has_work(run):  # not adopted: the current run and mode stay
         repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
         return
     brief = getattr(runs, "execute_brief", None)

@@ -9,10 +9,13 @@ from typing import Any, TextIO
 
 from cast.agent.loop import drive
 
+EXIT_USAGE = 2  # a usage or configuration error, as on the command line
+
 
 def run_plain(options: Any, mode: str = "plan", task: str | None = None,
               stdin: TextIO | None = None, stdout: TextIO | None = None, resume: str | None = None) -> int:
     from rich.console import RenderableType
+    from rich.text import Text
 
     from cast.repl.state import ReplState
     from cast.ui.console import render_text
@@ -43,11 +46,13 @@ def run_plain(options: Any, mode: str = "plan", task: str | None = None,
             if board is not None and board.remaining():
                 first = runs.task_event(board)
                 handle(first)
-                status = drive(run.agent, run.agent.run(runs.execute_brief(run)), handle).exit_code
+                status = _status(drive(run.agent, run.agent.run(runs.execute_brief(run)), handle))
+            elif board is not None:
+                commit(Text(f"every item of {board.plan.path} is ticked; nothing to do"))
             task = None
         if task:
             run = state.ensure_run(task)
-            status = drive(run.agent, run.agent.run(task), handle).exit_code
+            status = _status(drive(run.agent, run.agent.run(task), handle))
         for line in stdin:
             text = line.strip()
             if not text:
@@ -55,10 +60,30 @@ def run_plain(options: Any, mode: str = "plan", task: str | None = None,
             if text in ("/exit", "/quit"):
                 break
             run = state.ensure_run(text)
-            status = drive(run.agent, run.agent.run(text), handle).exit_code
+            status = _status(drive(run.agent, run.agent.run(text), handle))
     except Exception as exc:
         sys.stderr.write(f"cast: {exc}\n")
-        return 1
+        return exit_code(exc)
     finally:
         renderer.finish()
     return status
+
+
+def exit_code(exc: BaseException) -> int:
+    """The exit status for a failure outside the loop: the model's own code (2 for a missing key or
+    a bad script), 2 for a usage or configuration error, 1 for anything else."""
+    from cast.config import ConfigError
+    from cast.models.base import ModelError
+    from cast.plans.checklist import PlanError
+    from cast.sessions import SessionError
+
+    if isinstance(exc, ModelError):
+        return exc.exit_code
+    if isinstance(exc, (ConfigError, SessionError, PlanError)):
+        return EXIT_USAGE
+    return 1
+
+
+def _status(stopped: Any) -> int:
+    """A turn that failed on the model carries the model's exit code (as the one-shot commands do)."""
+    return stopped.details.get("exit_code") or stopped.exit_code

@@ -26,6 +26,7 @@ class Screen:
         self._pending: list[str] = []
         self._lock = threading.Lock()
         self._scheduled = False
+        self._committed = self._written = 0  # blocks handed to write(), blocks on the terminal
 
     @property
     def width(self) -> int:
@@ -42,6 +43,7 @@ class Screen:
         """Put text into the scrollback. Thread-safe; order is kept."""
         with self._lock:
             self._pending.append(text)
+            self._committed += 1
             if self._scheduled:
                 return
             self._scheduled = True
@@ -59,23 +61,33 @@ class Screen:
 
     def _flush(self) -> None:
         with self._lock:
-            text, self._pending, self._scheduled = "".join(self._pending), [], False
-        if not text:
+            blocks, self._pending, self._scheduled = self._pending, [], False
+        if not blocks:
             return
+        text = "".join(blocks)
         app = self.app
         if app is not None and app.is_running and self.loop is not None and not self.loop.is_closed():
             from prompt_toolkit.application import run_in_terminal
 
-            run_in_terminal(lambda: self._raw(text), in_executor=False)
+            run_in_terminal(lambda: self._raw(text, len(blocks)), in_executor=False)
         else:
-            self._raw(text)
+            self._raw(text, len(blocks))
 
-    def _raw(self, text: str) -> None:
+    def _raw(self, text: str, blocks: int = 0) -> None:
         try:
             self.out.write(text)
             self.out.flush()
         except (OSError, ValueError):
             pass
+        finally:
+            with self._lock:
+                self._written += blocks
+
+    @property
+    def settled(self) -> bool:
+        """True when everything committed so far is on the terminal (writes are asynchronous)."""
+        with self._lock:
+            return self._written >= self._committed
 
     def drain(self) -> None:
         """Write whatever is queued now (at exit, or when the loop is gone)."""

@@ -92,13 +92,18 @@ class ReplState:
         return self.run
 
     def execute(self, plan_ref: str | None) -> Any:
-        """A fresh run over a plan's checklist (the newest unfinished one when `plan_ref` is None)."""
+        """A fresh run over a plan's checklist (the newest unfinished one when `plan_ref` is None).
+
+        When every item is ticked there is nothing to execute: the run comes back for the caller
+        to say so, but it is not adopted (it has no session), so the current run and mode stay."""
         from cast import runs
 
         build = getattr(runs, "execute_run", None)
         if build is None:
             raise RuntimeError("executing a plan is not available in this version of cast")
         run = build(plan_ref, self.options, model=self._reusable_model("execute"))
+        if not has_work(run):
+            return run
         self.mode = "execute"
         self._adopt(run)
         return run
@@ -119,7 +124,12 @@ class ReplState:
         from cast import runs
 
         if self.run is not None:
-            self.run.agent.model = runs.make_model(spec, self.run.config)
+            model = runs.make_model(spec, self.run.config)
+            retarget = getattr(runs, "set_model", None)  # the self-check, compaction and price too
+            if retarget is not None:
+                retarget(self.run, model)
+            else:
+                self.run.agent.model = model
         self.options.model = spec
         self._config = None
 
@@ -203,6 +213,12 @@ def _switch(run: Any, mode: str) -> None:
     if switch is None:
         raise RuntimeError("switching modes is not available in this version of cast")
     switch(run, mode)
+
+
+def has_work(run: Any) -> bool:
+    """False for an execute run whose plan has every item ticked."""
+    board = getattr(run, "tasks", None)
+    return board is None or bool(board.remaining())
 
 
 def _task_rows(board: Any) -> tuple[ev.Task, ...]:

@@ -1,4 +1,8 @@
-"""One job at a time in a background thread, so the prompt stays usable while the agent works."""
+"""One job at a time in a background thread, so the prompt stays usable while the agent works.
+
+Each job has its own interrupt flag. Ctrl+C can come before the job has anything to interrupt
+(building a run takes git calls and loading the model SDK); the flag keeps it until the job can
+act on it, and a new job starts with a clear one."""
 from __future__ import annotations
 
 import threading
@@ -12,6 +16,7 @@ class Worker:
         self.on_change = on_change
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self.interrupted = threading.Event()  # the running job's; replaced when a job starts
 
     @property
     def busy(self) -> bool:
@@ -23,6 +28,7 @@ class Worker:
         with self._lock:
             if self.busy:
                 return False
+            self.interrupted = threading.Event()
             self._thread = threading.Thread(target=self._run, args=(job,), name=name, daemon=True)
             self._thread.start()
         self.on_change()
@@ -36,6 +42,14 @@ class Worker:
         finally:
             self._thread = None
             self.on_change()
+
+    def interrupt(self) -> bool:
+        """Mark the running job as interrupted; False when no job is running."""
+        with self._lock:
+            if not self.busy:
+                return False
+            self.interrupted.set()
+            return True
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the running job; True when none is left."""

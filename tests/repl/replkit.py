@@ -48,7 +48,7 @@ class Harness:
     def send(self, data: str) -> None:
         self.pipe.send_text(data)
 
-    def wait(self, condition, what: str = "", timeout: float = 10.0) -> None:
+    def wait(self, condition, what: str = "", timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if condition():
@@ -56,13 +56,14 @@ class Harness:
             time.sleep(0.02)
         raise AssertionError(f"timed out waiting for {what}; output so far:\n{self.out.text()}")
 
-    def wait_text(self, needle: str, timeout: float = 10.0) -> None:
+    def wait_text(self, needle: str, timeout: float = 20.0) -> None:
         self.wait(lambda: needle in self.out.text(), repr(needle), timeout)
 
-    def wait_idle(self, timeout: float = 10.0) -> None:
-        self.wait(lambda: not self.repl.busy, "the agent to finish", timeout)
+    def wait_idle(self, timeout: float = 20.0) -> None:
+        """The job is over and everything it said is in the output (writes reach it asynchronously)."""
+        self.wait(lambda: not self.repl.busy and self.repl.screen.settled, "the agent to finish", timeout)
 
-    def close(self, timeout: float = 10.0) -> int | None:
+    def close(self, timeout: float = 20.0) -> int | None:
         if self.thread.is_alive():
             loop = self.repl.screen.loop
             if loop is not None:

@@ -135,3 +135,56 @@ def test_resume_brings_back_an_earlier_conversation(harness):
 
     sent = json.dumps(h.repl.state.run.agent.model.requests[-1].messages)
     assert "tangerine" in sent and "what was the word?" in sent
+
+
+def test_execute_of_a_fully_ticked_plan_keeps_the_conversation(harness, repo):
+    plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(PLAN.replace("- [ ] Add sub", "- [x] Add sub"))
+    h = harness([{"text": "first answer"}, {"text": "second answer"}])
+    h.send("hello\r")
+    h.wait_text("first answer")
+    h.wait_idle()
+    run, session = h.repl.state.run, h.repl.state.session_id
+    h.send("/execute 2026-01-01-sub\r")
+    h.wait_text("is ticked; nothing to do")
+    h.wait_idle()
+    assert h.repl.state.run is run and h.repl.state.session_id == session
+    assert h.repl.state.mode == "plan"
+    assert not list((repo / ".cast" / "sessions").glob("*-exec*"))  # nothing recorded for it
+    h.send("and then?\r")  # the planning conversation goes on
+    h.wait_text("second answer")
+    h.wait_idle()
+    assert "hello" in str(run.agent.model.requests[-1].messages)
+
+
+def test_model_retargets_the_whole_run(harness, tmp_path, monkeypatch):
+    from cast import runs
+
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"text": "from the other script"}\n')
+    retargeted: list[tuple] = []
+    monkeypatch.setattr(runs, "set_model", lambda run, model: retargeted.append((run, model)), raising=False)
+    h = harness([{"text": "first answer"}])
+    h.send("hello\r")
+    h.wait_text("first answer")
+    h.wait_idle()
+    h.send(f"/model script:{other}\r")
+    h.wait(lambda: retargeted, "the run to be retargeted")
+    [(run, model)] = retargeted
+    assert run is h.repl.state.run and model.name == "script:other.jsonl"
+
+
+def test_model_without_a_retargeting_hook_swaps_the_agent_model(harness, tmp_path, monkeypatch):
+    from cast import runs
+
+    monkeypatch.delattr(runs, "set_model", raising=False)
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"text": "from the other script"}\n')
+    h = harness([{"text": "first answer"}])
+    h.send("hello\r")
+    h.wait_text("first answer")
+    h.wait_idle()
+    h.send(f"/model script:{other}\r")
+    h.wait_text("model: script:other.jsonl")
+    assert h.repl.state.run.agent.model.name == "script:other.jsonl"

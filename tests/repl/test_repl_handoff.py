@@ -40,7 +40,7 @@ def test_execute_now_runs_the_plan_and_ticks_it(harness, repo):
     asked(h)
     assert h.repl.state.mode == "plan"
     h.send("e")
-    h.wait_text("■ done", timeout=10)
+    h.wait_text("■ done")
     h.wait_idle()
     assert h.repl.state.mode == "execute"
     plan = next((repo / ".cast" / "plans").glob("*/plan.md"))
