@@ -47,6 +47,9 @@ def run_plain(options: Any, mode: str = "plan", task: str | None = None,
                 first = runs.task_event(board)
                 handle(first)
                 status = _status(drive(run.agent, run.agent.run(runs.execute_brief(run)), handle))
+                report = state.finish()
+                if report is not None:
+                    commit(Text("\n" + report.render_text()))
             elif board is not None:
                 commit(Text(f"every item of {board.plan.path} is ticked; nothing to do"))
             task = None
@@ -66,6 +69,7 @@ def run_plain(options: Any, mode: str = "plan", task: str | None = None,
         return exit_code(exc)
     finally:
         renderer.finish()
+        state.finish()  # the session's final cost, whatever happened
     return status
 
 

@@ -16,6 +16,14 @@ RESERVED_ROWS = 10  # rows kept free for the input, the question and the complet
 Fragments = list[tuple[str, str]]
 
 
+def hard_wrap(text: str, width: int, indent: str) -> str:
+    """Every character of `text`, cut at the width: the prompt area crops long lines, and the
+    command a user approves must be shown whole."""
+    width = max(10, width)
+    rows = [line[i : i + width] for line in text.split("\n") for i in range(0, max(len(line), 1), width)]
+    return "\n".join(indent + row for row in rows)
+
+
 class PromptView:
     def __init__(self, repl: Any):
         self.repl = repl
@@ -38,7 +46,7 @@ class PromptView:
         if question is not None:
             fragments.append(("class:question", question.title + "\n"))
             if question.detail:
-                fragments.append(("class:question.detail", "  " + question.detail.replace("\n", "\n  ") + "\n"))
+                fragments.append(("class:question.detail", hard_wrap(question.detail, self.columns() - 2, "  ") + "\n"))
             fragments.append(("class:question.keys", question.labels + "\n"))
         elif repl.busy:
             frame = SPINNER[int(time.monotonic() / TICK_SECONDS) % len(SPINNER)]

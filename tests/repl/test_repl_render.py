@@ -134,3 +134,12 @@ def test_command_line_names_the_files_it_changed():
     renderer.handle(ev.ToolCall("t1", "bash", {"command": "make"}))
     renderer.handle(ev.ToolResult("t1", "bash", True, "exit_code=0", "exit_code=0", changed=("a.o", "b.o", "c.o", "d.o")))
     assert out == ["✓ bash make · exit_code=0 · changed a.o, b.o, c.o and 1 more\n"]
+
+
+def test_a_long_command_to_approve_is_shown_whole_at_80_columns():
+    from cast.repl.view import hard_wrap
+
+    command = "echo " + "checking-the-build-configuration-" * 4 + " && rm -f victim.txt"
+    shown = hard_wrap(command, 78, "  ")
+    assert all(len(row) <= 80 for row in shown.splitlines())
+    assert "".join(row[2:] for row in shown.splitlines()) == command
