@@ -45,3 +45,15 @@ def test_readme_plan_and_execute_transcripts_match_a_real_run(tmp_path):
     executed = cast("--model", f"script:{ROOT / 'examples/scripts/execute.jsonl'}", "execute")
     assert normal(executed, calc) == normal(shown("cast execute"), calc)
     assert normal(cast("plans"), calc) == normal(shown("cast plans"), calc)
+
+
+def test_readme_configuration_example_is_accepted_by_the_loader():
+    import tomllib
+
+    from cast.config import Config, _merge
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index("```toml\n") + len("```toml\n"):]
+    values = tomllib.loads(block[: block.index("```")])
+    config = _merge(Config(), values, "README")
+    assert config.allow == ("python3 -m pytest*",) and config.keep_recent_steps == 6
