@@ -7,6 +7,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -71,3 +72,18 @@ class Harness:
         self.thread.join(timeout)
         self._pipe_cm.__exit__(None, None, None)
         return self.code
+
+
+@pytest.fixture
+def harness(repo):
+    """`harness(turns, mode, task)` starts a REPL on the test repository; all are closed after."""
+    made: list[Harness] = []
+
+    def make(turns=None, mode="plan", task=None) -> Harness:
+        h = Harness(repo, turns, mode, task)
+        made.append(h)
+        return h
+
+    yield make
+    for h in made:
+        h.close()

@@ -4,23 +4,10 @@ from __future__ import annotations
 import pytest
 
 from cast.repl import commands
-from replkit import Harness
+from replkit import harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n- [x] Already there\n"
 
-
-@pytest.fixture
-def harness(repo):
-    made: list[Harness] = []
-
-    def make(turns=None, mode="plan") -> Harness:
-        h = Harness(repo, turns, mode)
-        made.append(h)
-        return h
-
-    yield make
-    for h in made:
-        h.close()
 
 
 def test_every_command_has_help_and_a_handler():

@@ -5,24 +5,11 @@ import json
 
 import pytest
 
-from replkit import Harness
+from replkit import harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub to app.py\n"
 WRITE = {"text": "Planning.", "tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": PLAN}}]}
 
-
-@pytest.fixture
-def harness(repo):
-    made: list[Harness] = []
-
-    def make(turns) -> Harness:
-        h = Harness(repo, turns)
-        made.append(h)
-        return h
-
-    yield make
-    for h in made:
-        h.close()
 
 
 def asked(h: Harness) -> None:

@@ -10,23 +10,10 @@ import threading
 import pytest
 
 from cast import runs
-from replkit import Harness
+from replkit import harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n"
 
-
-@pytest.fixture
-def harness(repo):
-    made: list[Harness] = []
-
-    def make(turns=None, mode="plan") -> Harness:
-        h = Harness(repo, turns, mode)
-        made.append(h)
-        return h
-
-    yield make
-    for h in made:
-        h.close()
 
 
 class Held:

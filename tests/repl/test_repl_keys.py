@@ -3,26 +3,12 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 
 from cast.repl import commands
-from replkit import Harness
+from replkit import harness  # noqa: F401  (a fixture)
 
 SHIFT_TAB = "\x1b[Z"
 
-
-@pytest.fixture
-def harness(repo):
-    made: list[Harness] = []
-
-    def make(turns=None, mode="plan", task=None) -> Harness:
-        h = Harness(repo, turns, mode, task)
-        made.append(h)
-        return h
-
-    yield make
-    for h in made:
-        h.close()
 
 
 def test_shift_tab_toggles_plan_and_execute(harness):
