@@ -252,7 +252,8 @@ class Agent:
         if tool.read_only:
             hit = self.record.lookup(call.name, call.input)
             if hit:
-                text = f"[cast: identical to your call at step {hit.step}; nothing has changed since, so it was not run again. Its result:]\n{hit.text}"
+                text = (f"[cast: identical to your call at step {hit.step}, and no tool has changed files since "
+                        f"nor has any file you read, so it was not run again. Its result:]\n{hit.text}")
                 return Observation(text, summary=f"from record (step {hit.step})"), True
         obs = run_tool(tool, call.input, self.ctx)
         if not tool.read_only or obs.changed:
