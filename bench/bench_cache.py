@@ -273,7 +273,7 @@ def main() -> int:
     off = replace(base, age_threshold_tokens=10**9, compact_threshold_tokens=10**9)
     early = replace(base, age_threshold_tokens=20_000, compact_threshold_tokens=60_000)
     rows = [
-        run("mixed plan session, defaults (age 60k, compact 120k)", base),
+        run("mixed plan session, defaults (age 80k, compact 150k)", base),
         run("mixed, no aging", off),
         run("read-heavy plan session, defaults", base, heavy=True),
         run("read-heavy, aging at 20k tokens in epochs", early, heavy=True),

@@ -40,8 +40,8 @@ class Config:
     retry_after_cap: float = 20.0  # seconds; the SDK honours retry-after without a cap
     bash_timeout: float = 120.0
     allow: tuple[str, ...] = ()  # execute-mode bash commands that run without asking (fnmatch patterns)
-    age_threshold_tokens: int = 60_000  # shrink old observations past this context size
-    compact_threshold_tokens: int = 120_000  # summarise the transcript past this
+    age_threshold_tokens: int = 80_000  # shrink old observations past this context size (bench/bench_cache.py)
+    compact_threshold_tokens: int = 150_000  # summarise the transcript past this
     keep_recent_steps: int = 6
     prices: dict[str, tuple[float, float, float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
 

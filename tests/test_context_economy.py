@@ -17,7 +17,7 @@ from cast.sessions import Session, load
 from cast.tools.base import Observation, Tool, ToolContext, object_schema
 from cast.workspace import Workspace
 
-# Proportioned like the defaults (60k / 120k / 6 steps): the kept steps fill well under half the
+# Proportioned like the defaults (80k / 150k / 6 steps): the kept steps fill well under half the
 # aging threshold, so each epoch frees room for several steps.
 AGE, COMPACT, KEEP = 30_000, 45_000, 3
 THOUGHT = "Next I look at the following dump, because the earlier ones did not show the pattern. " * 4
