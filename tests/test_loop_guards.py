@@ -321,3 +321,20 @@ class TestInterruptingTheModel:
         assert time.monotonic() - started < 2
         assert stopped(events).status == "interrupted"
         assert any(isinstance(e, ev.Notice) and "retrying in 30.0s" in e.text for e in events)
+
+    def test_a_reply_that_ends_without_a_stop_is_a_failure_not_an_interrupt(self, tmp_path):
+        from cast.agent.loop import Agent
+        from cast.models import base as m
+        from cast.tools.base import ToolContext
+        from cast.workspace import Workspace
+
+        class Truncated:
+            name = "truncated"
+
+            def stream(self, request):
+                yield m.TextDelta("half a")
+
+        agent = Agent(model=Truncated(), tools=[], system="s", ctx=ToolContext(workspace=Workspace(tmp_path)))
+        stop = stopped(run_all(agent))
+        assert stop.status == "failed" and "without a stop" in stop.reason
+        assert_valid(agent.transcript.messages)

@@ -181,6 +181,8 @@ class Agent:
                 close()
         if content is None:  # interrupted mid-stream: keep what was said, drop half-formed calls
             self.transcript.add_assistant([text_block("".join(text) + f"\n[{INTERRUPTED}]")] if text else [])
+            if not self.ctx.cancel.is_set():
+                raise m.ModelError(f"the reply from {self.model.name} ended without a stop event")
             return None
         self.transcript.add_assistant(list(content))
         return calls, stop_reason
