@@ -185,14 +185,8 @@ def _add(node: Node, b: _Builder, ctx: Context, *, last: bool, whole: bool, patt
             b.lit(c, True)
     elif kind == "string":
         _double_quoted(node, b, ctx)
-    elif kind in ("simple_expansion", "expansion"):
-        _parameter(node, b, ctx, quoted=False)
-    elif kind == "command_substitution":
-        ctx.substitution(node)
-        b.dyn(ctx.text(node), quoted=False, splits=True)
-    elif kind == "arithmetic_expansion":
-        check_literal_arithmetic(node, ctx)
-        b.dyn(ctx.text(node), quoted=False, splits=False)
+    elif kind in EXPANSIONS:
+        _expansion(node, b, ctx, quoted=False)
     elif kind == "process_substitution":
         if not whole:
             raise Blocked(f"process substitution inside a word ({ctx.text(node)!r}) is not supported")
@@ -237,6 +231,22 @@ def _unquoted(text: str, b: _Builder, *, last: bool) -> None:
         i += 1
 
 
+EXPANSIONS = ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion")
+
+
+def _expansion(node: Node, b: _Builder, ctx: Context, *, quoted: bool) -> None:
+    """`$x`, `$(…)` and `$((…))` mean the same inside and outside double quotes, except that an
+    unquoted command substitution's output is split into words."""
+    if node.type in ("simple_expansion", "expansion"):
+        _parameter(node, b, ctx, quoted=quoted)
+        return
+    if node.type == "command_substitution":
+        ctx.substitution(node)
+    else:
+        check_literal_arithmetic(node, ctx)
+    b.dyn(ctx.text(node), quoted=quoted, splits=node.type == "command_substitution" and not quoted)
+
+
 def _double_quoted(node: Node, b: _Builder, ctx: Context) -> None:
     kids = node.children
     if len(kids) < 2 or kids[0].type != '"' or kids[-1].type != '"':
@@ -252,14 +262,8 @@ def _double_quoted(node: Node, b: _Builder, ctx: Context) -> None:
             _double_quoted_text(_absorbed_blanks(ctx.text(kid)), b)
         if kind == "string_content":
             _double_quoted_text(ctx.text(kid), b)
-        elif kind in ("simple_expansion", "expansion"):
-            _parameter(kid, b, ctx, quoted=True)
-        elif kind == "command_substitution":
-            ctx.substitution(kid)
-            b.dyn(ctx.text(kid), quoted=True, splits=False)
-        elif kind == "arithmetic_expansion":
-            check_literal_arithmetic(kid, ctx)
-            b.dyn(ctx.text(kid), quoted=True, splits=False)
+        elif kind in EXPANSIONS:
+            _expansion(kid, b, ctx, quoted=True)
         elif kind == "$" and i == len(inner) - 1:
             b.lit("$", True)
         else:
