@@ -127,7 +127,6 @@ def execute(
     from cast.ui.oneshot import terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
-    json_lib = __import__("json")
     if _interactive() and not json:
         raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
@@ -142,8 +141,8 @@ def execute(
     if not board.remaining():
         message = f"every item of {board.plan.path} is ticked; nothing to do"
         if json:
-            print(json_lib.dumps({"type": "result", "status": "done", "reason": message, "exit_code": 0,
-                                  "session": None, "plan_path": str(board.plan.path), "steps": 0}))
+            _print_json([{"type": "result", "status": "done", "reason": message, "exit_code": 0,
+                          "session": None, "plan_path": str(board.plan.path), "steps": 0}])
         else:
             print(message)
         raise typer.Exit(0)

@@ -105,24 +105,25 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     meta = parse_front_matter(plan_path.read_text(encoding="utf-8", errors="replace"))
     plan_session = meta.get("session") or plan_path.parent.name
     session_id = next_id(workspace.root, f"{plan_session}-exec")
-    if not TaskBoard(plan_path).remaining():
+    board = TaskBoard(plan_path)
+    if not board.remaining():
         # Nothing to do: the run is for reporting only, never driven, so it needs no model
         # (and no API key) and leaves no session behind.
         from cast.models.scripted import ScriptedModel
 
-        return _execute(workspace, config, options, plan_path, meta.get("task", ""), session_id,
+        return _execute(workspace, config, options, board, meta.get("task", ""), session_id,
                         model or ScriptedModel([], name="(nothing to execute)"))
-    run = _execute(workspace, config, options, plan_path, meta.get("task", ""), session_id, model)
+    run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model)
     session = Session.create(workspace.root, session_id, mode="execute", task=run.ctx.task,
                              model=run.agent.model.name, plan_path=plan_path)
     return _instrument(run, session)
 
 
-def _execute(workspace: Workspace, config: Config, options: Options, plan_path: Path, task: str,
-             session_id: str, model: Model | None, messages: list[Message] | None = None) -> Run:
+def _execute(workspace: Workspace, config: Config, options: Options, board: TaskBoard, task: str,
+             session_id: str, model: Model | None) -> Run:
     ctx = ToolContext(
         workspace=workspace, task=task,
-        services={"session_id": session_id, "plan_path": plan_path, "tasks": TaskBoard(plan_path),
+        services={"session_id": session_id, "plan_path": board.plan.path, "tasks": board,
                   "approval": _approval(options, config, workspace)},
     )
     agent = _agent(EXECUTE, workspace, config, ctx, model)
@@ -148,7 +149,7 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     meta = session.meta
     plan_path = Path(meta["plan_path"]) if meta.get("plan_path") else None
     if meta.get("mode") == "execute" and plan_path is not None and plan_path.is_file():
-        run = _execute(workspace, config, options, plan_path, meta.get("task", ""), session_id, model)
+        run = _execute(workspace, config, options, TaskBoard(plan_path), meta.get("task", ""), session_id, model)
     else:
         ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), services={"session_id": session_id})
         if plan_path is not None:
