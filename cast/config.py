@@ -12,13 +12,14 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 
 # USD per million tokens: input, output, cache read, cache write.
 DEFAULT_PRICES: dict[str, tuple[float, float, float, float]] = {
     "claude-opus-4-5": (5.0, 25.0, 0.50, 6.25),
     "claude-sonnet-4-5": (3.0, 15.0, 0.30, 3.75),
     "claude-haiku-4-5": (1.0, 5.0, 0.10, 1.25),
+    "claude-sonnet-5-5": (2.0, 10.0, 0.10, 2.50),
 }
 
 
