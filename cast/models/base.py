@@ -19,12 +19,27 @@ class Request:
     tools: tuple[dict[str, Any], ...]
     messages: tuple[dict[str, Any], ...]
     max_tokens: int = 8192
+    effort: str = ""  # output_config.effort ("low" .. "max"); empty: the model's default
+    # The conversation's prefix changed since some thinking block was signed (aging, a tool-set
+    # change): send thinking.block_binding.prefix_mismatch_behavior "drop_block" (adaptive thinking,
+    # beta thinking-binding-controls-2026-08-01), so those blocks are dropped instead of a 400.
+    drop_block: bool = False
+    # Server-side context editing / compaction (`context_management` body field, beta): the API
+    # clears old tool results itself, so the history cast sends stays append-only.
+    context_management: dict[str, Any] | None = field(default=None, compare=False)
     # Set when the user interrupts: a provider waiting between retries stops waiting. Not sent.
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
 
     def wire(self) -> dict[str, Any]:
         """What goes to a model: everything but the cancel signal."""
-        return {"system": self.system, "tools": self.tools, "messages": self.messages, "max_tokens": self.max_tokens}
+        wire: dict[str, Any] = {"system": self.system, "tools": self.tools, "messages": self.messages, "max_tokens": self.max_tokens}
+        if self.effort:
+            wire["effort"] = self.effort
+        if self.drop_block:
+            wire["drop_block"] = True
+        if self.context_management:
+            wire["context_management"] = self.context_management
+        return wire
 
 
 @dataclass(frozen=True)
@@ -65,8 +80,9 @@ class Stop:
     """End of one reply. `content` holds the assistant blocks exactly as they must be sent back
     (thinking blocks with their signatures included, in order)."""
 
-    reason: str  # "end_turn", "tool_use", "max_tokens", ...
+    reason: str  # "end_turn", "tool_use", "max_tokens", "refusal", "pause_turn", "model_context_window_exceeded", ...
     content: tuple[dict[str, Any], ...] = field(default=())
+    details: dict[str, Any] = field(default_factory=dict)  # the API's stop_details, e.g. {"category": "cyber"} on a refusal
 
 
 @dataclass(frozen=True)
