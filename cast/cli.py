@@ -99,7 +99,7 @@ def plan(
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
     stopped = _drive(run, json)
-    plan_path = run.ctx.services.get("plan_path")
+    plan_path = run.ctx.plan_path
     code = _exit_code(stopped)
     if plan_path is None:
         code = code or 1
@@ -246,7 +246,7 @@ def _conclude(run, stopped, json: bool, code: int, show_report: bool) -> None:
         usage = run.usage.to_dict() if run.usage else {}
         result = {
             "type": "result", "status": stopped.status, "reason": stopped.reason, "exit_code": code,
-            "session": run.session_id, "plan_path": str(run.ctx.services.get("plan_path") or "") or None,
+            "session": run.session_id, "plan_path": str(run.ctx.plan_path) if run.ctx.plan_path else None,
             "steps": run.agent.steps_total, "usage": usage, "cost": run.usage.total_cost() if run.usage else 0.0,
             "report": report.to_dict() if report else None,
         }

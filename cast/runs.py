@@ -59,7 +59,7 @@ class Run:
 
     @property
     def tasks(self) -> TaskBoard | None:
-        return self.ctx.services.get("tasks")
+        return self.ctx.tasks
 
 
 def setup(options: Options) -> tuple[Workspace, Config]:
@@ -91,7 +91,7 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
 
     workspace, config = setup(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
-    ctx = ToolContext(workspace=workspace, task=task, services={"session_id": session_id})
+    ctx = ToolContext(workspace=workspace, task=task, session_id=session_id)
     run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
     return _instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
 
@@ -121,11 +121,8 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
 
 def _execute(workspace: Workspace, config: Config, options: Options, board: TaskBoard, task: str,
              session_id: str, model: Model | None) -> Run:
-    ctx = ToolContext(
-        workspace=workspace, task=task,
-        services={"session_id": session_id, "plan_path": board.plan.path, "tasks": board,
-                  "approval": _approval(options, config, workspace)},
-    )
+    ctx = ToolContext(workspace=workspace, task=task, session_id=session_id, plan_path=board.plan.path,
+                      tasks=board, approval=_approval(options, config, workspace))
     agent = _agent(EXECUTE, workspace, config, ctx, model)
     return Run(workspace, config, EXECUTE, agent, session_id, options)
 
@@ -151,15 +148,14 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     if meta.get("mode") == "execute" and plan_path is not None and plan_path.is_file():
         run = _execute(workspace, config, options, TaskBoard(plan_path), meta.get("task", ""), session_id, model)
     else:
-        ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), services={"session_id": session_id})
-        if plan_path is not None:
-            ctx.services["plan_path"] = plan_path
+        ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), session_id=session_id, plan_path=plan_path)
         run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
     run = _instrument(run, session, messages)
     if meta.get("mode") == "execute" and run.mode is PLAN:  # switched by hand, without a plan
         run.mode = EXECUTE
         run.agent.tools, run.agent.system = EXECUTE.tools, system_prompt(EXECUTE, workspace)
-        run.ctx.services.setdefault("approval", _approval(options, config, workspace))
+        if run.ctx.approval is None:
+            run.ctx.approval = _approval(options, config, workspace)
     return run
 
 
@@ -167,7 +163,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     """Attach what watches a run: the session file, the usage log and price, context economy,
     the self-check (execute), and the evidence report."""
     agent, config, board = run.agent, run.config, run.tasks
-    plan_path = run.ctx.services.get("plan_path")
+    plan_path = run.ctx.plan_path
     price = price_for(config, agent.model.name)
     run.session, run.usage = session, UsageLog(price)
     run.report = ReportBuilder(run.workspace.root, plan_path)
@@ -215,10 +211,10 @@ def set_model(run: Run, model: Model) -> None:
 
 def _state_for_model(run: Run) -> str:
     """What compaction puts back after the summary: the plan and the task list, read from disk."""
-    plan_path = run.ctx.services.get("plan_path")
-    if plan_path is None or not Path(plan_path).is_file():
+    plan_path = run.ctx.plan_path
+    if plan_path is None or not plan_path.is_file():
         return ""
-    text = f"The plan file {plan_path}, as it is on disk now:\n{Path(plan_path).read_text(encoding='utf-8', errors='replace')}"
+    text = f"The plan file {plan_path}, as it is on disk now:\n{plan_path.read_text(encoding='utf-8', errors='replace')}"
     if run.tasks is not None:
         text += f"\n\nTask list:\n{run.tasks.listing()}"
     return text
@@ -231,8 +227,8 @@ def finish(run: Run) -> Report | None:
         run.session.close()
     if run.report is None:
         return None
-    if run.report.plan_path is None and run.ctx.services.get("plan_path"):
-        run.report.plan_path = Path(run.ctx.services["plan_path"])  # written during this run
+    if run.report.plan_path is None and run.ctx.plan_path is not None:
+        run.report.plan_path = run.ctx.plan_path  # written during this run
     return run.report.build(final_text(run.agent.transcript.messages))
 
 
@@ -276,8 +272,8 @@ def _watch_tasks(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:
 def switch_mode(run: Run, name: str) -> Run:
     """Swap the tool set and prompt; the conversation goes on and the model is told."""
     mode = MODES[name]
-    if name == "execute" and "approval" not in run.ctx.services:
-        run.ctx.services["approval"] = _approval(run.options, run.config, run.workspace)
+    if name == "execute" and run.ctx.approval is None:
+        run.ctx.approval = _approval(run.options, run.config, run.workspace)
     run.agent.set_mode(mode.tools, system_prompt(mode, run.workspace), f"[cast: switched to {name} mode by the user. Your tools changed accordingly.]")
     run.mode = mode
     if run.session is not None:

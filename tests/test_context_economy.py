@@ -14,7 +14,7 @@ from cast.agent.transcript import Transcript, text_block, tool_result_block
 from cast.config import Config
 from cast.models.scripted import ScriptedModel
 from cast.sessions import Session, load
-from cast.tools.base import Observation, Tool, ToolContext, object_schema
+from cast.tools.base import Observation, Params, Tool, ToolContext
 from cast.workspace import Workspace
 
 # Proportioned like the defaults (80k / 150k / 6 steps): the kept steps fill well under half the
@@ -31,8 +31,12 @@ def blob(n: int) -> str:
     return f"dump {n}: {size} chars\n" + " ".join(words)[:size]
 
 
-DUMP = Tool("dump", "returns a large observation", object_schema([], n={"type": "integer"}),
-            lambda args, ctx: Observation(blob(args["n"]), summary="big"), read_only=True)
+class DumpParams(Params):
+    n: int
+
+
+DUMP = Tool("dump", "returns a large observation", DumpParams,
+            lambda args, ctx: Observation(blob(args.n), summary="big"), read_only=True)
 
 
 def request_tokens(request: dict) -> int:

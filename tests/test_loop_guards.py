@@ -7,20 +7,28 @@ import time
 
 from cast.agent import events as ev
 from cast.agent.loop import drive
-from cast.tools.base import Observation, Tool, ToolError, object_schema
+from cast.tools.base import Observation, Params, Tool, ToolError
 from cast.tools.files import READ_FILE
 from conftest import make_agent, run_all
 
 
+class N(Params):
+    n: int | None = None
+
+
+class Empty(Params):
+    pass
+
+
 def counting_tool(name: str, read_only: bool, log: list, fail: bool = False, delay: float = 0.0) -> Tool:
     def execute(args, ctx):
-        log.append((name, args.get("n"), threading.current_thread().name))
+        log.append((name, args.n, threading.current_thread().name))
         time.sleep(delay)
         if fail:
             raise ToolError(f"{name} cannot do that")
         return Observation(f"{name} ran with {args}")
 
-    return Tool(name, "test tool", object_schema([], n={"type": "integer"}), execute, read_only=read_only)
+    return Tool(name, "test tool", N, execute, read_only=read_only)
 
 
 def use(name: str, **arguments) -> dict:
@@ -76,9 +84,9 @@ class TestConcurrency:
             time.sleep(0.15)
             with lock:
                 active[0] -= 1
-            return Observation(f"read {args['n']}")
+            return Observation(f"read {args.n}")
 
-        tool = Tool("look", "read-only", object_schema([], n={"type": "integer"}), execute, read_only=True)
+        tool = Tool("look", "read-only", N, execute, read_only=True)
         turns = [{"tool_uses": [use("look", n=i) for i in range(6)]}, {"text": "done"}]
         agent, model = make_agent(tmp_path, turns, [tool])
         events = run_all(agent)
@@ -95,13 +103,13 @@ class TestConcurrency:
             with lock:
                 active[0] += 1
                 peak[0] = max(peak[0], active[0])
-            time.sleep(0.02 * (5 - args["n"]))
-            order.append(args["n"])
+            time.sleep(0.02 * (5 - args.n))
+            order.append(args.n)
             with lock:
                 active[0] -= 1
             return Observation("ok")
 
-        tool = Tool("write", "writes", object_schema([], n={"type": "integer"}), execute)
+        tool = Tool("write", "writes", N, execute)
         turns = [{"tool_uses": [use("write", n=i) for i in range(5)]}, {"text": "done"}]
         agent, _ = make_agent(tmp_path, turns, [tool])
         run_all(agent)
@@ -197,7 +205,7 @@ class TestFailureStreak:
                 raise ToolError("nope")
             return Observation("fine")
 
-        tool = Tool("sometimes", "", object_schema([], n={"type": "integer"}), execute)
+        tool = Tool("sometimes", "", N, execute)
         turns = [{"tool_uses": [use("sometimes", n=i)]} for i in range(6)] + [{"text": "done"}]
         agent, _ = make_agent(tmp_path, turns, [tool])
         assert stopped(run_all(agent)).status == "done"
@@ -208,7 +216,7 @@ class TestBadCalls:
         def explode(args, ctx):
             raise RuntimeError("boom")
 
-        tools = [READ_FILE, Tool("explode", "", object_schema([]), explode)]
+        tools = [READ_FILE, Tool("explode", "", Empty, explode)]
         turns = [
             {"tool_uses": [use("rm_rf", path="/")]},
             {"tool_uses": [{"name": "read_file", "input": {"path": 7}}]},
@@ -241,7 +249,7 @@ class TestInterrupts:
             ctx.cancel.wait(5)
             return Observation("stopped early", ok=False)
 
-        tool = Tool("slow", "", object_schema([]), slow)
+        tool = Tool("slow", "", Empty, slow)
         turns = [{"tool_uses": [use("slow"), use("slow")]}, {"text": "never"}]
         agent, model = make_agent(tmp_path, turns, [tool])
         threading.Thread(target=lambda: (started.wait(5), agent.cancel()), daemon=True).start()
@@ -274,7 +282,7 @@ class TestInterrupts:
             ctx.cancel.set()
             return Observation("cancelled", ok=False)
 
-        tools = [counting_tool("look", True, log), Tool("halt", "", object_schema([]), stop_everything)]
+        tools = [counting_tool("look", True, log), Tool("halt", "", Empty, stop_everything)]
         turns = [{"tool_uses": [use("look", n=1), use("look", n=2), use("halt"), use("look", n=3)]}, {"text": "never"}]
         agent, _ = make_agent(tmp_path, turns, tools)
         events = run_all(agent)

@@ -11,7 +11,8 @@ from cast.agent.report import ReportBuilder, check_claims, final_text, Observati
 from cast.agent.selfcheck import VERDICT_SYSTEM, SelfCheck, parse_verdict
 from cast.models.scripted import ScriptedModel
 from cast.runs import task_event
-from cast.tools.base import Observation, Tool, ToolContext, object_schema
+from cast.tools.base import Observation, Tool, ToolContext
+from cast.tools.shell import BashParams
 from cast.tools.tasks import UPDATE_TASK, TaskBoard
 from cast.workspace import Workspace
 from conftest import git
@@ -41,17 +42,17 @@ def fake_bash(outcomes: dict[str, dict]) -> Tool:
     """A bash stand-in that reports the facts the real one would, without approvals."""
 
     def execute(args, ctx):
-        facts = {"command": args["command"], "exit_code": 0, "tests": {}} | outcomes.get(args["command"], {})
+        facts = {"command": args.command, "exit_code": 0, "tests": {}} | outcomes.get(args.command, {})
         return Observation(f"exit_code={facts['exit_code']}", ok=True, summary=f"exit_code={facts['exit_code']}", facts=facts)
 
-    return Tool("bash", "", object_schema(["command"], command={"type": "string"}), execute)
+    return Tool("bash", "", BashParams, execute)
 
 
 def executor(root: Path, turns: list[dict], *, checker_model=None, bash=None):
     path = plan_file(root)
     model = ScriptedModel(turns)
     board = TaskBoard(path)
-    ctx = ToolContext(workspace=Workspace(root), task="Add a greeting", services={"tasks": board})
+    ctx = ToolContext(workspace=Workspace(root), task="Add a greeting", tasks=board)
     check = SelfCheck(checker_model or model, task="Add a greeting", plan_path=path)
     tools = [UPDATE_TASK, bash or fake_bash({})]
     # as runs.py does: the task board's rows (blocked status included) after every tool batch

@@ -200,7 +200,7 @@ CHILD = textwrap.dedent("""
     from cast.agent.transcript import Transcript
     from cast.models.scripted import ScriptedModel
     from cast.sessions import Session
-    from cast.tools.base import Observation, Tool, ToolContext, object_schema
+    from cast.tools.base import Observation, Params, Tool, ToolContext
     from cast.workspace import Workspace
 
     root = Path(sys.argv[1])
@@ -214,7 +214,7 @@ CHILD = textwrap.dedent("""
         time.sleep(60)
         return Observation("never")
 
-    tools = [Tool("quick", "", object_schema([]), quick), Tool("slow", "", object_schema([]), slow)]
+    tools = [Tool("quick", "", Params, quick), Tool("slow", "", Params, slow)]
     turns = [{"text": "first", "tool_uses": [{"name": "quick", "input": {}}]},
              {"text": "now the slow one", "tool_uses": [{"name": "quick", "input": {}}, {"name": "slow", "input": {}}]},
              {"text": "never reached"}]

@@ -89,7 +89,7 @@ def execute_plan(repl: Any, plan_ref: str | None) -> None:
         repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
         return
     brief = getattr(runs, "execute_brief", None)
-    message = brief(run) if brief else f"Execute the plan at {run.ctx.services.get('plan_path')}."
+    message = brief(run) if brief else f"Execute the plan at {run.ctx.plan_path}."
     first = runs.task_event(board) if board is not None and hasattr(runs, "task_event") else None
     drive(repl, run, message, first)
     show_report(repl)
@@ -124,7 +124,7 @@ def resume_session(repl: Any, session_id: str) -> None:
 
 def handoff(repl: Any, run: Any) -> None:
     """The plan is written: execute it, edit it, keep planning, or leave it for later."""
-    path = Path(run.ctx.services["plan_path"])
+    path = run.ctx.plan_path
     while True:
         question = Question(
             title=f"Plan written: {_rel(run, path)} ({_items(path)} items). What next?",
@@ -176,7 +176,7 @@ def edit_plan(repl: Any, run: Any, path: Path) -> None:
 
 
 def _plan_stamp(run: Any) -> tuple[str, int] | None:
-    path = run.ctx.services.get("plan_path")
+    path = run.ctx.plan_path
     if path is None:
         return None
     try:

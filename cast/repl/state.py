@@ -77,7 +77,7 @@ class ReplState:
 
     @property
     def plan_path(self) -> Path | None:
-        return self.run.ctx.services.get("plan_path") if self.run is not None else None
+        return self.run.ctx.plan_path if self.run is not None else None
 
     # -- runs -----------------------------------------------------------------------------
     def ensure_run(self, first_task: str) -> Any:

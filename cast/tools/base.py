@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 if TYPE_CHECKING:
+    from cast.safety.approval import ApprovalPolicy
+    from cast.tools.tasks import TaskBoard
     from cast.workspace import Workspace
 
 
@@ -30,84 +36,100 @@ class Observation:
 
 @dataclass
 class ToolContext:
-    """Everything an executor may touch. Optional parts are None where a mode does not need them."""
+    """Everything an executor may touch, by name. A field is None where the run has no such part
+    (plan mode has no task board, a plain chat has no plan yet); executors say so in their errors."""
 
-    workspace: "Workspace"
+    workspace: Workspace
     cancel: threading.Event = field(default_factory=threading.Event)
-    plan_dir: Path | None = None  # where write_plan may write
     task: str = ""  # the user's task, for plan front matter
-    services: dict[str, Any] = field(default_factory=dict)  # mode-specific collaborators (task board, approver)
+    session_id: str = ""  # the session write_plan writes under
+    plan_path: Path | None = None  # the plan this run follows, or the one it wrote
+    plan_created: datetime | None = None  # front matter of the plan this session writes, fixed at its first write
+    base_commit: str | None = None
+    tasks: TaskBoard | None = None  # execute mode: the plan's checklist
+    approval: ApprovalPolicy | None = None  # execute mode: who may run what
 
 
-Executor = Callable[[dict[str, Any], ToolContext], Observation]
+class Params(BaseModel):
+    """Base for a tool's arguments: an unknown field is the model's mistake, so it is refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+P = TypeVar("P", bound=BaseModel)
 
 
 @dataclass(frozen=True)
-class Tool:
+class Tool(Generic[P]):
+    """A tool: typed arguments (the schema the model sees is generated from them), an executor that
+    receives them validated, and the Observation it returns."""
+
     name: str
     description: str
-    schema: dict[str, Any]
-    execute: Executor
+    params: type[P]
+    execute: Callable[[P, ToolContext], Observation]
     read_only: bool = False  # read-only calls may run concurrently and be answered from the record
 
     def spec(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "input_schema": self.schema}
+        return {"name": self.name, "description": self.description, "input_schema": input_schema(self.params)}
 
 
-def run_tool(tool: Tool, arguments: Any, ctx: ToolContext) -> Observation:
+@cache
+def input_schema(params: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema the API gets: pydantic's, less the titles and null branches that only add tokens.
+    Built once per class (the prefix must be byte-stable, and steps must not pay for it): callers
+    copy before changing it."""
+    schema = params.model_json_schema()
+    schema.pop("title", None)
+    schema.pop("description", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+        options = prop.pop("anyOf", None)  # `X | None = None` is an optional X to the model
+        if options:
+            prop.update(next(o for o in options if o.get("type") != "null"))
+        if prop.get("default", "") is None:
+            del prop["default"]
+    schema["additionalProperties"] = False
+    schema.setdefault("required", [])
+    return schema
+
+
+def run_tool(tool: Tool[Any], arguments: Any, ctx: ToolContext) -> Observation:
     """Validate, execute, and never raise (KeyboardInterrupt aside: that belongs to the loop)."""
-    problem = validate(tool.schema, arguments)
-    if problem:
-        return Observation(f"error: invalid arguments for {tool.name}: {problem}", ok=False, summary="invalid arguments")
+    if not isinstance(arguments, dict):
+        return _invalid(tool, f"input must be object, got {type(arguments).__name__}")
     try:
-        return tool.execute(arguments, ctx)
+        params = tool.params.model_validate(arguments, strict=True)
+    except ValidationError as exc:
+        return _invalid(tool, describe(exc))
+    try:
+        return tool.execute(params, ctx)
     except ToolError as exc:
         return Observation(f"error: {exc}", ok=False, summary=str(exc).splitlines()[0][:80])
     except Exception as exc:  # a bug in cast must not end the user's session
         return Observation(f"error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}", ok=False, summary="internal error")
 
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "object": (dict,),
-    "array": (list,),
-}
+def _invalid(tool: Tool[Any], problem: str) -> Observation:
+    return Observation(f"error: invalid arguments for {tool.name}: {problem}", ok=False, summary="invalid arguments")
 
 
-def validate(schema: dict[str, Any], value: Any, where: str = "input") -> str | None:
-    """The subset of JSON Schema cast's own tool schemas use; returns the first problem found."""
-    expected = schema.get("type")
-    if expected:
-        kinds = _TYPES[expected]
-        if not isinstance(value, kinds) or (expected in ("integer", "number") and isinstance(value, bool)):
-            return f"{where} must be {expected}, got {type(value).__name__}"
-    if "enum" in schema and value not in schema["enum"]:
-        return f"{where} must be one of {', '.join(map(str, schema['enum']))}, got {value!r}"
-    if "minimum" in schema and isinstance(value, (int, float)) and value < schema["minimum"]:
-        return f"{where} must be >= {schema['minimum']}, got {value}"
-    if "maximum" in schema and isinstance(value, (int, float)) and value > schema["maximum"]:
-        return f"{where} must be <= {schema['maximum']}, got {value}"
-    if expected == "object":
-        properties = schema.get("properties", {})
-        for name in schema.get("required", []):
-            if name not in value:
-                return f"missing required field '{name}'"
-        for name, item in value.items():
-            if name not in properties:
-                if schema.get("additionalProperties", True) is False:
-                    return f"unknown field '{name}' (expected: {', '.join(properties)})"
-                continue
-            problem = validate(properties[name], item, name)
-            if problem:
-                return problem
-    return None
+_KINDS = {"string": "string", "int": "integer", "float": "number", "bool": "boolean", "dict": "object", "list": "array"}
 
 
-def object_schema(required: list[str] | None = None, **properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required or [], "additionalProperties": False}
+def describe(exc: ValidationError) -> str:
+    """Pydantic's first complaint, said so that a model can act on it."""
+    error = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in error["loc"]) or "input"
+    kind, value = error["type"], error.get("input")
+    if kind == "missing":
+        return f"missing required field '{where}'"
+    if kind == "extra_forbidden":
+        return f"unknown field '{where}'"
+    if kind.endswith("_type"):
+        expected = _KINDS.get(kind.removesuffix("_type"), kind.removesuffix("_type"))
+        return f"{where} must be {expected}, got {type(value).__name__}"
+    return f"{where}: {error['msg'][:1].lower()}{error['msg'][1:]}, got {value!r}"
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import difflib
 import os
 from pathlib import Path
-from typing import Any
+from pydantic import Field
 
 from cast.plans.store import atomic_write
 from cast.safety.paths import relative
-from cast.tools.base import Observation, Tool, ToolContext, ToolError, clip, object_schema
+from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError, clip
 from cast.tools.files import resolve
 
 DIFF_CHARS = 8_000
@@ -40,13 +40,25 @@ def _diff(rel: str, before: str, after: str) -> str:
     return clip(text, DIFF_CHARS)
 
 
-def edit_file(args: dict[str, Any], ctx: ToolContext) -> Observation:
-    path = resolve(ctx, args["path"])
+class EditFileParams(Params):
+    path: str
+    old_string: str = Field(description="Exact text to replace, including indentation.")
+    new_string: str
+    replace_all: bool = Field(False, description="Replace every occurrence.")
+
+
+class WriteFileParams(Params):
+    path: str
+    content: str
+
+
+def edit_file(args: EditFileParams, ctx: ToolContext) -> Observation:
+    path = resolve(ctx, args.path)
     rel = relative(ctx.workspace.root, path)
     if not path.is_file():
         raise ToolError(f"{rel} does not exist; use write_file to create a file")
     _guard_fresh(ctx, path, rel, must_have_read=True)
-    old, new = args["old_string"], args["new_string"]
+    old, new = args.old_string, args.new_string
     if old == new:
         raise ToolError("old_string and new_string are identical; nothing to change")
     if not old:
@@ -59,12 +71,12 @@ def edit_file(args: dict[str, Any], ctx: ToolContext) -> Observation:
     if count == 0:
         hint = " (it matches if whitespace is ignored: copy the exact indentation from read_file)" if _loose_match(before, old) else ""
         raise ToolError(f"old_string not found in {rel}{hint}")
-    if count > 1 and not args.get("replace_all"):
+    if count > 1 and not args.replace_all:
         raise ToolError(f"old_string occurs {count} times in {rel}; include more surrounding lines to make it unique, or set replace_all")
-    after = before.replace(old, new) if args.get("replace_all") else before.replace(old, new, 1)
+    after = before.replace(old, new) if args.replace_all else before.replace(old, new, 1)
     _write(path, after)
     ctx.workspace.reads.record(path)
-    replaced = count if args.get("replace_all") else 1
+    replaced = count if args.replace_all else 1
     diff = _diff(rel, before, after)
     return Observation(
         f"edited {rel}: {replaced} replacement{'s' if replaced > 1 else ''}\n{diff}",
@@ -76,8 +88,8 @@ def _loose_match(text: str, fragment: str) -> bool:
     return " ".join(fragment.split()) in " ".join(text.split())
 
 
-def write_file(args: dict[str, Any], ctx: ToolContext) -> Observation:
-    path = resolve(ctx, args["path"])
+def write_file(args: WriteFileParams, ctx: ToolContext) -> Observation:
+    path = resolve(ctx, args.path)
     rel = relative(ctx.workspace.root, path)
     if path.is_dir():
         raise ToolError(f"{rel} is a directory")
@@ -86,7 +98,7 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> Observation:
         _guard_fresh(ctx, path, rel, must_have_read=False)
     if ".git" in Path(rel).parts:
         raise ToolError("writing inside .git is not allowed; use git commands")
-    content = args["content"]
+    content = args.content
     path.parent.mkdir(parents=True, exist_ok=True)
     before = path.read_bytes().decode("utf-8", "replace") if existed else ""
     _write(path, content)
@@ -102,18 +114,10 @@ EDIT_FILE = Tool(
     "edit_file",
     "Replace an exact string in a file you have read. old_string must match exactly once (include "
     "surrounding lines to make it unique) unless replace_all is true. Returns a diff.",
-    object_schema(
-        ["path", "old_string", "new_string"],
-        path={"type": "string"},
-        old_string={"type": "string", "description": "Exact text to replace, including indentation."},
-        new_string={"type": "string"},
-        replace_all={"type": "boolean", "description": "Replace every occurrence."},
-    ),
-    edit_file,
+    EditFileParams, edit_file,
 )
 WRITE_FILE = Tool(
     "write_file",
     "Create a file, or replace a whole file's content. Parent directories are created.",
-    object_schema(["path", "content"], path={"type": "string"}, content={"type": "string"}),
-    write_file,
+    WriteFileParams, write_file,
 )

@@ -11,10 +11,10 @@ import subprocess
 import sysconfig
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from pydantic import Field
 
 from cast.safety.paths import PathError, confine, relative
-from cast.tools.base import Observation, Tool, ToolContext, ToolError, clip, object_schema, plural
+from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError, clip, plural
 
 READ_LIMIT_LINES = 2000
 LINE_CHARS = 2000
@@ -31,8 +31,26 @@ def resolve(ctx: ToolContext, path: str) -> Path:
         raise ToolError(str(exc)) from exc
 
 
-def read_file(args: dict[str, Any], ctx: ToolContext) -> Observation:
-    path = resolve(ctx, args["path"])
+class ReadFileParams(Params):
+    path: str = Field(description="Path relative to the workspace root.")
+    offset: int = Field(1, ge=1, description="First line to show (1-based).")
+    limit: int = Field(READ_LIMIT_LINES, ge=1, description=f"Number of lines (default {READ_LIMIT_LINES}).")
+
+
+class ListFilesParams(Params):
+    path: str = Field(".", description="Directory relative to the workspace root.")
+    pattern: str | None = Field(None, description="Glob to filter by, e.g. '*.py' or 'src/**/test_*'.")
+
+
+class GrepParams(Params):
+    pattern: str = Field(description="Regular expression.")
+    path: str = Field(".", description="File or directory to search (default: workspace root).")
+    glob: str | None = Field(None, description="Only search files matching this glob, e.g. '*.py'.")
+    ignore_case: bool = False
+
+
+def read_file(args: ReadFileParams, ctx: ToolContext) -> Observation:
+    path = resolve(ctx, args.path)
     rel = relative(ctx.workspace.root, path)
     if path.is_dir():
         raise ToolError(f"{rel} is a directory; use list_files to see its contents")
@@ -51,8 +69,7 @@ def read_file(args: dict[str, Any], ctx: ToolContext) -> Observation:
     note = "" if "\ufffd" not in text or _is_utf8(data) else " (not valid UTF-8: undecodable bytes shown as \ufffd)"
     lines = text.splitlines()
     total = len(lines)
-    offset = args.get("offset", 1)
-    limit = args.get("limit", READ_LIMIT_LINES)
+    offset, limit = args.offset, args.limit
     if total and offset > total:
         raise ToolError(f"offset {offset} is past the end of {rel} ({total} lines)")
     chosen = lines[offset - 1 : offset - 1 + limit]
@@ -107,12 +124,12 @@ def _rg(ctx: ToolContext, args: list[str]) -> subprocess.CompletedProcess[str]:
     )
 
 
-def list_files(args: dict[str, Any], ctx: ToolContext) -> Observation:
-    path = resolve(ctx, args.get("path", "."))
+def list_files(args: ListFilesParams, ctx: ToolContext) -> Observation:
+    path = resolve(ctx, args.path)
     if not path.is_dir():
         raise ToolError(f"{relative(ctx.workspace.root, path)} is not a directory")
     rg_args = ["--files", "--sort", "path"]
-    if pattern := args.get("pattern"):
+    if pattern := args.pattern:
         rg_args += ["--glob", pattern]
     result = _rg(ctx, [*rg_args, "--", str(path)])
     if result.returncode not in (0, 1):
@@ -128,20 +145,20 @@ def list_files(args: dict[str, Any], ctx: ToolContext) -> Observation:
     return Observation(text, summary=plural(len(files), "file"))
 
 
-def grep(args: dict[str, Any], ctx: ToolContext) -> Observation:
-    path = resolve(ctx, args.get("path", "."))
+def grep(args: GrepParams, ctx: ToolContext) -> Observation:
+    path = resolve(ctx, args.path)
     rg_args = ["--line-number", "--with-filename", "--no-heading", "--color", "never", "--max-columns", "400"]
-    if args.get("ignore_case"):
+    if args.ignore_case:
         rg_args.append("--ignore-case")
-    if glob := args.get("glob"):
+    if glob := args.glob:
         rg_args += ["--glob", glob]
-    result = _rg(ctx, [*rg_args, "--regexp", args["pattern"], "--", str(path)])
+    result = _rg(ctx, [*rg_args, "--regexp", args.pattern, "--", str(path)])
     if result.returncode == 2 and not result.stdout:
         raise ToolError(f"grep failed: {result.stderr.strip()[:500]}")
     root = str(ctx.workspace.root) + os.sep
     matches = [line.removeprefix(root) for line in result.stdout.splitlines()]
     if not matches:
-        return Observation(f"no matches for {args['pattern']!r}", summary="0 matches")
+        return Observation(f"no matches for {args.pattern!r}", summary="0 matches")
     files = len({m.split(":", 1)[0] for m in matches})
     text = f"{plural(len(matches), 'matching line')} in {plural(files, 'file')}\n" + "\n".join(matches[:GREP_CAP])
     if len(matches) > GREP_CAP:
@@ -152,36 +169,15 @@ def grep(args: dict[str, Any], ctx: ToolContext) -> Observation:
 READ_FILE = Tool(
     "read_file",
     "Read a text file with numbered lines. Long files come in pages: pass offset (1-based line) and limit.",
-    object_schema(
-        ["path"],
-        path={"type": "string", "description": "Path relative to the workspace root."},
-        offset={"type": "integer", "minimum": 1, "description": "First line to show (1-based)."},
-        limit={"type": "integer", "minimum": 1, "description": f"Number of lines (default {READ_LIMIT_LINES})."},
-    ),
-    read_file,
-    read_only=True,
+    ReadFileParams, read_file, read_only=True,
 )
 LIST_FILES = Tool(
     "list_files",
     "List files under a directory (default: the workspace root), skipping what .gitignore ignores.",
-    object_schema(
-        [],
-        path={"type": "string", "description": "Directory relative to the workspace root."},
-        pattern={"type": "string", "description": "Glob to filter by, e.g. '*.py' or 'src/**/test_*'."},
-    ),
-    list_files,
-    read_only=True,
+    ListFilesParams, list_files, read_only=True,
 )
 GREP = Tool(
     "grep",
     "Search file contents with a regular expression (ripgrep syntax). Returns path:line:text.",
-    object_schema(
-        ["pattern"],
-        pattern={"type": "string", "description": "Regular expression."},
-        path={"type": "string", "description": "File or directory to search (default: workspace root)."},
-        glob={"type": "string", "description": "Only search files matching this glob, e.g. '*.py'."},
-        ignore_case={"type": "boolean"},
-    ),
-    grep,
-    read_only=True,
+    GrepParams, grep, read_only=True,
 )

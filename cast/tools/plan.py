@@ -2,28 +2,36 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from pydantic import Field
 
 from cast.plans.checklist import PlanError
 from cast.plans.store import base_commit, write_plan
 from cast.safety.paths import relative
-from cast.tools.base import Observation, Tool, ToolContext, ToolError, object_schema, plural
+from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError, plural
 
 
-def execute_write_plan(args: dict[str, Any], ctx: ToolContext) -> Observation:
-    session = ctx.services.get("session_id")
+class WritePlanParams(Params):
+    name: str = Field(description="File name: lowercase letters, digits, '.', '_', '-'; e.g. 'plan'.")
+    content: str = Field(description="The plan in Markdown, starting with '# Plan: ...'.")
+
+
+def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
+    session = ctx.session_id
     if not session:
         raise ToolError("write_plan needs a planning session; start one with `cast plan`")
     root = ctx.workspace.root
-    created = ctx.services.setdefault("plan_created", datetime.now(timezone.utc).replace(microsecond=0))
+    if ctx.plan_created is None:
+        ctx.plan_created = datetime.now(timezone.utc).replace(microsecond=0)
+    if ctx.base_commit is None:
+        ctx.base_commit = base_commit(root)
     try:
         path, items = write_plan(
-            root, session, args["name"], args["content"],
-            task=ctx.task, created=created, base_commit=ctx.services.setdefault("base_commit", base_commit(root)),
+            root, session, args.name, args.content,
+            task=ctx.task, created=ctx.plan_created, base_commit=ctx.base_commit,
         )
     except PlanError as exc:
         raise ToolError(str(exc)) from exc
-    ctx.services["plan_path"] = path
+    ctx.plan_path = path
     rel = relative(root, path)
     text = f"wrote {rel} ({plural(items, 'checklist item')})"
     if items == 0:
@@ -38,10 +46,6 @@ WRITE_PLAN = Tool(
     "write_plan",
     "Write (or overwrite) the plan as Markdown with a `- [ ]` checklist. cast adds the front matter. "
     "Call it again with the same name to revise the plan.",
-    object_schema(
-        ["name", "content"],
-        name={"type": "string", "description": "File name: lowercase letters, digits, '.', '_', '-'; e.g. 'plan'."},
-        content={"type": "string", "description": "The plan in Markdown, starting with '# Plan: ...'."},
-    ),
+    WritePlanParams,
     execute_write_plan,
 )

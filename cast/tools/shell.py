@@ -2,19 +2,17 @@
 proof is code, not a prompt, so no wording of the task can talk its way past it."""
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
-from cast.tools.base import Observation, Tool, ToolContext, ToolError, object_schema
+from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.process import CommandResult, parse_test_counts, private_git_index, read_only_env, run_command
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 
-BASH_SCHEMA = object_schema(
-    ["command"],
-    command={"type": "string", "description": "The bash command line to run in the workspace root."},
-    timeout={"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT, "description": f"Seconds (default {DEFAULT_TIMEOUT})."},
-)
+class BashParams(Params):
+    command: str = Field(description="The bash command line to run in the workspace root.")
+    timeout: int = Field(DEFAULT_TIMEOUT, ge=1, le=MAX_TIMEOUT, description=f"Seconds (default {DEFAULT_TIMEOUT}).")
 
 
 def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) -> Observation:
@@ -39,10 +37,10 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
     return Observation("\n".join(lines), ok=ok, summary=summary, changed=changed, facts=facts)
 
 
-def plan_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
+def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
     from cast.safety.bash_check import check  # tree-sitter loads only when bash is used
 
-    command = args["command"]
+    command = args.command
     verdict = check(command)
     if not verdict.allowed:
         raise ToolError(
@@ -50,7 +48,7 @@ def plan_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
             "read-only. Use read_file, list_files or grep, a read-only form of the command, or put "
             "the command in the plan as a step for execution."
         )
-    timeout = args.get("timeout", DEFAULT_TIMEOUT)
+    timeout = args.timeout
     root = ctx.workspace.root
     with private_git_index(root, read_only_env(root)) as env:
         result = run_command(command, root, timeout, ctx.cancel, env)
@@ -61,7 +59,7 @@ PLAN_BASH = Tool(
     "bash",
     "Run a read-only bash command (git log/diff/show, grep, find, wc, sed -n, ...). Commands that "
     "could write files or run code are refused with the reason. Output starts with exit_code=N.",
-    BASH_SCHEMA,
+    BashParams,
     plan_bash,
     read_only=True,
 )
@@ -73,13 +71,13 @@ def _proven_read_only(command: str) -> bool:
     return check(command).allowed
 
 
-def execute_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
+def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
     """Approval policy first (deny list, read-only proof, allow rules, --yes, the user); then run
     and report which files the command changed."""
     from cast.tools.changes import changed_between, workspace_state
 
-    command = args["command"]
-    policy = ctx.services.get("approval")
+    command = args.command
+    policy = ctx.approval
     if policy is None:
         raise ToolError("no approval policy in this session; bash cannot run")
     decision = policy.decide(command, _proven_read_only)
@@ -88,7 +86,7 @@ def execute_bash(args: dict[str, Any], ctx: ToolContext) -> Observation:
     root = ctx.workspace.root
     before = workspace_state(root)
     env = read_only_env(root) if decision.reason == "read-only" else None  # the proof's assumptions
-    result = run_command(command, root, args.get("timeout", DEFAULT_TIMEOUT), ctx.cancel, env)
+    result = run_command(command, root, args.timeout, ctx.cancel, env)
     changed = changed_between(before, workspace_state(root))
     obs = observe(command, result, changed)
     obs.facts["approval"] = decision.reason
@@ -100,6 +98,6 @@ EXECUTE_BASH = Tool(
     "Run a bash command in the workspace root (non-interactive: stdin is empty). Commands that are "
     "not provably read-only may need the user's approval. Output starts with exit_code=N and lists "
     "the files the command changed.",
-    BASH_SCHEMA,
+    BashParams,
     execute_bash,
 )

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
+
+from pydantic import Field
 
 from cast.plans.checklist import PlanError, PlanFile
-from cast.tools.base import Observation, Tool, ToolContext, ToolError, object_schema
+from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 
 Row = tuple[int, str, str, str]  # number, text, status, note
 
@@ -100,14 +102,20 @@ class TaskBoard:
         return text
 
 
-def update_task(args: dict[str, Any], ctx: ToolContext) -> Observation:
-    board: TaskBoard | None = ctx.services.get("tasks")
+class UpdateTaskParams(Params):
+    id: int = Field(ge=1, description="The item's 1-based number in the task list.")
+    status: Literal["in_progress", "done", "blocked"]
+    note: str = Field("", description="Why it is blocked, or anything worth recording.")
+
+
+def update_task(args: UpdateTaskParams, ctx: ToolContext) -> Observation:
+    board = ctx.tasks
     if board is None:
         raise ToolError("there is no plan in this session; update_task works on a plan's checklist")
-    number, status = args["id"], args["status"]
-    if status == "blocked" and not args.get("note"):
+    number, status = args.id, args.status
+    if status == "blocked" and not args.note:
         raise ToolError("say why the task is blocked in note")
-    text = board.update(number, status, args.get("note", ""))
+    text = board.update(number, status, args.note)
     return Observation(text, summary=f"task {number} {status}", facts={"task": number, "status": status})
 
 
@@ -115,11 +123,6 @@ UPDATE_TASK = Tool(
     "update_task",
     "Record progress on a plan item: in_progress when you start it, done when it is finished and "
     "verified (this ticks it in the plan file), blocked with a note when it cannot be done.",
-    object_schema(
-        ["id", "status"],
-        id={"type": "integer", "minimum": 1, "description": "The item's 1-based number in the task list."},
-        status={"type": "string", "enum": ["in_progress", "done", "blocked"]},
-        note={"type": "string", "description": "Why it is blocked, or anything worth recording."},
-    ),
+    UpdateTaskParams,
     update_task,
 )
