@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from cast.exits import EXIT_USAGE
 from cast.version import VERSION
 
 app = typer.Typer(
@@ -25,7 +26,6 @@ ModelOpt = Annotated[Optional[str], typer.Option("--model", metavar="ID", help="
 StepsOpt = Annotated[Optional[int], typer.Option("--max-steps", min=1, metavar="N", help="Step ceiling for one run.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a final result object.")]
 
-EXIT_USAGE = 2
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
@@ -87,6 +87,7 @@ def plan(
     """Explore the repository read-only and write a plan with a checklist."""
     from cast.config import ConfigError
     from cast.models.base import ModelError
+    from cast import runs
     from cast.runs import Options, plan_run
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
@@ -98,16 +99,13 @@ def plan(
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
-    stopped = _drive(run, json)
-    plan_path = run.ctx.plan_path
-    code = _exit_code(stopped)
-    if plan_path is None:
-        code = code or 1
-        sys.stderr.write("cast: no plan was written\n")
-    _conclude(run, stopped, json, code, show_report=False)
-    if plan_path is not None and not json:
-        print(plan_path)
-    raise typer.Exit(code)
+    outcome = runs.conclude(run, _drive(run, json, lambda handle: runs.turn(run, task, handle)), plan_required=True)
+    if outcome.status == "no plan":
+        sys.stderr.write(f"cast: {outcome.reason}\n")
+    _show(run, outcome, json, show_report=False)
+    if run.ctx.plan_path is not None and not json:
+        print(run.ctx.plan_path)
+    raise typer.Exit(outcome.code)
 
 
 @app.command()
@@ -123,7 +121,8 @@ def execute(
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.plans.checklist import PlanError
-    from cast.runs import Options, execute_brief, execute_run, task_event
+    from cast import runs
+    from cast.runs import Options, execute_run
     from cast.ui.oneshot import terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
@@ -146,14 +145,11 @@ def execute(
         else:
             print(message)
         raise typer.Exit(0)
-    stopped = _drive(run, json, execute_brief(run), first=task_event(board))
-    left = board.remaining()
-    code = _exit_code(stopped)
-    if left and code == 0:
-        sys.stderr.write(f"cast: {len(left)} plan item{'' if len(left) == 1 else 's'} not done: " + ", ".join(str(n) for n, *_ in left) + "\n")
-        code = 1
-    _conclude(run, stopped, json, code, show_report=True)
-    raise typer.Exit(code)
+    outcome = runs.conclude(run, _drive(run, json, lambda handle: runs.execute_turn(run, handle)))
+    if outcome.status == "incomplete":
+        sys.stderr.write(f"cast: {outcome.reason}\n")
+    _show(run, outcome, json, show_report=True)
+    raise typer.Exit(outcome.code)
 
 
 @app.command()
@@ -231,21 +227,15 @@ def check_command(command: Annotated[str, typer.Argument(help="A bash command li
     raise typer.Exit(0 if verdict.allowed else 1)
 
 
-def _exit_code(stopped) -> int:
-    return stopped.details.get("exit_code") or stopped.exit_code
-
-
-def _conclude(run, stopped, json: bool, code: int, show_report: bool) -> None:
+def _show(run, outcome, json: bool, show_report: bool) -> None:
     """The evidence report (built from observations) and, with --json, the final result object."""
     import json as json_lib
 
-    from cast.runs import finish
-
-    report = finish(run)
+    report = outcome.report
     if json:
         usage = run.usage.to_dict() if run.usage else {}
         result = {
-            "type": "result", "status": stopped.status, "reason": stopped.reason, "exit_code": code,
+            "type": "result", "status": outcome.status, "reason": outcome.reason, "exit_code": outcome.code,
             "session": run.session_id, "plan_path": str(run.ctx.plan_path) if run.ctx.plan_path else None,
             "steps": run.agent.steps_total, "usage": usage, "cost": run.usage.total_cost() if run.usage else 0.0,
             "report": report.to_dict() if report else None,
@@ -255,14 +245,11 @@ def _conclude(run, stopped, json: bool, code: int, show_report: bool) -> None:
         print("\n" + report.render_text())
 
 
-def _drive(run, json: bool, message: str | None = None, first=None):
-    from cast.agent.loop import drive
+def _drive(run, json: bool, start):
+    """Run `start(handle)` with the one-shot renderer: NDJSON events, or streamed text."""
     from cast.ui.oneshot import Printer, json_printer
 
-    handle = json_printer() if json else Printer()
-    if first is not None:
-        handle(first)
-    return drive(run.agent, run.agent.run(message or run.ctx.task), handle)
+    return start(json_printer() if json else Printer())
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from cast.agent import events as ev
 from cast.agent.context import ContextEconomy
@@ -50,8 +50,9 @@ class Run:
     session_id: str
     options: Options = field(default_factory=Options)
     session: Session | None = None  # the transcript on disk
-    usage: UsageLog | None = None
+    usage: UsageLog | None = None  # what the run spent, priced
     report: ReportBuilder | None = None
+    economy: ContextEconomy | None = None  # aging and compaction of this run's context
 
     @property
     def ctx(self) -> ToolContext:
@@ -169,6 +170,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     run.report = ReportBuilder(run.workspace.root, plan_path)
     agent.transcript = Transcript(messages, on_append=session.append)
     economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
+    run.economy = economy
     hooks = Hooks(prepare=economy, price=price,
                   observers=[economy.observe, run.usage.observe, session.observe, run.report.observe, _plan_recorder(session)])
     if board is not None:
@@ -232,6 +234,60 @@ def finish(run: Run) -> Report | None:
     return run.report.build(final_text(run.agent.transcript.messages))
 
 
+# -- the run lifecycle: every front-end (one-shot CLI, plain, REPL) goes through these ----------
+
+Handler = Callable[[ev.Event], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended, decided once from facts: the front-ends only show it."""
+
+    status: str  # the loop's stop status, or "incomplete" / "no plan" when the facts say otherwise
+    reason: str
+    code: int  # the process exit code: 0 done, 1 stopped or failed, 2 usage/configuration
+    report: Report | None
+
+
+def exit_code(stopped: ev.Stopped) -> int:
+    """A turn that failed on the model carries the model's own code (2 for a missing key)."""
+    return int(stopped.details.get("exit_code") or stopped.exit_code)
+
+
+def turn(run: Run, message: str | None, handle: Handler) -> ev.Stopped:
+    """One user turn of `run`, every event handed to the front-end; Ctrl+C becomes a clean stop."""
+    from cast.agent.loop import drive
+
+    return drive(run.agent, run.agent.run(message), handle)
+
+
+def execute_turn(run: Run, handle: Handler) -> ev.Stopped:
+    """Start (or resume) executing the plan: show the task list, brief the executor, run."""
+    board = run.tasks
+    assert board is not None, "execute_turn needs an execute run"
+    handle(task_event(board))
+    return turn(run, execute_brief(run), handle)
+
+
+def has_work(run: Run) -> bool:
+    """False for an execute run whose plan has every item ticked."""
+    return run.tasks is None or bool(run.tasks.remaining())
+
+
+def conclude(run: Run, stopped: ev.Stopped, *, plan_required: bool = False) -> Outcome:
+    """The end of a run: its exit code from the facts (a plan that was asked for and not written,
+    items left unticked), then the books closed and the evidence report built."""
+    code, status, reason = exit_code(stopped), stopped.status, stopped.reason
+    if plan_required and run.ctx.plan_path is None:
+        code, status, reason = code or 1, "no plan", "no plan was written"
+    board = run.tasks
+    left = board.remaining() if board is not None else []
+    if left and code == 0:
+        numbers = ", ".join(str(n) for n, *_ in left)
+        code, status, reason = 1, "incomplete", f"{len(left)} plan item{'' if len(left) == 1 else 's'} not done: {numbers}"
+    return Outcome(status, reason, code, finish(run))
+
+
 def execute_brief(run: Run) -> str:
     """The executor's first message: the plan as it is on disk now, and where to pick up."""
     board = run.tasks
@@ -279,8 +335,3 @@ def switch_mode(run: Run, name: str) -> Run:
     if run.session is not None:
         run.session.update(mode=name)
     return run
-
-
-def run_state(run: Run) -> dict[str, Any]:
-    board = run.tasks
-    return {"session": run.session_id, "mode": run.mode.name, "tasks": board.rows() if board else []}

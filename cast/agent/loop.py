@@ -85,7 +85,7 @@ class Agent:
                     event = self._stop("interrupted", INTERRUPTED, self._step)
                 except m.ModelError as exc:
                     event = self._stop("failed", str(exc), self._step, exit_code=exc.exit_code)
-                self._notify(event)
+                self.notify(event)
                 yield event
                 if isinstance(event, ev.Stopped):
                     return
@@ -93,7 +93,8 @@ class Agent:
             turn.close()
             self.ctx.cancel.clear()
 
-    def _notify(self, event: ev.Event) -> None:
+    def notify(self, event: ev.Event) -> None:
+        """Tell the observers (session, usage, report) about an event the loop did not yield itself."""
         for observe in self.hooks.observers:
             observe(event)
 
@@ -311,6 +312,6 @@ def drive(agent: Agent, events: Iterator[ev.Event], handle: Callable[[ev.Event],
     if last is None:  # the run died between its own checks: settle and report it anyway
         agent.settle()
         last = ev.Stopped("interrupted", INTERRUPTED)
-        agent._notify(last)
+        agent.notify(last)
         handle(last)
     return last

@@ -113,11 +113,9 @@ class Repl:
         def load() -> None:
             try:
                 if not self.state.model_name().startswith("script:"):
-                    from cast.models import anthropic
+                    from cast.models.anthropic import preload
 
-                    preload = getattr(anthropic, "preload", None)
-                    if preload:
-                        preload()
+                    preload()
                 import rich.markdown  # noqa: F401
                 import rich.syntax  # noqa: F401
             except Exception:
@@ -132,7 +130,7 @@ class Repl:
             directory.mkdir(exist_ok=True)
             from cast import sessions
 
-            getattr(sessions, "ensure_gitignore", lambda root: None)(self.state.root)  # history stays private
+            sessions.ensure_gitignore(self.state.root)  # history stays private
             return FileHistory(str(directory / "history"))
         except OSError:
             return InMemoryHistory()

@@ -69,12 +69,12 @@ def _cost(repl: Any, arg: str) -> None:
         f"context: {_tokens(u.context_tokens)} tokens in the last request",
     ]
     run = repl.state.run
-    price = getattr(run.agent.hooks, "price", None) if run is not None else None
+    price = run.usage.price if run is not None and run.usage is not None else None
     if repl.state.model_name().startswith("script:"):
         lines.append("cost: $0 (a scripted model is free)")
     elif price is None:
         lines.append("cost: not priced for this run (token counts only)")
-    elif getattr(price, "known", True) is False:
+    elif not price.known:
         lines.append(f"cost: unknown — no price for {repl.state.model_name()} (set prices in .cast/config.toml)")
     else:
         lines.append(f"cost: ${u.cost:.4f}")
@@ -83,13 +83,12 @@ def _cost(repl: Any, arg: str) -> None:
 
 def _compact(repl: Any, arg: str) -> None:
     run = repl.state.run
-    force = getattr(getattr(run.agent.hooks, "prepare", None), "force", None) if run is not None else None
     if run is None:
         repl.say("Nothing to compact yet: the conversation is empty.", "dim")
-    elif force is None:
+    elif run.economy is None:
         repl.say("/compact is not available for this run: it has no context compaction set up.", "yellow")
     else:
-        force()
+        run.economy.force()
         repl.say("The conversation will be compacted into a summary before the next request.", "dim")
 
 

@@ -12,7 +12,6 @@ from typing import Any
 
 from cast.agent import events as ev
 from cast.repl.ask import Question, Reply
-from cast.repl.state import has_work
 
 EXECUTE, EDIT, KEEP, LATER = "execute", "edit", "keep", "later"
 
@@ -21,7 +20,8 @@ def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = Non
     """One turn of `run`, rendered. An interrupt that came while the job was still building the
     run (or between two turns of one job) is honoured here, whichever way the loop treats a cancel
     set before its turn: the turn is not started, and nothing is sent to the model."""
-    from cast.agent.loop import INTERRUPTED, drive as loop_drive
+    from cast import runs
+    from cast.agent.loop import INTERRUPTED
 
     interrupted = repl.worker.interrupted
     failed: list[str] = []
@@ -42,25 +42,15 @@ def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = Non
             handle(first)
         if interrupted.is_set():
             stopped = ev.Stopped("interrupted", INTERRUPTED)
-            _tell_observers(run, stopped)
+            run.agent.notify(stopped)  # the session and the report see it too
             handle(stopped)
             return stopped
         run.ctx.cancel.clear()  # a key pressed after the previous turn ended is not for this one
-        return loop_drive(run.agent, run.agent.run(message), handle)
+        return runs.turn(run, message, handle)
     finally:
         repl.renderer.finish()
         interrupted.clear()  # the interrupt was for this turn; the next one starts afresh
         run.ctx.cancel.clear()
-
-
-def _tell_observers(run: Any, event: ev.Event) -> None:
-    """What `Agent.run` does for the events it yields: the session and the report see a turn that
-    was interrupted before it started too."""
-    for observe in getattr(getattr(run.agent, "hooks", None), "observers", ()):
-        try:
-            observe(event)
-        except Exception:  # bookkeeping must not keep the user from the prompt
-            pass
 
 
 def run_task(repl: Any, text: str) -> None:
@@ -85,22 +75,18 @@ def execute_plan(repl: Any, plan_ref: str | None) -> None:
         repl.say(f"cannot execute: {exc}", "red")
         return
     board = run.tasks
-    if not has_work(run):  # not adopted: the current run and mode stay
+    if not runs.has_work(run):  # not adopted: the current run and mode stay
         repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
         return
-    brief = getattr(runs, "execute_brief", None)
-    message = brief(run) if brief else f"Execute the plan at {run.ctx.plan_path}."
-    first = runs.task_event(board) if board is not None and hasattr(runs, "task_event") else None
-    drive(repl, run, message, first)
+    drive(repl, run, runs.execute_brief(run), runs.task_event(board))
     show_report(repl)
 
 
 def show_report(repl: Any) -> None:
     """The evidence report, built from what was observed rather than from the model's claims."""
     report = repl.state.finish()
-    render = getattr(report, "render_text", None)
-    if render is not None:
-        repl.say(render(), "dim")
+    if report is not None:
+        repl.say(report.render_text(), "dim")
 
 
 def resume_session(repl: Any, session_id: str) -> None:

@@ -7,9 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO
 
-from cast.agent.loop import drive
-
-EXIT_USAGE = 2  # a usage or configuration error, as on the command line
+from cast.exits import EXIT_USAGE
 
 
 def run_plain(options: Any, mode: str = "plan", task: str | None = None,
@@ -17,6 +15,7 @@ def run_plain(options: Any, mode: str = "plan", task: str | None = None,
     from rich.console import RenderableType
     from rich.text import Text
 
+    from cast import runs
     from cast.repl.state import ReplState
     from cast.ui.console import render_text
     from cast.ui.render import Renderer
@@ -39,31 +38,24 @@ def run_plain(options: Any, mode: str = "plan", task: str | None = None,
         if resume:
             state.resume(resume)
         elif mode == "execute":
-            from cast import runs
-
             run = state.execute(task)
-            board = run.tasks
-            if board is not None and board.remaining():
-                first = runs.task_event(board)
-                handle(first)
-                status = _status(drive(run.agent, run.agent.run(runs.execute_brief(run)), handle))
-                report = state.finish()
-                if report is not None:
-                    commit(Text("\n" + report.render_text()))
-            elif board is not None:
-                commit(Text(f"every item of {board.plan.path} is ticked; nothing to do"))
+            if runs.has_work(run):
+                outcome = runs.conclude(run, runs.execute_turn(run, handle))
+                status = outcome.code
+                if outcome.report is not None:
+                    commit(Text("\n" + outcome.report.render_text()))
+            elif run.tasks is not None:
+                commit(Text(f"every item of {run.tasks.plan.path} is ticked; nothing to do"))
             task = None
         if task:
-            run = state.ensure_run(task)
-            status = _status(drive(run.agent, run.agent.run(task), handle))
+            status = runs.exit_code(runs.turn(state.ensure_run(task), task, handle))
         for line in stdin:
             text = line.strip()
             if not text:
                 continue
             if text in ("/exit", "/quit"):
                 break
-            run = state.ensure_run(text)
-            status = _status(drive(run.agent, run.agent.run(text), handle))
+            status = runs.exit_code(runs.turn(state.ensure_run(text), text, handle))
     except Exception as exc:
         sys.stderr.write(f"cast: {exc}\n")
         return exit_code(exc)
@@ -86,8 +78,3 @@ def exit_code(exc: BaseException) -> int:
     if isinstance(exc, (ConfigError, SessionError, PlanError)):
         return EXIT_USAGE
     return 1
-
-
-def _status(stopped: Any) -> int:
-    """A turn that failed on the model carries the model's exit code (as the one-shot commands do)."""
-    return stopped.details.get("exit_code") or stopped.exit_code

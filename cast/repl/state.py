@@ -98,11 +98,8 @@ class ReplState:
         to say so, but it is not adopted (it has no session), so the current run and mode stay."""
         from cast import runs
 
-        build = getattr(runs, "execute_run", None)
-        if build is None:
-            raise RuntimeError("executing a plan is not available in this version of cast")
-        run = build(plan_ref, self.options, model=self._reusable_model("execute"))
-        if not has_work(run):
+        run = runs.execute_run(plan_ref, self.options, model=self._reusable_model("execute"))
+        if not runs.has_work(run):
             return run
         self.mode = "execute"
         self._adopt(run)
@@ -111,10 +108,7 @@ class ReplState:
     def resume(self, session_id: str) -> Any:
         from cast import runs
 
-        build = getattr(runs, "resume_run", None)
-        if build is None:
-            raise RuntimeError("resuming a session is not available in this version of cast")
-        run = build(session_id, self.options)
+        run = runs.resume_run(session_id, self.options)
         self.mode = run.mode.name
         self._adopt(run)
         return run
@@ -125,11 +119,7 @@ class ReplState:
 
         if self.run is not None:
             model = runs.make_model(spec, self.run.config)
-            retarget = getattr(runs, "set_model", None)  # the self-check, compaction and price too
-            if retarget is not None:
-                retarget(self.run, model)
-            else:
-                self.run.agent.model = model
+            runs.set_model(self.run, model)  # the self-check, compaction and price follow
         self.options.model = spec
         self._config = None
 
@@ -157,26 +147,23 @@ class ReplState:
     def _adopt(self, run: Any) -> None:
         self._retire()
         self.run = run
-        board = getattr(run, "tasks", None)
-        self.tasks = _task_rows(board)
+        self.tasks = _task_rows(run.tasks)
 
     def finish(self) -> Any:
         """Close the current run's books (session cost, evidence report); returns the report."""
         from cast import runs
 
-        close = getattr(runs, "finish", None)
-        if self.run is None or close is None:
+        if self.run is None:
             return None
         try:
-            return close(self.run)
+            return runs.finish(self.run)
         except Exception:  # bookkeeping must not stop the user from moving on
             return None
 
     def cost_label(self) -> str:
         """`$0.012`, or `$ n/a` when cast has no price for the model in use."""
-        price = getattr(getattr(self.run, "agent", None), "hooks", None)
-        price = getattr(price, "price", None)
-        if price is not None and getattr(price, "known", True) is False and not self.model_name().startswith("script:"):
+        price = self.run.usage.price if self.run is not None and self.run.usage is not None else None
+        if price is not None and not price.known and not self.model_name().startswith("script:"):
             return "$ n/a"
         return f"${self.total().cost:.3f}"
 
@@ -209,16 +196,7 @@ class ReplState:
 def _switch(run: Any, mode: str) -> None:
     from cast import runs
 
-    switch = getattr(runs, "switch_mode", None)
-    if switch is None:
-        raise RuntimeError("switching modes is not available in this version of cast")
-    switch(run, mode)
-
-
-def has_work(run: Any) -> bool:
-    """False for an execute run whose plan has every item ticked."""
-    board = getattr(run, "tasks", None)
-    return board is None or bool(board.remaining())
+    runs.switch_mode(run, mode)
 
 
 def _task_rows(board: Any) -> tuple[ev.Task, ...]:

@@ -160,18 +160,3 @@ def test_model_retargets_the_whole_run(harness, tmp_path, monkeypatch):
     h.wait(lambda: retargeted, "the run to be retargeted")
     [(run, model)] = retargeted
     assert run is h.repl.state.run and model.name == "script:other.jsonl"
-
-
-def test_model_without_a_retargeting_hook_swaps_the_agent_model(harness, tmp_path, monkeypatch):
-    from cast import runs
-
-    monkeypatch.delattr(runs, "set_model", raising=False)
-    other = tmp_path / "other.jsonl"
-    other.write_text('{"text": "from the other script"}\n')
-    h = harness([{"text": "first answer"}])
-    h.send("hello\r")
-    h.wait_text("first answer")
-    h.wait_idle()
-    h.send(f"/model script:{other}\r")
-    h.wait_text("model: script:other.jsonl")
-    assert h.repl.state.run.agent.model.name == "script:other.jsonl"
