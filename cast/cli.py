@@ -85,9 +85,9 @@ def plan(
     interactive: Annotated[bool, typer.Option("-i", "--interactive", help="Continue in the REPL after planning.")] = False,
 ) -> None:
     """Explore the repository read-only and write a plan with a checklist."""
+    from cast import runs
     from cast.config import ConfigError
     from cast.models.base import ModelError
-    from cast import runs
     from cast.runs import Options, plan_run
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
@@ -118,10 +118,10 @@ def execute(
     json: JsonOpt = False,
 ) -> None:
     """Carry out a plan's checklist, ticking items in the plan file as they are done."""
+    from cast import runs
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.plans.checklist import PlanError
-    from cast import runs
     from cast.runs import Options, execute_run
     from cast.ui.oneshot import terminal_approver
 
