@@ -81,6 +81,27 @@ def error_body(error_type: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": error_type, "message": message}}
 
 
+def model_info(id: str, lifecycle: str = "active", retires_at: str | None = None, *, max_input_tokens: int = 1_000_000,
+               max_tokens: int = 128_000, thinking: tuple[str, ...] = ("adaptive",),
+               efforts: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")) -> dict[str, Any]:
+    """A `ModelInfo` as `GET /v1/models/{id}` returns it."""
+    def yes(flag: bool) -> dict[str, bool]:
+        return {"supported": flag}
+
+    capabilities = {
+        "batch": yes(True), "citations": yes(True), "code_execution": yes(True), "image_input": yes(True),
+        "pdf_input": yes(True), "structured_outputs": yes(True),
+        "context_management": {"supported": True, "clear_thinking_20251015": yes(True), "clear_tool_uses_20250919": yes(True),
+                               "compact_20260112": yes(True)},
+        "effort": {"supported": bool(efforts), **{e: yes(e in efforts) for e in ("low", "medium", "high", "xhigh", "max")}},
+        "server_tools": {"supported": True},
+        "thinking": {"supported": True, "types": {t: yes(t in thinking) for t in ("adaptive", "between_tools", "disabled", "enabled")}},
+    }
+    return {"type": "model", "id": id, "display_name": id, "created_at": "2026-01-01T00:00:00Z", "lifecycle": lifecycle,
+            "deprecated_at": "2026-06-01T00:00:00Z" if lifecycle != "active" else None, "retires_at": retires_at,
+            "max_input_tokens": max_input_tokens, "max_tokens": max_tokens, "capabilities": capabilities}
+
+
 def _chunks(value: str, size: int) -> list[str]:
     return [value[i : i + size] for i in range(0, len(value), size)] or [""]
 
@@ -137,6 +158,10 @@ class FakeAPI:
         self.stopping = threading.Event()
         self.server: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
+        # The Models API (`GET /v1/models[/{id}]`): None answers 503, as an API that can't be asked;
+        # a dict of id -> ModelInfo JSON (see `model_info`) serves those models and 404s others.
+        self.models: dict[str, dict[str, Any]] | None = None
+        self.model_requests: list[str] = []  # paths of Models API requests, apart from `requests`
 
     # -- scripting ------------------------------------------------------------------------
     def push(self, *responses: Stream | Failure) -> None:
@@ -170,6 +195,9 @@ class FakeAPI:
 
             def do_POST(self) -> None:
                 api._handle(self)
+
+            def do_GET(self) -> None:
+                api._handle_models(self)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -205,6 +233,30 @@ class FakeAPI:
                 self._send_stream(handler, response)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up on this attempt
+
+    def _handle_models(self, handler: BaseHTTPRequestHandler) -> None:
+        path = handler.path.split("?")[0].rstrip("/")
+        with self.lock:
+            self.model_requests.append(handler.path)
+            models = None if self.models is None else dict(self.models)
+        if models is None or not path.startswith("/v1/models"):
+            self._send_failure(handler, Failure(503, error_body("api_error", "fake API: the Models API is not served")))
+            return
+        if path == "/v1/models":
+            data = list(models.values())
+            body: Any = {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
+                         "last_id": data[-1]["id"] if data else None}
+        elif path.removeprefix("/v1/models/") in models:
+            body = models[path.removeprefix("/v1/models/")]
+        else:
+            self._send_failure(handler, Failure(404, error_body("not_found_error", f"model: {path.removeprefix('/v1/models/')}")))
+            return
+        payload = json.dumps(body).encode()
+        handler.send_response(200)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(payload)))
+        handler.end_headers()
+        handler.wfile.write(payload)
 
     def _send_failure(self, handler: BaseHTTPRequestHandler, failure: Failure) -> None:
         is_json = isinstance(failure.body, dict)
