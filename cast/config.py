@@ -1,26 +1,24 @@
 """Settings, merged in order of precedence: command-line flags > environment > project
 `.cast/config.toml` > user `$XDG_CONFIG_HOME/cast/config.toml` > defaults.
 
-Plain data on purpose: everything that is policy (limits, allow rules, prices) is a value here, so
-changing behaviour never means changing code.
+Plain data on purpose: everything that is policy (limits, allow rules, effort) is a value here, so
+changing behaviour never means changing code. Each source is checked by a typed model before it is
+merged: a file gets exact types (`yolo = "false"` is an error naming the key and the file, never
+`bool("false")`); the environment, where everything is a string, gets parsed (`CAST_MAX_STEPS=10`).
+pydantic is imported only when a source has something to check, so a run without config pays nothing.
 """
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
-
-# USD per million tokens: input, output, cache read, cache write.
-DEFAULT_PRICES: dict[str, tuple[float, float, float, float]] = {
-    "claude-opus-4-5": (5.0, 25.0, 0.50, 6.25),
-    "claude-sonnet-4-5": (3.0, 15.0, 0.30, 3.75),
-    "claude-haiku-4-5": (1.0, 5.0, 0.10, 1.25),
-    "claude-sonnet-5-5": (2.0, 10.0, 0.10, 2.50),
-}
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 
 class ConfigError(Exception):
@@ -33,9 +31,12 @@ class Config:
     plan_model: str = ""  # empty: use `model`
     execute_model: str = ""
     fallback_model: str = ""
+    effort: str = ""  # output_config.effort: low, medium, high, xhigh, max; empty: the model's default
+    plan_effort: str = ""  # per-mode override of `effort`
+    execute_effort: str = ""
     max_steps: int = 60
     max_tokens: int = 8192
-    thinking_budget: int = 0  # 0 disables extended thinking
+    thinking_budget: int = 0  # no longer sent (today's models reject budget thinking); a set value maps onto effort
     model_timeout: float = 120.0  # seconds per model call
     retries: int = 4
     retry_after_cap: float = 20.0  # seconds; the SDK honours retry-after without a cap
@@ -44,11 +45,18 @@ class Config:
     age_threshold_tokens: int = 80_000  # shrink old observations past this context size (bench/bench_cache.py)
     compact_threshold_tokens: int = 150_000  # summarise the transcript past this
     keep_recent_steps: int = 6
-    prices: dict[str, tuple[float, float, float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
+    # Price overrides, USD per million tokens: input, output, cache read, cache write[, 1h cache write].
+    # Today's list prices are built in (cast/agent/cost.py).
+    prices: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     def model_for(self, mode: str) -> str:
         specific = self.plan_model if mode == "plan" else self.execute_model
         return specific or self.model
+
+    def effort_for(self, mode: str) -> str:
+        """The effort to send in `mode` ("" = let the model use its default)."""
+        specific = self.plan_effort if mode == "plan" else self.execute_effort
+        return specific or self.effort
 
 
 def config_dir() -> Path:
@@ -56,17 +64,31 @@ def config_dir() -> Path:
     return Path(base) / "cast"
 
 
-ENV_KEYS = {"CAST_MODEL": "model", "CAST_MAX_STEPS": "max_steps"}
+def config_paths(root: Path | None) -> list[Path]:
+    """The files `load` reads, lowest precedence first (they need not exist)."""
+    return [config_dir() / "config.toml"] + ([root / ".cast" / "config.toml"] if root else [])
+
+
+ENV_KEYS = {"CAST_MODEL": "model", "CAST_MAX_STEPS": "max_steps", "CAST_EFFORT": "effort"}
+_warned: set[str] = set()
+
+
+def warn_once(message: str, write: Callable[[str], Any] | None = None) -> None:
+    """A configuration warning, shown once per process however often the config is loaded."""
+    if message in _warned:
+        return
+    _warned.add(message)
+    (write or sys.stderr.write)(f"cast: warning: {message}\n")
 
 
 def load(root: Path | None, **overrides: Any) -> Config:
     config = Config()
-    for path in (config_dir() / "config.toml", root / ".cast" / "config.toml" if root else None):
-        if path and path.is_file():
+    for path in config_paths(root):
+        if path.is_file():
             config = _merge(config, _read_toml(path), str(path))
     env = {key: os.environ[var] for var, key in ENV_KEYS.items() if os.environ.get(var)}
-    config = _merge(config, env, "environment")
-    return _merge(config, {k: v for k, v in overrides.items() if v is not None}, "command line")
+    config = _merge(config, env, "environment", strict=False)
+    return _merge(config, {k: v for k, v in overrides.items() if v is not None}, "command line", strict=False)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -76,26 +98,93 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: {exc}") from exc
 
 
-def _merge(config: Config, values: dict[str, Any], source: str) -> Config:
-    known = {f.name: f for f in fields(Config)}
+def _merge(config: Config, values: dict[str, Any], source: str, *, strict: bool = True) -> Config:
+    """`config` with the keys `values` sets, after checking them against the typed model."""
+    if not values:
+        return config
+    known = {f.name for f in fields(Config)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ConfigError(f"{source}: unknown setting '{unknown[0]}' (known: {', '.join(sorted(known))})")
+    checked = _validate(values, source, strict)
     changes: dict[str, Any] = {}
-    for key, value in values.items():
-        if key not in known:
-            raise ConfigError(f"{source}: unknown setting '{key}' (known: {', '.join(sorted(known))})")
-        default = getattr(Config(), key)
-        try:
-            if isinstance(default, bool):
-                changes[key] = bool(value)
-            elif isinstance(default, int):
-                changes[key] = int(value)
-            elif isinstance(default, float):
-                changes[key] = float(value)
-            elif isinstance(default, tuple):
-                changes[key] = tuple(str(v) for v in value)
-            elif isinstance(default, dict):
-                changes[key] = {**default, **{k: tuple(float(x) for x in v) for k, v in value.items()}}
-            else:
-                changes[key] = str(value)
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{source}: bad value for '{key}': {value!r}") from exc
+    for key in values:
+        value = getattr(checked, key)
+        if key == "allow":
+            value = tuple(value)
+        elif key == "prices":
+            bad = next((name for name, rates in value.items() if len(rates) not in (4, 5)), None)
+            if bad is not None:
+                raise ConfigError(f"{source}: bad value for 'prices.{bad}': give 4 or 5 numbers "
+                                  "(input, output, cache read, cache write[, 1h cache write])")
+            value = {**config.prices, **{name: tuple(rates) for name, rates in value.items()}}
+        changes[key] = value
+    if "thinking_budget" in changes:
+        budget = changes.pop("thinking_budget")
+        mapped = _budget_effort(budget)
+        warn_once(f"{source}: thinking_budget is no longer used (today's models reject budget thinking); "
+                  + (f"using effort = \"{mapped}\" instead; set effort to silence this" if mapped and not (changes.get("effort") or config.effort)
+                     else "set effort (low, medium, high, xhigh, max) instead"))
+        if mapped and not (changes.get("effort") or config.effort):
+            changes["effort"] = mapped
     return replace(config, **changes)
+
+
+def _budget_effort(budget: int) -> str:
+    """An old thinking budget, read as the effort it most resembles (0: none)."""
+    if budget <= 0:
+        return ""
+    return "low" if budget <= 4_096 else "medium" if budget <= 16_384 else "high"
+
+
+def _validate(values: dict[str, Any], source: str, strict: bool) -> Any:
+    from pydantic import ValidationError
+
+    try:
+        return _schema().model_validate(values, strict=strict)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"]) or "?"
+        raise ConfigError(f"{source}: bad value for '{key}': {error['input']!r} ({error['msg'].lower()})") from None
+
+
+_SCHEMA: Any = None
+
+
+def _schema() -> Any:
+    """The typed model of one config source (every key optional), built on first use."""
+    global _SCHEMA
+    if _SCHEMA is None:
+        from typing import Literal
+
+        from pydantic import BaseModel, ConfigDict, Field
+
+        Effort = Literal["", "low", "medium", "high", "xhigh", "max"]
+
+        def Positive() -> Any:
+            return Field(default=None, gt=0)
+
+        class ConfigSource(BaseModel):
+            model_config = ConfigDict(extra="forbid")
+            model: str | None = None
+            plan_model: str | None = None
+            execute_model: str | None = None
+            fallback_model: str | None = None
+            effort: Effort | None = None
+            plan_effort: Effort | None = None
+            execute_effort: Effort | None = None
+            max_steps: int | None = Positive()
+            max_tokens: int | None = Positive()
+            thinking_budget: int | None = Field(default=None, ge=0)
+            model_timeout: float | None = Positive()
+            retries: int | None = Positive()
+            retry_after_cap: float | None = Field(default=None, ge=0)
+            bash_timeout: float | None = Positive()
+            allow: list[str] | None = None
+            age_threshold_tokens: int | None = Positive()
+            compact_threshold_tokens: int | None = Positive()
+            keep_recent_steps: int | None = Field(default=None, ge=0)
+            prices: dict[str, list[float]] | None = None
+
+        _SCHEMA = ConfigSource
+    return _SCHEMA

@@ -20,7 +20,8 @@ def isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    for var in ("CAST_MODEL", "CAST_MAX_STEPS", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CAST_SCRIPT_RECORD"):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # the Models API answers cast keeps
+    for var in ("CAST_MODEL", "CAST_MAX_STEPS", "CAST_EFFORT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CAST_SCRIPT_RECORD"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     (home / ".gitconfig").write_text("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n")

@@ -349,8 +349,8 @@ class TestSetup:
         script = tmp_path / "s.jsonl"
         script.write_text('{"text": "hi"}\n')
         assert isinstance(resolve(f"script:{script}", FAST), ScriptedModel)
-        chosen = resolve("claude-sonnet-4-5", FAST)
-        assert isinstance(chosen, AnthropicModel) and chosen.name == "claude-sonnet-4-5"
+        chosen = resolve("claude-sonnet-5-5", FAST)
+        assert isinstance(chosen, AnthropicModel) and chosen.name == "claude-sonnet-5-5"
 
     def test_importing_cast_models_does_not_import_the_sdk(self):
         code = "import sys, cast.models.registry, cast.models.anthropic; print('anthropic' in sys.modules)"

@@ -73,3 +73,45 @@ def test_usage_log_turns_session_totals_into_per_call_deltas():
     second = log.records[1]
     assert (second.step, second.input_tokens, second.output_tokens, second.cache_read_tokens, second.cache_write_tokens) == (2, 50, 20, 1_000, 200)
     assert second.cost == pytest.approx((50 * 5 + 20 * 25 + 1_000 * 0.5 + 200 * 6.25) / MILLION)
+
+
+def test_every_current_model_is_priced():
+    from cast.models.catalog import BUILTIN
+
+    for spec in BUILTIN.values():
+        if spec.lifecycle != "retired":
+            assert price_for(Config(), spec.id).known, spec.id
+
+
+def test_a_cost_figure_matches_todays_table():
+    """Sonnet 5.5: $2 in, $10 out, $2.50 5-minute write, $4 1-hour write, $0.10 read (0.05x input)."""
+    price = price_for(Config(), "claude-sonnet-5-5")
+    usage = Usage(input_tokens=3_000, output_tokens=1_200, cache_read_tokens=40_000, cache_write_tokens=5_000)
+    assert price(usage) == pytest.approx((3_000 * 2 + 1_200 * 10 + 40_000 * 0.10 + 5_000 * 2.50) / MILLION)
+    assert price(usage) == pytest.approx(0.0345)
+    opus = price_for(Config(), "claude-opus-5-5")
+    assert opus(Usage(cache_read_tokens=MILLION)) == pytest.approx(0.05 * opus(Usage(input_tokens=MILLION)))
+
+
+def test_haiku_5_5_long_prompts_cost_more_per_request():
+    price = price_for(Config(), "claude-haiku-5-5")
+    short = Usage(input_tokens=60_000, output_tokens=1_000, cache_read_tokens=40_000)  # exactly 100k: base tier
+    long = Usage(input_tokens=60_001, output_tokens=1_000, cache_read_tokens=40_000)
+    assert price(short) == pytest.approx((60_000 * 0.10 + 1_000 * 0.50 + 40_000 * 0.01) / MILLION)
+    assert price(long) == pytest.approx((60_001 * 0.50 + 1_000 * 2.50 + 40_000 * 0.05) / MILLION)
+    log = UsageLog(price)
+    log.add(short, "step")
+    log.add(short, "step")  # two short calls stay in the base tier even though their sum passes 100k
+    assert log.total_cost() == pytest.approx(2 * price(short), abs=2e-6)
+
+
+def test_one_hour_cache_writes_are_priced_apart():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class SplitUsage(Usage):
+        cache_write_1h_tokens: int = 0
+
+    price = price_for(Config(), "claude-sonnet-5-5")
+    usage = SplitUsage(cache_write_tokens=300_000, cache_write_1h_tokens=100_000)
+    assert price(usage) == pytest.approx((200_000 * 2.50 + 100_000 * 4) / MILLION)

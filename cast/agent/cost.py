@@ -1,11 +1,14 @@
-"""What a session costs, from the usage the provider reported, priced from config.
+"""What a session costs, from the usage the provider reported, priced from a table of today's rates.
 
 Why its own module: a cost figure is only honest if every token is in it. The loop's UsageUpdate
 covers the agent's own requests; side calls (compaction summaries, the self-check verdict) are
 added here too, so `--json` output can show per-step usage and a total that includes them.
-Prices are data (`config.prices`, USD per million tokens: input, output, cache read, cache
-write); a model cast has no price for costs 0.0 and says so (`known` is False) rather than
-guessing.
+Prices are data: `PRICES` below (USD per million tokens), overridden per model by `config.prices`
+(`[input, output, cache read, cache write]`, optionally a fifth value for 1-hour cache writes).
+A model cast has no price for costs 0.0 and says so (`known` is False) rather than guessing.
+Some models charge more for a long prompt (Haiku 5.5 above 100k input tokens): the tier applies
+to a whole request, so a cost is computed per call and totals are sums of calls, never a price
+applied to summed usage.
 """
 from __future__ import annotations
 
@@ -19,8 +22,59 @@ PER = 1_000_000
 
 
 @dataclass(frozen=True)
+class Rates:
+    """USD per million tokens. `cache_write` is the 5-minute write, `cache_write_1h` the 1-hour one."""
+
+    input: float
+    output: float
+    cache_read: float
+    cache_write: float
+    cache_write_1h: float
+
+    def cost(self, usage: Usage) -> float:
+        long_writes = min(int(getattr(usage, "cache_write_1h_tokens", 0) or 0), usage.cache_write_tokens)
+        return (
+            usage.input_tokens * self.input
+            + usage.output_tokens * self.output
+            + usage.cache_read_tokens * self.cache_read
+            + (usage.cache_write_tokens - long_writes) * self.cache_write
+            + long_writes * self.cache_write_1h
+        ) / PER
+
+
+def _r(inp: float, out: float, write5m: float, write1h: float, read: float) -> Rates:
+    return Rates(inp, out, read, write5m, write1h)
+
+
+# Today's list prices: input, output, 5-minute cache write, 1-hour cache write, cache read.
+PRICES: dict[str, Rates] = {
+    "claude-fable-5-2": _r(8, 40, 10, 16, 0.20),
+    "claude-mythos-5-2": _r(8, 40, 10, 16, 0.20),
+    "claude-opus-5-5": _r(4, 20, 5, 8, 0.20),
+    "claude-sonnet-5-5": _r(2, 10, 2.50, 4, 0.10),
+    "claude-haiku-5-5": _r(0.10, 0.50, 0.125, 0.20, 0.01),
+    "claude-fable-5-1": _r(10, 50, 12.50, 20, 0.25),
+    "claude-mythos-5-1": _r(10, 50, 12.50, 20, 0.25),
+    "claude-opus-5": _r(5, 25, 6.25, 10, 0.50),
+    "claude-sonnet-5": _r(2, 10, 2.50, 4, 0.20),
+    "claude-opus-4-8": _r(5, 25, 6.25, 10, 0.50),
+    "claude-opus-4-7": _r(5, 25, 6.25, 10, 0.50),
+    "claude-opus-4-6": _r(5, 25, 6.25, 10, 0.50),
+    "claude-opus-4-5": _r(5, 25, 6.25, 10, 0.50),
+    "claude-sonnet-4-6": _r(3, 15, 3.75, 6, 0.30),
+    "claude-sonnet-4-5": _r(3, 15, 3.75, 6, 0.30),  # retired; kept to price old sessions
+    "claude-haiku-4-5": _r(1, 5, 1.25, 2, 0.10),
+}
+# Prompt-size tiers: above `tokens` of prompt (input + cache read + cache write), the whole request
+# is billed at the second rates.
+LONG_PROMPT: dict[str, tuple[int, Rates]] = {
+    "claude-haiku-5-5": (100_000, _r(0.50, 2.50, 0.625, 1, 0.05)),
+}
+
+
+@dataclass(frozen=True)
 class Price:
-    """A callable `Usage -> USD`, usable as `Hooks.price`."""
+    """A callable `Usage -> USD` for one call, usable as `Hooks.price`."""
 
     model: str
     input: float = 0.0
@@ -28,14 +82,20 @@ class Price:
     cache_read: float = 0.0
     cache_write: float = 0.0
     known: bool = True
+    cache_write_1h: float = 0.0
+    long_prompt: tuple[int, Rates] | None = None
+
+    @property
+    def rates(self) -> Rates:
+        return Rates(self.input, self.output, self.cache_read, self.cache_write, self.cache_write_1h or self.input * 2)
 
     def __call__(self, usage: Usage) -> float:
-        return (
-            usage.input_tokens * self.input
-            + usage.output_tokens * self.output
-            + usage.cache_read_tokens * self.cache_read
-            + usage.cache_write_tokens * self.cache_write
-        ) / PER
+        if not self.known:
+            return 0.0
+        prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+        if self.long_prompt is not None and prompt > self.long_prompt[0]:
+            return self.long_prompt[1].cost(usage)
+        return self.rates.cost(usage)
 
     @property
     def label(self) -> str:
@@ -43,18 +103,31 @@ class Price:
         return "" if self.known else f"unknown price for {self.model}"
 
 
+def _family(name: str, table: dict[str, Any]) -> str | None:
+    """Exact name, else the longest name the id extends (`claude-haiku-4-5-20251001`)."""
+    if name in table:
+        return name
+    family = sorted((k for k in table if name.startswith((k + "-", k + "@"))), key=len, reverse=True)
+    return family[0] if family else None
+
+
 def price_for(config: Any, model_name: str) -> Price:
-    """Exact name first, then the longest configured name the model id starts with, so a dated
-    id (`claude-sonnet-4-5-20250929`) finds its family's price. Anything else is unknown."""
-    prices: dict[str, tuple[float, ...]] = dict(getattr(config, "prices", {}) or {})
+    """Configured prices first (exact or family), then the built-in table; anything else is unknown."""
     name = model_name.strip()
-    rates = prices.get(name)
-    if rates is None:
-        family = sorted((k for k in prices if name.startswith(k + "-") or name.startswith(k + "@")), key=len, reverse=True)
-        rates = prices[family[0]] if family else None
-    if rates is None or len(rates) != 4:
+    configured: dict[str, Any] = dict(getattr(config, "prices", {}) or {})
+    key = _family(name, configured)
+    if key is not None:
+        values = tuple(float(v) for v in configured[key])
+        if len(values) in (4, 5):
+            return Price(model_name, values[0], values[1], values[2], values[3],
+                         cache_write_1h=values[4] if len(values) == 5 else 0.0)
         return Price(model_name, known=False)
-    return Price(model_name, *(float(r) for r in rates))
+    key = _family(name, PRICES)
+    if key is None:
+        return Price(model_name, known=False)
+    r = PRICES[key]
+    return Price(model_name, r.input, r.output, r.cache_read, r.cache_write, cache_write_1h=r.cache_write_1h,
+                 long_prompt=LONG_PROMPT.get(key))
 
 
 @dataclass(frozen=True)
@@ -108,13 +181,14 @@ class UsageLog:
         return total
 
     def total_cost(self) -> float:
-        return self.price(self.total())
+        """The sum of the calls' costs (a tiered price applies per request, not to a session total)."""
+        return sum(r.cost for r in self.records)
 
     def to_dict(self) -> dict[str, Any]:
         total = self.total()
         return {
             "model": self.price.model,
             "price_known": self.price.known,
-            "total": {**asdict(total), "cost": round(self.price(total), 6)},
+            "total": {**asdict(total), "cost": round(self.total_cost(), 6)},
             "calls": [asdict(r) for r in self.records],
         }

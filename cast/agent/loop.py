@@ -49,6 +49,7 @@ class Agent:
         self.record = CallRecord()
         self.failures = FailureStreak()
         self.usage = m.Usage()
+        self.cost = 0.0
         self.steps_total = 0
         self._step = 0
         self._guidance: list[str] = []
@@ -191,7 +192,8 @@ class Agent:
     def _account(self, usage: m.Usage) -> ev.UsageUpdate:
         self.usage = self.usage + usage
         context = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-        cost = self.hooks.price(self.usage) if self.hooks.price else 0.0
+        self.cost += self.hooks.price(usage) if self.hooks.price else 0.0  # per call: prices can be tiered
+        cost = self.cost
         u = self.usage
         return ev.UsageUpdate(u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, context, cost)
 

@@ -145,6 +145,25 @@ def builtin(model_id: str) -> ModelSpec | None:
     return replace(BUILTIN[base], id=name) if base else None
 
 
+_KNOWN: dict[str, ModelSpec] = {}  # specs looked up in this process (API or cache), by id
+
+
+def remember(spec: ModelSpec) -> ModelSpec:
+    """Keep a looked-up spec, so later questions about the model (toolbar, compaction) get it."""
+    _KNOWN[spec.id] = spec
+    return spec
+
+
+def spec_for(model: object) -> ModelSpec:
+    """The spec behind a model object or id: what lookup found, else the built-in table, else a
+    generic current-model spec (scripted models, test ids), never None."""
+    spec = getattr(model, "spec", None)
+    if isinstance(spec, ModelSpec):
+        return spec
+    name = str(getattr(model, "name", model))
+    return _KNOWN.get(name) or builtin(name) or ModelSpec(name, name, source="assumed")
+
+
 def current_ids() -> list[str]:
     """Models to suggest instead of a retired or unknown one: the current line-up, best known first."""
     return list(CURRENT)

@@ -1,5 +1,6 @@
 """Which model a `--model` spec names: `script:PATH` replays a recorded script, anything else is
-an Anthropic model id. Cheap to import: the SDK is loaded on the first request, not here."""
+an Anthropic model id, looked up first (`lookup.ensure`): a retired or unknown id stops here with
+exit 2, before any work. Cheap to import: the SDK is loaded on the first request, not here."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,5 +23,9 @@ def resolve(spec: str, config: Any) -> Model:
     if not spec:
         raise ModelError("no model given: pass --model ID, set CAST_MODEL, or set model in config.toml", exit_code=2)
     from cast.models.anthropic import AnthropicModel
+    from cast.models.lookup import ensure
 
-    return AnthropicModel(spec, config)
+    model_spec = ensure(spec)
+    model = AnthropicModel(spec, config)
+    model.spec = model_spec  # type: ignore[attr-defined]  # what the provider sends (thinking, effort) and the loop's limits follow
+    return model

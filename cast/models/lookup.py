@@ -1,0 +1,215 @@
+"""Ask the Models API what a model is (lifecycle, limits, capabilities) before cast uses it.
+
+Why: a model id in a config file outlives the model. A retired id fails every request with a 404,
+and a deprecated one is about to; capabilities (which `thinking` types and efforts a model takes,
+its context window) change per model. So a run starts by asking `GET /v1/models/{id}` through the
+SDK, keeps the answer a day in the user cache dir (`$XDG_CACHE_HOME/cast/models.json`), and falls
+back to the built-in table (`catalog.py`) when the API can't be reached: a run never fails
+because the lookup did. Retired and unknown models stop the run with exit 2 before any work;
+a deprecated one gets one warning naming its retirement date.
+
+Cheap to import: the SDK is imported only when the API is actually asked.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from cast.models.base import ModelError
+from cast.models.catalog import EFFORTS, THINKING_TYPES, ModelSpec, active_ids, builtin, current_ids, remember
+
+CACHE_SECONDS = 24 * 3600
+TIMEOUT = 5.0  # seconds for one Models API call; a slow API must not hold a run up for long
+DEFAULT_ENDPOINT = "https://api.anthropic.com"
+
+ClientFactory = Callable[[], Any]
+_said: set[str] = set()
+
+
+def _say(message: str) -> None:
+    """Once per process: a lookup note or warning is not news the second time."""
+    if message not in _said:
+        _said.add(message)
+        sys.stderr.write(f"cast: {message}\n")
+        sys.stderr.flush()
+
+
+def cache_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cast" / "models.json"
+
+
+def endpoint() -> str:
+    return (os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ENDPOINT).rstrip("/")
+
+
+def default_client() -> Any | None:
+    """An SDK client for the lookup, or None when there is no key to ask with."""
+    if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+        return None
+    import anthropic
+
+    return anthropic.Anthropic(max_retries=0, timeout=TIMEOUT)
+
+
+# -- the cache ------------------------------------------------------------------------------
+def _read_cache() -> dict[str, Any]:
+    try:
+        data = json.loads(cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("endpoint") != endpoint():
+        return {}  # answers from another endpoint (a proxy, a test server) are not this one's
+    return data
+
+
+def _write_cache(update: Callable[[dict[str, Any]], None]) -> None:
+    data = _read_cache() or {"endpoint": endpoint(), "models": {}}
+    update(data)
+    path = cache_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".models-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that can't be written only costs a lookup next time
+
+
+def _fresh(entry: Any, now: float) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("at"), (int, float)) and 0 <= now - entry["at"] < CACHE_SECONDS
+
+
+def to_json(spec: ModelSpec) -> dict[str, Any]:
+    data = asdict(spec)
+    for key, value in data.items():
+        if isinstance(value, frozenset):
+            data[key] = sorted(value)
+        elif isinstance(value, date):
+            data[key] = value.isoformat()
+    data.pop("source", None)
+    return data
+
+
+def from_json(data: dict[str, Any], source: str) -> ModelSpec:
+    values = dict(data)
+    for key in ("thinking_types", "efforts", "reads_thinking_of"):
+        values[key] = frozenset(values.get(key) or ())
+    if values.get("retires_at"):
+        values["retires_at"] = date.fromisoformat(values["retires_at"])
+    return ModelSpec(**values, source=source)
+
+
+# -- the API --------------------------------------------------------------------------------
+def from_info(info: Any) -> ModelSpec:
+    """A `ModelInfo` as a spec; what the API doesn't say (thinking binding, cache minimum) comes
+    from the built-in table."""
+    known = builtin(info.id) or ModelSpec(info.id, info.display_name)
+    caps = getattr(info, "capabilities", None)
+    spec = replace(known, id=info.id, display_name=info.display_name or known.display_name, lifecycle=info.lifecycle,
+                   retires_at=info.retires_at.date() if info.retires_at else None, source="api")
+    if info.max_input_tokens:
+        spec = replace(spec, max_input_tokens=int(info.max_input_tokens))
+    if info.max_tokens:
+        spec = replace(spec, max_tokens=int(info.max_tokens))
+    if caps is not None:
+        types = getattr(caps.thinking, "types", None)
+        thinking = frozenset(t for t in THINKING_TYPES if getattr(getattr(types, t, None), "supported", False))
+        efforts = frozenset(e for e in EFFORTS if caps.effort.supported and getattr(getattr(caps.effort, e, None), "supported", False))
+        spec = replace(spec, thinking_types=thinking, efforts=efforts,
+                       default_effort=spec.default_effort if spec.default_effort in efforts else "",
+                       structured_outputs=bool(caps.structured_outputs.supported),
+                       context_management=bool(caps.context_management.supported))
+    return spec
+
+
+class _Unreachable(Exception):
+    pass
+
+
+def _ask(call: Callable[[Any], Any], client: ClientFactory) -> Any:
+    """Run one Models API call; None when the API says there is no such model."""
+    try:
+        sdk_client = client()
+        if sdk_client is None:
+            raise _Unreachable("no API key")
+        return call(sdk_client)
+    except _Unreachable:
+        raise
+    except Exception as exc:  # noqa: BLE001 — the SDK's errors, network errors, odd answers: all mean "ask later"
+        if type(exc).__name__ == "NotFoundError":
+            return None
+        status = getattr(exc, "status_code", None)
+        raise _Unreachable(f"HTTP {status}" if status else type(exc).__name__) from None
+
+
+def lookup(model_id: str, client: ClientFactory = default_client, now: float | None = None) -> ModelSpec | None:
+    """The spec for `model_id`: a day-old cached answer, else the API's, else the built-in table
+    (with a note). None means the API answered that no such model exists."""
+    now = time.time() if now is None else now
+    entry = _read_cache().get("models", {}).get(model_id)
+    if _fresh(entry, now):
+        try:
+            return remember(from_json(entry["spec"], "cache"))
+        except (TypeError, ValueError, KeyError):
+            pass  # written by another version of cast: ask again
+    try:
+        info = _ask(lambda c: c.models.retrieve(model_id), client)
+    except _Unreachable as why:
+        spec = builtin(model_id)
+        if str(why) != "no API key":
+            _say(f"note: the Models API could not be asked about {model_id} ({why}); using cast's built-in model facts")
+        return remember(spec) if spec else ModelSpec(model_id, model_id, source="assumed")
+    if info is None:
+        return None
+    spec = from_info(info)
+    _write_cache(lambda data: data.setdefault("models", {}).__setitem__(model_id, {"at": now, "spec": to_json(spec)}))
+    return remember(spec)
+
+
+def available(client: ClientFactory = default_client, now: float | None = None) -> list[str]:
+    """Ids of the models one can use today (active), newest first as the API lists them; from
+    the cache within a day, else the API, else the built-in table."""
+    now = time.time() if now is None else now
+    entry = _read_cache().get("list")
+    if entry is not None and _fresh(entry, now) and isinstance(entry.get("ids"), list):
+        return [str(i) for i in entry["ids"]]
+    try:
+        page = _ask(lambda c: list(c.models.list(limit=100)), client)
+    except _Unreachable:
+        return active_ids()
+    ids = [m.id for m in page or () if getattr(m, "lifecycle", "active") == "active"]
+    _write_cache(lambda data: data.__setitem__("list", {"at": now, "ids": ids}))
+    return ids or active_ids()
+
+
+def suggestions(client: ClientFactory = default_client) -> list[str]:
+    """What to offer instead of a model that can't be used: today's line-up first."""
+    listed = available(client)
+    first = [m for m in current_ids() if m in listed] or current_ids()
+    return first + [m for m in listed if m not in first][:4]
+
+
+def ensure(model_id: str, client: ClientFactory = default_client) -> ModelSpec:
+    """The spec of a model cast may use, or a `ModelError` (exit 2) saying why not and what to
+    use instead. Warns once about a deprecated model."""
+    spec = lookup(model_id, client)
+    use = "use one of: " + ", ".join(suggestions(client)) + " (--model ID, CAST_MODEL, or model in config.toml)"
+    if spec is None:
+        raise ModelError(f"unknown model '{model_id}': the Models API does not know it; {use}", exit_code=2)
+    if spec.lifecycle == "retired":
+        when = f" on {spec.retires_at.isoformat()}" if spec.retires_at else ""
+        raise ModelError(f"model '{model_id}' was retired{when} and no longer answers; {use}", exit_code=2)
+    if spec.lifecycle == "deprecated":
+        when = f"on {spec.retires_at.isoformat()}" if spec.retires_at else "soon"
+        _say(f"warning: model {model_id} is deprecated and retires {when}; switch to {current_ids()[0]} or another current model")
+    return spec
