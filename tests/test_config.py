@@ -1,0 +1,82 @@
+"""Config is parsed by a typed model: a wrong type is an error naming the key and the file,
+the environment is parsed, flags win, and an old `thinking_budget` is mapped with a warning."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cast.config import Config, ConfigError, config_dir, load
+from conftest import cast_env
+
+
+@pytest.fixture(autouse=True)
+def fresh_warnings(monkeypatch):
+    import cast.config
+
+    monkeypatch.setattr(cast.config, "_warned", set())
+
+
+def project(root, text: str):
+    (root / ".cast").mkdir(exist_ok=True)
+    path = root / ".cast" / "config.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_string_where_a_bool_or_number_belongs_is_refused(tmp_path):
+    path = project(tmp_path, 'max_steps = "60"\n')
+    with pytest.raises(ConfigError) as refused:
+        load(tmp_path)
+    assert str(path) in str(refused.value) and "'max_steps'" in str(refused.value) and "'60'" in str(refused.value)
+    project(tmp_path, 'allow = "pytest"\n')
+    with pytest.raises(ConfigError, match="'allow'"):
+        load(tmp_path)
+    project(tmp_path, 'effort = "extreme"\n')
+    with pytest.raises(ConfigError, match="'effort'.*'extreme'"):
+        load(tmp_path)
+    project(tmp_path, '[prices]\n"m" = [1.0, "two", 0.1, 1.25]\n')
+    with pytest.raises(ConfigError, match="'prices.m.1'"):
+        load(tmp_path)
+
+
+def test_the_cli_reports_a_bad_value_with_exit_2(repo):
+    path = project(repo, "retries = 2.5\n")
+    done = subprocess.run([sys.executable, "-m", "cast", "--model", "script:none.jsonl", "plan", "x"], cwd=repo,
+                          env=cast_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert str(path) in done.stderr and "'retries'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_precedence_flags_over_env_over_project_over_user(tmp_path, monkeypatch):
+    config_dir().mkdir(parents=True)
+    (config_dir() / "config.toml").write_text('model = "claude-opus-5-5"\neffort = "low"\nmax_steps = 5\n')
+    project(tmp_path, 'effort = "medium"\nexecute_effort = "xhigh"\n')
+    config = load(tmp_path)
+    assert (config.model, config.effort, config.max_steps) == ("claude-opus-5-5", "medium", 5)
+    assert config.effort_for("plan") == "medium" and config.effort_for("execute") == "xhigh"
+    monkeypatch.setenv("CAST_MAX_STEPS", "7")
+    monkeypatch.setenv("CAST_EFFORT", "high")
+    config = load(tmp_path)
+    assert (config.max_steps, config.effort) == (7, "high")
+    assert load(tmp_path, max_steps=9, model="claude-haiku-5-5").max_steps == 9
+    monkeypatch.setenv("CAST_MAX_STEPS", "seven")
+    with pytest.raises(ConfigError, match="environment.*'max_steps'"):
+        load(tmp_path)
+
+
+def test_defaults_send_the_models_own_effort():
+    assert Config().effort_for("plan") == "" and Config().effort_for("execute") == ""
+    assert Config().model == "claude-sonnet-5-5"
+
+
+def test_thinking_budget_maps_onto_effort_with_one_warning(tmp_path, capsys):
+    path = project(tmp_path, "thinking_budget = 8000\n")
+    first, second = load(tmp_path), load(tmp_path)
+    assert first.effort == "medium" == second.effort and first.thinking_budget == 0  # never sent as budget thinking
+    err = capsys.readouterr().err
+    assert err.count("thinking_budget is no longer used") == 1 and str(path) in err and len(err.strip().splitlines()) == 1
+    project(tmp_path, 'thinking_budget = 30000\neffort = "low"\n')
+    assert load(tmp_path).effort == "low"  # an explicit effort wins
+    assert "thinking_budget" in capsys.readouterr().err
