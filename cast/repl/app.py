@@ -17,7 +17,8 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 
 from cast.repl import commands, jobs
-from cast.repl.ask import Asker, approval_question
+from cast.repl.approvals import ReplApprover
+from cast.repl.ask import Asker
 from cast.repl.complete import FileIndex, ReplCompleter
 from cast.repl.keys import ESC_TIMEOUT, key_bindings
 from cast.repl.screen import Screen
@@ -36,15 +37,18 @@ class Repl:
         from cast.ui.console import no_color
         from cast.ui.render import Renderer
 
+        self.approver = ReplApprover(self)
         if getattr(options, "approver", "absent") is None and not getattr(options, "yes", False):
-            options.approver = self.approve  # commands that need approval are asked here
+            options.approver = self.approver  # commands that need approval are asked here
         self.state = ReplState(options, mode)
         out = out or sys.stdout
         terminal = bool(getattr(out, "isatty", lambda: False)())
         self.screen = Screen(out, color=(terminal and not no_color()) if color is None else color)
         self.renderer = Renderer(self.screen.commit, plain=not terminal and color is None, on_change=self.screen.invalidate)
         self.asker = Asker(on_change=self.screen.invalidate)
-        self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate)
+        self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate,
+                             on_idle=self._idle)
+        self._deferred: list[str] = []  # slash commands that wait for the job to end
         self.files = FileIndex(self.state.root)
         self.exiting = False
         self._last_ctrl_c = 0.0
@@ -146,16 +150,26 @@ class Repl:
     def busy(self) -> bool:
         return self.worker.busy
 
+    def accept(self, buffer: Any) -> None:
+        """Enter: the line is handled without leaving the prompt, so the terminal stays in raw
+        mode and keys typed meanwhile (a slow slash command) stay keys: Enter is never read as
+        a newline by a terminal left in cooked mode."""
+        text = buffer.text
+        if text.strip():
+            buffer.append_to_history()
+        buffer.reset()
+        self.submit(text)
+
     def submit(self, text: str) -> None:
         text = text.strip()
         if not text:
             return
         self.state.hint = ""
-        if self.asker.current is not None and self.asker.answer_text(text):
-            return
         if text.startswith("/") and not text.startswith("//"):
             self._echo(text)
-            commands.dispatch(self, text)
+            self.command(text)
+            return
+        if self.asker.current is not None and self.asker.answer_text(text):
             return
         if self.busy:
             run = self.state.run
@@ -167,6 +181,27 @@ class Repl:
             return
         self._echo(text)
         self.start_task(text)
+
+    def command(self, line: str) -> None:
+        """Run a slash command now, or — at a question that a command may leave (the plan
+        hand-off) — leave the question and run it as soon as the job has ended."""
+        command = commands.lookup(line[1:].strip().partition(" ")[0].lower())
+        question = self.asker.current
+        if command is not None and not command.while_busy and question is not None and question.commands_leave:
+            self._deferred.append(line)
+            self.asker.leave(line)
+            return
+        commands.dispatch(self, line)
+
+    def _idle(self) -> None:
+        """The job ended (worker thread): run the commands that waited for it, on the loop."""
+        loop = self.screen.loop
+        if self._deferred and loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._run_deferred)
+
+    def _run_deferred(self) -> None:
+        while self._deferred and not self.busy:
+            commands.dispatch(self, self._deferred.pop(0))
 
     def start_task(self, text: str) -> None:
         if not self.worker.start(lambda: jobs.run_task(self, text)):
@@ -219,14 +254,6 @@ class Repl:
         run = self.state.run  # read after marking the job: a run adopted meanwhile sees the mark
         if run is not None:
             run.agent.cancel()
-
-    def approve(self, command: str) -> str:
-        """The approver for execute mode, called from the worker thread."""
-        run = self.state.run
-        reply = self.asker.ask(approval_question(command), run.ctx.cancel if run is not None else None)
-        verdict = {"yes": ("approved", "green"), "always": ("approved (always)", "green")}.get(reply.value, ("declined", "red"))
-        self.say(f"{verdict[0]}: {command}", verdict[1])
-        return reply.value
 
     def request_exit(self) -> None:
         self.exiting = True
@@ -283,6 +310,10 @@ class Repl:
 
     def buffer_text(self) -> str:
         return self.session.app.current_buffer.text
+
+    def echo(self, text: str) -> None:
+        """What the user sent, into the scrollback after the mode label."""
+        self._echo(text)
 
     def _echo(self, text: str) -> None:
         from rich.text import Text

@@ -2,14 +2,18 @@
 
 The agent runs in a worker thread; the terminal belongs to the prompt. So a question (approve this
 command? what now with the plan?) is state: the worker posts it and waits, the prompt shows it
-above the input, a key press answers it. Leaving (Ctrl+C, Esc, Ctrl+D) gives the question's
-`on_leave` answer, which is never an approval.
+above the input, and the user answers it with a line.
+
+Nothing typed is mistaken for an answer: a choice is a single key (or its word) alone on the
+line, confirmed with Enter. Anything longer is text and means what it says — the question's
+`on_text` decides what (feedback on the plan, or "no, do this instead"). Leaving (Ctrl+C, Esc,
+Ctrl+D) gives the question's `on_leave` answer, which is never an approval.
 """
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 POLL_SECONDS = 0.1
 
@@ -17,20 +21,40 @@ POLL_SECONDS = 0.1
 @dataclass(frozen=True)
 class Reply:
     value: str
-    text: str = ""  # typed text that came with the answer (feedback for the plan)
+    text: str = ""  # typed text that came with the answer (plan feedback, what to do instead)
+    left: bool = False  # the question was left (Esc, Ctrl+C), not answered
+
+
+@dataclass(frozen=True)
+class Choice:
+    key: str  # one character: typed alone, then Enter
+    value: str
+    label: str  # how the menu shows it: "[y]es, once"
+    words: tuple[str, ...] = ()  # whole words that mean the same ("yes")
+
+    def matches(self, typed: str) -> bool:
+        typed = typed.strip().lower()
+        return typed == self.key or typed in self.words
 
 
 @dataclass
 class Question:
     title: str  # what is asked, shown above the prompt
-    choices: dict[str, str]  # key -> answer value
-    labels: str  # how the choices read: "[y]es · [n]o · [a]lways"
+    choices: tuple[Choice, ...]
     on_leave: str  # the answer when the user interrupts
-    on_text: Callable[[str], Reply | None] = lambda text: None  # a typed line that answers it
-    detail: str = ""  # shown under the title (the command to approve)
-    placeholder: str = ""  # what typing at the prompt would do meanwhile
+    on_text: Callable[[str], Reply | None] = lambda text: None  # what a longer line means
+    detail: str = ""  # shown under the title, whole (the command to approve)
+    hint: str = ""  # how to answer, shown after the choices
+    placeholder: str = ""  # what typing at the prompt would do
+    commands_leave: bool = False  # a slash command that must wait leaves the question (the plan hand-off)
     done: threading.Event = field(default_factory=threading.Event)
     reply: Reply | None = None
+
+    def choice_for(self, typed: str) -> Choice | None:
+        return next((c for c in self.choices if c.matches(typed)), None)
+
+    def labels(self) -> list[str]:
+        return [c.label for c in self.choices]
 
 
 class Asker:
@@ -53,7 +77,7 @@ class Asker:
             try:
                 while not question.done.wait(POLL_SECONDS):
                     if cancel is not None and cancel.is_set():
-                        self._resolve(question, Reply(question.on_leave))
+                        self._resolve(question, Reply(question.on_leave, left=True))
             finally:
                 with self._lock:
                     self._current = None
@@ -61,23 +85,20 @@ class Asker:
             assert question.reply is not None
             return question.reply
 
-    def answer_key(self, key: str) -> bool:
-        question = self._current
-        if question is None or key not in question.choices:
-            return False
-        return self._resolve(question, Reply(question.choices[key]))
-
     def answer_text(self, text: str) -> bool:
-        """A typed line: answers the question if it is one of its answers."""
+        """A line typed while a question waits: a choice when it is one key (or word) alone,
+        otherwise whatever the question says text means. False when nothing was answered."""
         question = self._current
-        if question is None:
+        if question is None or not text.strip():
             return False
-        reply = question.on_text(text)
+        choice = question.choice_for(text)
+        reply = Reply(choice.value) if choice is not None else question.on_text(text.strip())
         return reply is not None and self._resolve(question, reply)
 
-    def leave(self) -> bool:
+    def leave(self, text: str = "") -> bool:
+        """Leave the question with its `on_leave` answer; `text` says why (a slash command)."""
         question = self._current
-        return question is not None and self._resolve(question, Reply(question.on_leave))
+        return question is not None and self._resolve(question, Reply(question.on_leave, text, left=True))
 
     def _resolve(self, question: Question, reply: Reply) -> bool:
         with self._lock:
@@ -89,13 +110,33 @@ class Asker:
 
 
 def approval_question(command: str) -> Question:
-    words = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always"}
+    """Run this command? The "always" choice names exactly what it will remember, and is not
+    offered for a line no scope can cover (more than one plain command)."""
+    from cast.safety.approval_scope import scope_of
+
+    scope = scope_of(command)
+    choices = [Choice("y", "yes", "[y]es, once", ("yes",)), Choice("n", "no", "[n]o", ("no",))]
+    if scope is not None:
+        reach = "exactly this command" if scope.exact else scope.label()
+        choices.append(Choice("a", "always", f"[a]lways this session: {reach}", ("always",)))
     return Question(
         title="cast wants to run a command that is not provably read-only:",
         detail=command,
-        choices={"y": "yes", "n": "no", "a": "always"},
-        labels="[y]es · [n]o · [a]lways for this command   (Esc / Ctrl+C: no)",
+        choices=tuple(choices),
         on_leave="no",
-        placeholder="y / n / a — a message you send instead is queued as guidance",
-        on_text=lambda text: Reply(words[text.strip().lower()]) if text.strip().lower() in words else None,
+        on_text=lambda text: Reply("no", text),
+        hint="a key, then Enter · or type what to do instead (sent with the refusal) · Esc: no",
+        placeholder="y / n" + (" / a" if scope is not None else "") + ", then Enter — or say what to do instead",
+    )
+
+
+def edit_question(path: str) -> Question:
+    return Question(
+        title=f"Apply this change to {path}? (the diff is above)",
+        choices=(Choice("y", "yes", "[y]es", ("yes",)), Choice("n", "no", "[n]o", ("no",)),
+                 Choice("a", "always", "[a]ll edits this session, without asking", ("all", "always"))),
+        on_leave="no",
+        on_text=lambda text: Reply("no", text),
+        hint="a key, then Enter · or type what to do instead (sent with the refusal) · Esc: no",
+        placeholder="y / n / a, then Enter — or say what to do instead",
     )

@@ -128,6 +128,12 @@ def _help(repl: Any, arg: str) -> None:
     repl.show(keys)
 
 
+def _permissions(repl: Any, arg: str) -> None:
+    from cast.repl.approvals import permissions
+
+    permissions(repl, arg)
+
+
 def _exit(repl: Any, arg: str) -> None:
     repl.request_exit()
 
@@ -142,6 +148,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("resume", "[session]", "Continue an earlier session; without an id, list recent ones.", _resume),
     Command("clear", "", "Forget the conversation; the next task starts a new session.", _clear),
     Command("model", "[id]", "Show the model, or switch to another for the next requests.", _model),
+    Command("permissions", "[revoke N|all] [edits ask|auto]", "Commands approved for this session (\"always\"), allow rules, file edits; revoke one.",
+            _permissions, while_busy=True),
     Command("help", "", "This list, and the keys.", _help, while_busy=True),
     Command("exit", "", "Leave cast (interrupts the agent if it is working).", _exit, while_busy=True),
 )

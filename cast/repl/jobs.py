@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from cast.agent import events as ev
-from cast.repl.ask import Question, Reply
+from cast.repl.ask import Choice, Question, Reply
 
-EXECUTE, EDIT, KEEP, LATER = "execute", "edit", "keep", "later"
+EXECUTE, AUTO, EDIT, KEEP, LATER = "execute", "execute-auto", "edit", "keep", "later"
+PLAN_LINES = 40  # of the plan shown before the hand-off question; the editor shows the rest
 
 
 def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = None) -> ev.Stopped:
@@ -109,32 +110,72 @@ def resume_session(repl: Any, session_id: str) -> None:
 
 
 def handoff(repl: Any, run: Any) -> None:
-    """The plan is written: execute it, edit it, keep planning, or leave it for later."""
-    path = run.ctx.plan_path
+    """The plan is written: show it, then execute it (edits asked, or auto-approved), edit it,
+    keep planning, or leave it for later. Typed text is feedback on the plan; a slash command
+    leaves the question and runs."""
+    path = Path(run.ctx.plan_path)
+    show_plan(repl, run, path)
     while True:
         question = Question(
             title=f"Plan written: {_rel(run, path)} ({_items(path)} items). What next?",
-            choices={"e": EXECUTE, "o": EDIT, "k": KEEP, "n": LATER},
-            labels="[e]xecute · [o]pen in editor · [k]eep planning (or type feedback) · [n]ot now",
+            choices=(
+                Choice("e", EXECUTE, "[e]xecute", ("execute",)),
+                Choice("a", AUTO, "execute, edits [a]uto-approved", ("auto",)),
+                Choice("o", EDIT, "[o]pen in editor", ("open", "edit")),
+                Choice("k", KEEP, "[k]eep planning", ("keep",)),
+                Choice("n", LATER, "[n]ot now", ("not now", "later")),
+            ),
             on_leave=LATER,
-            placeholder="feedback on the plan keeps planning",
-            on_text=lambda text: Reply(KEEP, text.strip()) if text.strip() else None,
+            on_text=lambda text: Reply(KEEP, text),
+            hint="a key, then Enter · or type feedback to revise the plan · Esc: not now",
+            placeholder="e / a / o / k / n, then Enter — or feedback on the plan",
+            commands_leave=True,
         )
         reply = repl.asker.ask(question)
         if reply.value == EDIT:
+            repl.say("› open in editor", "cyan")
             edit_plan(repl, run, path)
             continue
-        if reply.value == EXECUTE:
+        if reply.value in (EXECUTE, AUTO):
+            auto = reply.value == AUTO
+            approver = getattr(repl, "approver", None)
+            if approver is not None and auto:
+                approver.edits_auto = True
+            repl.say("› execute, edits auto-approved" if auto else "› execute (edits and commands asked)", "cyan")
             repl.say(f"Executing {_rel(run, path)}", "yellow")
             execute_plan(repl, str(path))
         elif reply.value == KEEP:
             if reply.text:
+                repl.echo(reply.text)
                 run_task(repl, reply.text)
             else:
+                repl.say("› keep planning", "cyan")
                 repl.state.hint = "feedback on the plan, then Enter"
         else:
+            why = f" — {reply.text} runs instead" if reply.text.startswith("/") else " (Esc)" if reply.left else ""
+            repl.say(f"› not now{why}", "cyan")
             repl.say(f"The plan is kept at {_rel(run, path)}; /execute runs it when you are ready.", "dim")
         return
+
+
+def show_plan(repl: Any, run: Any, path: Path, limit: int = PLAN_LINES) -> None:
+    """The plan as the executor will read it, before the user is asked what to do with it."""
+    from rich.text import Text
+
+    text = _read(path)
+    if text.startswith("---\n"):  # the front matter is cast's, not the plan
+        end = text.find("\n---\n", 4)
+        text = text[end + 5:] if end >= 0 else text
+    body, cut = _clip(text.strip("\n"), limit)
+    repl.say(f"── {_rel(run, path)} " + "─" * 8, "dim")
+    repl.show(repl.renderer.markdown(body) if body.strip() else Text("(empty)", style="dim"))
+    if cut:
+        repl.say(f"… {cut} more lines ([o]pen in editor shows them all)", "dim")
+
+
+def _clip(text: str, limit: int) -> tuple[str, int]:
+    lines = text.splitlines()
+    return ("\n".join(lines[:limit]), len(lines) - limit) if len(lines) > limit else (text, 0)
 
 
 def edit_plan(repl: Any, run: Any, path: Path) -> None:

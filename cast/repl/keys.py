@@ -14,7 +14,6 @@ ESC_TIMEOUT = 0.4  # how long Esc waits for a following key (Esc Enter) before i
 
 def key_bindings(repl: Any) -> KeyBindings:
     kb = KeyBindings()
-    asking = Condition(lambda: repl.asker.current is not None)
     empty = Condition(lambda: not repl.buffer_text())
 
     @kb.add("s-tab")
@@ -30,7 +29,7 @@ def key_bindings(repl: Any) -> KeyBindings:
             return
         if state is not None and state.completions and buffer.text.startswith("/") and " " not in buffer.text:
             buffer.apply_completion(state.completions[0])  # `/he` Enter runs /help
-        buffer.validate_and_handle()
+        repl.accept(buffer)
 
     @kb.add("escape", "enter")
     @kb.add("c-j")
@@ -53,10 +52,5 @@ def key_bindings(repl: Any) -> KeyBindings:
     @kb.add("c-d", filter=empty)
     def _(event: KeyPressEvent) -> None:
         repl.request_exit()
-
-    @kb.add(Keys.Any, filter=asking & empty)
-    def _(event: KeyPressEvent) -> None:
-        if not repl.asker.answer_key(event.data.lower()) and event.data.isprintable():
-            event.current_buffer.insert_text(event.data)
 
     return kb

@@ -66,12 +66,31 @@ class Screen:
             return
         text = "".join(blocks)
         app = self.app
-        if app is not None and app.is_running and self.loop is not None and not self.loop.is_closed():
-            from prompt_toolkit.application import run_in_terminal
+        if app is None or not app.is_running or self.loop is None or self.loop.is_closed():
+            self._raw(text, len(blocks))
+        elif getattr(app, "_running_in_terminal", False) or getattr(app, "_running_in_terminal_f", None) is not None \
+                and not app._running_in_terminal_f.done():
+            from prompt_toolkit.application import run_in_terminal  # after the editor, in order
 
             run_in_terminal(lambda: self._raw(text, len(blocks)), in_executor=False)
         else:
-            self._raw(text, len(blocks))
+            self._above_prompt(app, text, len(blocks))
+
+    def _above_prompt(self, app: Any, text: str, blocks: int) -> None:
+        """Erase the prompt, write, draw it again — on the loop, in one go, and without the
+        cooked terminal mode `run_in_terminal` switches to: in cooked mode the terminal turns an
+        Enter typed at that instant into a newline (Ctrl+J), and the line would not be sent."""
+        try:
+            app.renderer.erase()
+        except Exception:
+            pass
+        self._raw(text, blocks)
+        try:
+            app.renderer.reset()
+            app._request_absolute_cursor_position()
+            app._redraw()
+        except Exception:  # the prompt is ending: the next one draws itself
+            pass
 
     def _raw(self, text: str, blocks: int = 0) -> None:
         try:

@@ -20,6 +20,8 @@ STYLE = Style.from_dict({
     "question": "bold ansiyellow",
     "question.detail": "bold",
     "question.keys": "ansiyellow",
+    "question.selected": "bold reverse ansiyellow",
+    "question.hint": "#8a8a8a",
     "placeholder": "#6c6c6c italic",
 })
 

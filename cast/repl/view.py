@@ -24,6 +24,31 @@ def hard_wrap(text: str, width: int, indent: str) -> str:
     return "\n".join(indent + row for row in rows)
 
 
+def word_wrap(text: str, width: int) -> str:
+    """Wrap at spaces; a word longer than the line is cut (nothing is dropped)."""
+    import textwrap
+
+    lines = []
+    for line in text.split("\n"):
+        lines += textwrap.wrap(line, max(10, width), break_long_words=True, break_on_hyphens=False) or [""]
+    return "\n".join(lines)
+
+
+def menu_rows(labels: list[str], width: int) -> list[list[str]]:
+    """Choices laid out in rows that fit `width`, joined by " · "; a label wider than the
+    line gets a row of its own (and wraps there) rather than being cut."""
+    rows: list[list[str]] = [[]]
+    used = 0
+    for label in labels:
+        extra = len(label) + (3 if rows[-1] else 0)
+        if rows[-1] and used + extra > width:
+            rows.append([])
+            used, extra = 0, len(label)
+        rows[-1].append(label)
+        used += extra
+    return [row for row in rows if row]
+
+
 class PromptView:
     def __init__(self, repl: Any):
         self.repl = repl
@@ -44,14 +69,38 @@ class PromptView:
             fragments += to_formatted_text(ANSI("\n".join(lines[-room:]) + "\n"))
         question = repl.asker.current
         if question is not None:
-            fragments.append(("class:question", question.title + "\n"))
-            if question.detail:
-                fragments.append(("class:question.detail", hard_wrap(question.detail, self.columns() - 2, "  ") + "\n"))
-            fragments.append(("class:question.keys", question.labels + "\n"))
+            fragments += self._question(question)
         elif repl.busy:
             frame = SPINNER[int(time.monotonic() / TICK_SECONDS) % len(SPINNER)]
             fragments.append(("class:working", f"{frame} working · Esc interrupts · a message you send is queued as guidance\n"))
         return fragments + prompt_label(repl.state.mode)
+
+    def _question(self, question: Any) -> Fragments:
+        """Title, the command whole, every choice (wrapped, never cut), and what Enter would do
+        with what is typed now."""
+        width = max(20, self.columns() - 1)
+        fragments: Fragments = [("class:question", word_wrap(question.title, width) + "\n")]
+        if question.detail:
+            fragments.append(("class:question.detail", hard_wrap(question.detail, width - 2, "  ") + "\n"))
+        typed = self.repl.buffer_text().strip()
+        chosen = question.choice_for(typed) if typed else None
+        for row in menu_rows(question.labels(), width):
+            for n, label in enumerate(row):
+                if n:
+                    fragments.append(("class:question.keys", " · "))
+                selected = chosen is not None and label == chosen.label
+                shown = word_wrap(label, width) if len(label) > width else label
+                fragments.append(("class:question.selected" if selected else "class:question.keys", shown))
+            fragments.append(("", "\n"))
+        if chosen is not None:
+            note = f"Enter: {chosen.label}"
+        elif typed and not typed.startswith("/"):
+            note = "Enter sends this as your answer (text, not a choice)"
+        else:
+            note = question.hint
+        if note:
+            fragments.append(("class:question.hint", word_wrap(note, width) + "\n"))
+        return fragments
 
     def toolbar(self) -> Fragments:
         return toolbar_fragments(self.repl.state, self.repl.busy, self.columns())

@@ -11,9 +11,11 @@ from typing import Callable
 
 
 class Worker:
-    def __init__(self, on_error: Callable[[str], None], on_change: Callable[[], None] = lambda: None):
+    def __init__(self, on_error: Callable[[str], None], on_change: Callable[[], None] = lambda: None,
+                 on_idle: Callable[[], None] = lambda: None):
         self.on_error = on_error
         self.on_change = on_change
+        self.on_idle = on_idle  # called from the worker thread once a job has ended
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.interrupted = threading.Event()  # the running job's; replaced when a job starts
@@ -42,6 +44,7 @@ class Worker:
         finally:
             self._thread = None
             self.on_change()
+            self.on_idle()
 
     def interrupt(self) -> bool:
         """Mark the running job as interrupted; False when no job is running."""

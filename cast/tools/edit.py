@@ -34,6 +34,14 @@ def _write(path: Path, text: str) -> None:
         os.chmod(path, mode)
 
 
+def _approve(ctx: ToolContext, rel: str, diff: str) -> None:
+    """Execute mode's approval policy may ask the user before a file changes."""
+    if ctx.approval is not None:
+        decision = ctx.approval.decide_edit(rel, diff)
+        if not decision.run:
+            raise ToolError(decision.reason)
+
+
 def _diff(rel: str, before: str, after: str) -> str:
     lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{rel}", f"b/{rel}", n=2)
     text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
@@ -74,6 +82,7 @@ def edit_file(args: EditFileParams, ctx: ToolContext) -> Observation:
     if count > 1 and not args.replace_all:
         raise ToolError(f"old_string occurs {count} times in {rel}; include more surrounding lines to make it unique, or set replace_all")
     after = before.replace(old, new) if args.replace_all else before.replace(old, new, 1)
+    _approve(ctx, rel, _diff(rel, before, after))
     _write(path, after)
     ctx.workspace.reads.record(path)
     replaced = count if args.replace_all else 1
@@ -101,6 +110,7 @@ def write_file(args: WriteFileParams, ctx: ToolContext) -> Observation:
     content = args.content
     path.parent.mkdir(parents=True, exist_ok=True)
     before = path.read_bytes().decode("utf-8", "replace") if existed else ""
+    _approve(ctx, rel, _diff(rel, before, content))
     _write(path, content)
     ctx.workspace.reads.record(path)
     size = len(content.encode("utf-8"))

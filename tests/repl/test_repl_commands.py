@@ -43,7 +43,7 @@ def test_plan_with_a_task_plans_it_and_plans_lists_it(harness):
     h.send("/plan add sub\r")
     h.wait(lambda: h.repl.asker.current is not None, "the plan offer")
     assert h.repl.state.mode == "plan"
-    h.send("n")
+    h.send("n\r")
     h.wait_idle()
     h.send("/plans\r")
     h.wait_text("1/2")

@@ -26,7 +26,7 @@ def test_execute_now_runs_the_plan_and_ticks_it(harness, repo):
     h.send("add sub\r")
     asked(h)
     assert h.repl.state.mode == "plan"
-    h.send("e")
+    h.send("e\r")
     h.wait_text("■ done")
     h.wait_idle()
     assert h.repl.state.mode == "execute"
@@ -41,10 +41,10 @@ def test_open_in_editor_rereads_the_plan_and_tells_the_planner(harness, monkeypa
     h = harness([WRITE, {"text": "Planned."}, {"text": "Revised."}])
     h.send("add sub\r")
     asked(h)
-    h.send("o")
+    h.send("o\r")
     h.wait_text("now has 2 items")
     asked(h)  # asked again after editing
-    h.send("k")
+    h.send("k\r")
     h.wait(lambda: h.repl.asker.current is None and not h.repl.busy, "the prompt")
     assert h.repl.state.hint
     h.send("split it in two\r")

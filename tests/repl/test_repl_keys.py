@@ -114,22 +114,25 @@ def test_commands_that_change_the_run_wait_while_busy(harness):
 def test_approval_is_asked_at_the_prompt(harness):
     h = harness()
     answers: list[str] = []
-    worker = threading.Thread(target=lambda: answers.append(h.repl.approve("make install")))
+    worker = threading.Thread(target=lambda: answers.append(h.repl.approver("make install").value))
     worker.start()
     h.wait(lambda: h.repl.asker.current is not None, "the question")
     text = "".join(t for _, t in h.repl.view.message())
-    assert "make install" in text and "[y]es" in text
-    h.send("a")
+    assert "make install" in text and "[y]es" in text and "[a]lways this session: make install …" in text
+    h.send("a")  # a key alone is not yet an answer: Enter confirms it
+    h.wait(lambda: "Enter: [a]lways" in "".join(t for _, t in h.repl.view.message()), "the choice to be shown")
+    assert h.repl.asker.current is not None and not answers
+    h.send("\r")
     worker.join(20)
     assert answers == ["always"]
-    h.wait_text("approved (always): make install")
+    h.wait_text("approved for this session (make install …): make install")
 
 
 def test_interrupting_an_approval_answers_no(harness):
     h = harness()
     for key in ("\x03", "\x1b"):
         answers: list[str] = []
-        worker = threading.Thread(target=lambda: answers.append(h.repl.approve("rm -rf build")))
+        worker = threading.Thread(target=lambda: answers.append(h.repl.approver("rm -rf build").value))
         worker.start()
         h.wait(lambda: h.repl.asker.current is not None, "the question")
         h.send(key)
@@ -141,10 +144,10 @@ def test_interrupting_an_approval_answers_no(harness):
 def test_typed_answer_while_text_is_in_the_buffer(harness):
     h = harness()
     answers: list[str] = []
-    worker = threading.Thread(target=lambda: answers.append(h.repl.approve("make")))
+    worker = threading.Thread(target=lambda: answers.append(h.repl.approver("make").value))
     worker.start()
     h.wait(lambda: h.repl.asker.current is not None, "the question")
-    h.send("yes\r")  # keys answer only on an empty line; a typed line answers too
+    h.send("yes\r")  # the word is as good as the key
     worker.join(20)
     assert answers == ["yes"]
 

@@ -109,7 +109,7 @@ def test_task_streams_text_runs_tools_and_offers_the_plan(repo, tmp_path):
     child.expect("■ done")
     child.expect(r"Plan written: \.cast/plans/\S+/plan\.md \(2 items\)")
     child.expect(r"\[e\]xecute · ")
-    child.send("n")  # not now: the plan stays, nothing runs
+    child.send("n\r")  # not now: the plan stays, nothing runs
     child.expect("/execute runs it")
     plans = list((repo / ".cast" / "plans").glob("*/plan.md"))
     assert len(plans) == 1 and "- [ ] Add sub to app.py" in plans[0].read_text()
@@ -210,8 +210,8 @@ def test_ctrl_c_during_a_command_kills_its_process_group(repo, tmp_path):
     ])
     child = spawn(repo, script, mode="execute")
     child.expect(r"\[y\]es")  # not provably read-only: cast asks first
-    child.send("y")
-    child.expect(f"approved: sleep {duration}")
+    child.send("y\r")
+    child.expect(f"approved once: sleep {duration}")
     deadline = time.monotonic() + TIMEOUT
     while not (running := _processes_with(["sleep", duration])) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -1,0 +1,120 @@
+"""The REPL's side of command approval: ask at the prompt, echo the answer, remember "always".
+
+What "always" approved belongs to the interactive session, not to one run: a later /execute or
+/clear keeps it, and `/permissions` lists it and takes it back. The policy itself (deny list,
+scopes, allow rules) lives in `cast.safety.approval`; this module only asks and remembers.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from cast.repl.ask import approval_question, edit_question
+from cast.safety.approval import Answer, Remembered
+
+
+class ReplApprover:
+    """The approver a run's policy calls from the worker thread. `remembered` is picked up by
+    every ApprovalPolicy built with this approver, so all runs of the session share it."""
+
+    def __init__(self, repl: Any):
+        self.repl = repl
+        self.remembered = Remembered()
+        self.edits_auto = False  # "execute, edits auto-approved", or "all edits" at an edit question
+
+    def approve_edit(self, path: str, diff: str) -> Answer:
+        """Apply this change? The diff goes into the scrollback first, so the answer is about
+        what the user saw."""
+        if self.edits_auto:
+            return Answer("yes")
+        repl = self.repl
+        run = repl.state.run
+        if diff.strip():
+            repl.show(repl.renderer.diff(diff))
+        reply = repl.asker.ask(edit_question(path), run.ctx.cancel if run is not None else None)
+        if reply.value == "always":
+            self.edits_auto = True
+            repl.say(f"✓ edit approved, and edits from now on in this session: {path}", "green")
+        elif reply.value == "yes":
+            repl.say(f"✓ edit approved: {path}", "green")
+        elif reply.text:
+            repl.say(f"✗ edit declined: {path}\n  told the agent instead: {reply.text}", "red")
+        else:
+            repl.say(f"✗ edit declined{' (left the question)' if reply.left else ''}: {path}", "red")
+        return Answer(reply.value, reply.text)
+
+    def __call__(self, command: str) -> Answer:
+        repl = self.repl
+        run = repl.state.run
+        question = approval_question(command)
+        reply = repl.asker.ask(question, run.ctx.cancel if run is not None else None)
+        if reply.value == "always":
+            from cast.safety.approval_scope import scope_of
+
+            scope = scope_of(command)
+            reach = "exactly this command" if scope is None or scope.exact else scope.label()
+            repl.say(f"✓ approved for this session ({reach}): {command}", "green")
+        elif reply.value == "yes":
+            repl.say(f"✓ approved once: {command}", "green")
+        elif reply.text:
+            repl.say(f"✗ declined: {command}\n  told the agent instead: {reply.text}", "red")
+        else:
+            repl.say(f"✗ declined{' (left the question)' if reply.left else ''}: {command}", "red")
+        return Answer(reply.value, reply.text)
+
+
+def permissions(repl: Any, arg: str) -> None:
+    """`/permissions` lists what runs without asking; `/permissions revoke N|all` takes back
+    an "always"."""
+    approver = getattr(repl, "approver", None)
+    remembered: Remembered | None = getattr(approver, "remembered", None)
+    words = arg.split()
+    scopes = remembered.scopes() if remembered is not None else []
+    if words and words[0] in ("revoke", "forget", "rm"):
+        if remembered is None or not scopes:
+            repl.say("Nothing to revoke: no command was approved with \"always\" in this session.", "dim")
+            return
+        target = words[1] if len(words) > 1 else ""
+        if target == "all":
+            for scope in scopes:
+                remembered.revoke(scope)
+            repl.say(f"Revoked all {len(scopes)} session approvals; those commands will be asked again.", "yellow")
+            return
+        if not target.isdigit() or not 1 <= int(target) <= len(scopes):
+            repl.say(f"/permissions revoke N: N is a number from the list (1-{len(scopes)}), or all", "red")
+            return
+        scope = scopes[int(target) - 1]
+        remembered.revoke(scope)
+        repl.say(f"Revoked: {scope.label()} will be asked again.", "yellow")
+        return
+    if words and words[0] == "edits" and approver is not None and len(words) == 2 and words[1] in ("ask", "auto"):
+        approver.edits_auto = words[1] == "auto"
+        repl.say("File edits are " + ("auto-approved from now on." if approver.edits_auto else "asked before each change from now on."))
+        return
+    if words:
+        repl.say("/permissions lists session approvals; /permissions revoke N (or all) takes one back; "
+                 "/permissions edits ask|auto", "red")
+        return
+    lines = []
+    if scopes:
+        lines.append("Approved for this session (\"always\"):")
+        lines += [f"  {n}. {scope.label()}" for n, scope in enumerate(scopes, 1)]
+        lines.append("/permissions revoke N takes one back; all revokes every one.")
+    else:
+        lines.append("No session approvals yet: \"always\" at a command approval adds one.")
+    rules = _allow_rules(repl)
+    if rules:
+        lines.append("Allowed by config (allow rules in .cast/config.toml):")
+        lines += [f"  {rule}" for rule in rules]
+    if approver is not None:
+        lines.append("File edits: " + ("auto-approved in this session (/permissions edits ask changes that)"
+                                       if approver.edits_auto else "asked before each change (/permissions edits auto stops that)"))
+    if getattr(repl.state.options, "yes", False):
+        lines.append("--yes: every command except the deny list runs without asking.")
+    repl.say("\n".join(lines))
+
+
+def _allow_rules(repl: Any) -> tuple[str, ...]:
+    try:
+        return tuple(repl.state.config().allow)
+    except Exception:  # a broken config is reported when a run is built
+        return ()
