@@ -12,7 +12,7 @@ PLAN = "# Plan: sub\n\n- [ ] Add sub\n- [x] Already there\n"
 
 def test_every_command_has_help_and_a_handler():
     assert [c.name for c in commands.COMMANDS] == [
-        "plan", "execute", "tasks", "plans", "cost", "compact", "resume", "clear", "model", "help", "exit"]
+        "plan", "execute", "tasks", "plans", "cost", "compact", "resume", "clear", "model", "permissions", "help", "exit"]
     for command in commands.COMMANDS:
         assert command.help and callable(command.handler)
         assert "TODO" not in command.help
