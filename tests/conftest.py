@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["sandboxkit"]  # the kernel-layer fixtures of tests/sandbox and tests/redteam
+
 from cast.agent.loop import Agent
 from cast.models.scripted import ScriptedModel
 from cast.tools.base import ToolContext

