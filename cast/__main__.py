@@ -1,3 +1,3 @@
-from cast.cli import main
+from cast.main import main
 
 main()
