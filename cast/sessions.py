@@ -20,22 +20,20 @@ from __future__ import annotations
 import copy
 import json
 import os
-import tempfile
 import threading
-from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from cast.agent import events as ev
+from cast.fsutil import atomic_write, ensure_gitignore
 
 Message = dict[str, Any]
 
 SESSIONS = "sessions"
 TRANSCRIPT = "transcript.jsonl"
 META = "meta.json"
-GITIGNORE_TEXT = "sessions/\nhistory\n"
 NOT_RUN = "[interrupted: cast stopped before this result was recorded; the call may have run, so check its effects before repeating it]"
 
 
@@ -51,47 +49,8 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def ensure_gitignore(root: Path) -> None:
-    """`.cast/.gitignore` must ignore `sessions/`; add the line without disturbing the rest."""
-    path = Path(root) / ".cast" / ".gitignore"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with open(path, "x", encoding="utf-8") as out:
-            out.write(GITIGNORE_TEXT)
-        return
-    except FileExistsError:
-        pass
-    text = path.read_text(encoding="utf-8", errors="replace")
-    entries = {line.strip().rstrip("/") for line in text.splitlines()}
-    if not entries & {SESSIONS, "/" + SESSIONS}:
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(("" if not text or text.endswith("\n") else "\n") + "sessions/\n")
-
-
 def atomic_write_json(path: Path, data: dict[str, Any]) -> None:
-    """Temp file in the same directory, fsync, rename, fsync the directory: all or nothing."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=2, sort_keys=True)
-            out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    with suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
 class Session:

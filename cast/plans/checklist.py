@@ -244,7 +244,7 @@ class PlanFile:
         the same item in the new text (see `_pair`); if that item is gone, PlanError says so and
         lists the changes. The file is otherwise left byte for byte as it was.
         """
-        from cast.plans.store import atomic_write  # store imports this module
+        from cast.fsutil import atomic_write
 
         if not 1 <= number <= len(self.items):
             raise PlanError(f"no checklist item {number}: {self.path} has {len(self.items)} items")

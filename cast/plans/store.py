@@ -11,7 +11,6 @@ import difflib
 import json
 import os
 import re
-import secrets
 import stat
 import subprocess
 import unicodedata
@@ -20,14 +19,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 
+from cast.fsutil import O_CLOEXEC, ensure_gitignore_at, write_at
 from cast.plans.checklist import PlanError, front_matter_lines, parse
 
 PLAN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 MAX_NAME = 100
 MAX_PLAN_BYTES = 1024 * 1024
-GITIGNORE = "sessions/\nhistory\n"
 _FIELDS = ("task", "session", "created", "base_commit")
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _CONTROL = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff"  # never left raw in front matter
 # A plain YAML scalar: no leading indicator or space, no trailing space or ':', no control characters.
 _PLAIN = re.compile(rf"[^-?:,\[\]{{}}#&*!|>'\"%@`\s{_CONTROL}](?:[^{_CONTROL}]*[^:\s{_CONTROL}])?")
@@ -111,46 +109,6 @@ def base_commit(root: Path) -> str | None:
     return sha if out.returncode == 0 and sha else None
 
 
-def _write_at(dir_fd: int, name: str, data: bytes) -> None:
-    """Write `name` in the directory `dir_fd` atomically: a reader sees the old file or the new
-    one, never half of either, and a crash leaves at most a hidden temp file (removed on error)."""
-    try:
-        mode: int | None = stat.S_IMODE(os.stat(name, dir_fd=dir_fd).st_mode)
-    except FileNotFoundError:
-        mode = None
-    tmp = f".{name}.{secrets.token_hex(4)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC
-    fd = os.open(tmp, flags, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
-    try:
-        try:
-            if mode is not None:
-                os.fchmod(fd, mode)  # keep the user's permissions on the file being replaced
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
-        raise
-    with suppress(OSError):  # some file systems refuse fsync on a directory
-        os.fsync(dir_fd)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` atomically (temp file in the same directory, fsync, rename, fsync the
-    directory). A symlink at `path` is kept and the file it points to is replaced."""
-    target = Path(os.path.realpath(path))
-    dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC)
-    try:
-        _write_at(dir_fd, target.name, data)
-    finally:
-        os.close(dir_fd)
-
-
 def _file_name(name: object) -> str:
     if not isinstance(name, str) or len(name) > MAX_NAME or not PLAN_NAME.fullmatch(name) or ".." in name:
         raise PlanError(
@@ -173,22 +131,9 @@ def _enter(parent_fd: int, name: str, shown: str) -> int:
     if not stat.S_ISDIR(info.st_mode):
         raise PlanError(f"refusing to write the plan: {shown} exists and is not a directory")
     try:  # O_NOFOLLOW catches a symlink swapped in after the check above
-        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _O_CLOEXEC, dir_fd=parent_fd)
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | O_CLOEXEC, dir_fd=parent_fd)
     except OSError as exc:
         raise PlanError(f"refusing to write the plan: cannot open {shown} as a directory ({exc.strerror})") from None
-
-
-def _ensure_gitignore(cast_fd: int) -> None:
-    """Sessions are private transcripts; plans are meant to be committed. Never overwrite."""
-    try:
-        fd = os.open(".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC, 0o666,
-                     dir_fd=cast_fd)
-    except OSError:
-        return
-    try:
-        os.write(fd, GITIGNORE.encode())
-    finally:
-        os.close(fd)
 
 
 def _strip_front_matter(body: str) -> str:
@@ -215,20 +160,20 @@ def write_plan(
     if os.path.dirname(os.path.normpath(os.path.join(*parts, file_name))) != os.path.join(*parts):
         raise PlanError(f"invalid plan name {name!r}: it must name a file directly in the session directory")
     try:
-        fds = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC)]
+        fds = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | O_CLOEXEC)]
     except OSError as exc:
         raise PlanError(f"cannot open the workspace {root}: {exc.strerror}") from None
     try:
         for depth, part in enumerate(parts):
             fds.append(_enter(fds[-1], part, "/".join(parts[: depth + 1])))
             if part == ".cast":
-                _ensure_gitignore(fds[-1])
+                ensure_gitignore_at(fds[-1])
         shown = "/".join((*parts, file_name))
         with suppress(FileNotFoundError):
             if not stat.S_ISREG(os.stat(file_name, dir_fd=fds[-1], follow_symlinks=False).st_mode):
                 raise PlanError(f"refusing to write the plan: {shown} exists and is not a regular file")
         try:
-            _write_at(fds[-1], file_name, data)
+            write_at(fds[-1], file_name, data)
         except OSError as exc:
             raise PlanError(f"cannot write {shown}: {exc.strerror or exc}") from None
     finally:

@@ -132,9 +132,9 @@ class Repl:
         try:
             directory = self.state.root / ".cast"
             directory.mkdir(exist_ok=True)
-            from cast import sessions
+            from cast.fsutil import ensure_gitignore
 
-            sessions.ensure_gitignore(self.state.root)  # history stays private
+            ensure_gitignore(self.state.root)  # history stays private
             return FileHistory(str(directory / "history"))
         except OSError:
             return InMemoryHistory()

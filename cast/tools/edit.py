@@ -9,9 +9,10 @@ from __future__ import annotations
 import difflib
 import os
 from pathlib import Path
+
 from pydantic import Field
 
-from cast.plans.store import atomic_write
+from cast.fsutil import atomic_write
 from cast.safety.paths import relative
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError, clip
 from cast.tools.files import resolve

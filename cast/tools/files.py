@@ -11,6 +11,7 @@ import subprocess
 import sysconfig
 from functools import lru_cache
 from pathlib import Path
+
 from pydantic import Field
 
 from cast.safety.paths import PathError, confine, relative

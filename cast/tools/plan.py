@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+
 from pydantic import Field
 
 from cast.plans.checklist import PlanError

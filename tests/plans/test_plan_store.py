@@ -10,9 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from cast.fsutil import atomic_write
 from cast.plans.checklist import PlanError
 from cast.plans.store import (
-    atomic_write, base_commit, find_plan, front_matter, list_plans, new_session_id, parse_front_matter, slugify,
+    base_commit,
+    find_plan,
+    front_matter,
+    list_plans,
+    new_session_id,
+    parse_front_matter,
+    slugify,
     write_plan,
 )
 
@@ -54,7 +61,8 @@ def test_write_plan_revises_and_keeps_gitignore(root: Path) -> None:
     plan(root, "plan.md")
     path, items = plan(root, "plan.md", body="# v2\n- [ ] only\n")
     assert items == 1 and path.read_text().endswith("---\n# v2\n- [ ] only\n")
-    assert (root / ".cast" / ".gitignore").read_text() == "mine\n"
+    # the user's lines stay; what must stay private is appended once, however often plans are written
+    assert (root / ".cast" / ".gitignore").read_text() == "mine\nsessions/\nhistory\n"
     assert sorted(os.listdir(path.parent)) == ["plan.md"]
 
 
