@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterator
 from cast.agent import events as ev
 from cast.agent.transcript import Transcript, text_block
 from cast.models import base as m
-from cast.tools.base import clip
+from cast.text import clip
 
 CHARS_PER_TOKEN = 4
 ELIDED = "[elided: "

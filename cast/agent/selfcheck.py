@@ -25,11 +25,10 @@ from cast.agent.context import ask
 from cast.agent.report import Observations, PlanState, final_text
 from cast.agent.transcript import text_block
 from cast.models import base as m
-from cast.tools.base import clip
+from cast.text import call_label, clip
 
 PLAN_CHARS = 8_000
 STEPS_SHOWN = 80
-ARG_KEYS = ("path", "pattern", "command", "name", "id", "status")
 
 VERDICT_SYSTEM = """\
 You check whether a coding agent has finished its task. You get the task, the plan it was
@@ -64,14 +63,6 @@ def parse_verdict(text: str) -> Verdict:
     return Verdict(None, [], "invalid")
 
 
-def _label(name: str, args: Any) -> str:
-    if isinstance(args, dict):
-        for key in ARG_KEYS:
-            if key in args:
-                return f"{name} {' '.join(str(args[key]).split())[:120]}"
-    return name
-
-
 class SelfCheck:
     """`Hooks.on_finish` for execute mode. Feed it every loop event with `observe`."""
 
@@ -95,7 +86,7 @@ class SelfCheck:
         self.obs.observe(event)
         self.plan.observe(event)
         if isinstance(event, ev.ToolCall):
-            self._calls[event.id] = _label(event.name, event.input)
+            self._calls[event.id] = call_label(event.name, event.input, limit=120)
         elif isinstance(event, ev.ToolResult):
             label = self._calls.get(event.id, event.name)
             self._executed.append(f"{label} -> {'ok' if event.ok else 'FAILED'}: {event.summary}")

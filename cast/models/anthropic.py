@@ -45,6 +45,7 @@ from typing import Any, Callable, Iterator
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
 from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages
 from cast.models.reply import Reply, Transient
+from cast.text import one_line
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 RETRY_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
@@ -178,7 +179,7 @@ class AnthropicModel:
     def _status_failure(self, exc: Any, model: str) -> Exception:
         status = exc.status_code
         kind = exc.type or ""
-        message = _clip(exc.api_message or str(exc.message))
+        message = one_line(exc.api_message or str(exc.message), 300)
         label = " ".join(str(part) for part in (status if status >= 300 else "", kind) if part)
         if status < 300:  # `event: error` inside a 200 stream: only its type tells what it is
             if kind in RETRY_TYPES:
@@ -260,11 +261,6 @@ class AnthropicModel:
 
 class _Attempt:
     streamed = False  # whether this attempt has yielded anything yet
-
-
-def _clip(message: str, limit: int = 300) -> str:
-    message = " ".join(message.split())
-    return message if len(message) <= limit else message[:limit] + f"… [{len(message)} chars]"
 
 
 def _kind(status: int, error_type: str) -> str:

@@ -130,18 +130,3 @@ def describe(exc: ValidationError) -> str:
         expected = _KINDS.get(kind.removesuffix("_type"), kind.removesuffix("_type"))
         return f"{where} must be {expected}, got {type(value).__name__}"
     return f"{where}: {error['msg'][:1].lower()}{error['msg'][1:]}, got {value!r}"
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """`1 file`, `2 files`: observations are read by people too."""
-    return f"{count} {word if count == 1 else many or word + 's'}"
-
-
-def clip(text: str, limit: int) -> str:
-    """Keep head and tail of long text with an explicit marker; never truncate silently."""
-    if len(text) <= limit:
-        return text
-    head = limit // 2
-    tail = limit - head
-    marker = f"\n[truncated: showed {limit} of {len(text)} chars]\n"
-    return text[:head] + marker + text[len(text) - tail :]

@@ -14,7 +14,8 @@ from pydantic import Field
 
 from cast.fsutil import atomic_write
 from cast.safety.paths import relative
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError, clip
+from cast.text import clip
+from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.files import resolve
 
 DIFF_CHARS = 8_000

@@ -15,7 +15,8 @@ from pathlib import Path
 from pydantic import Field
 
 from cast.safety.paths import PathError, confine, relative
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError, clip, plural
+from cast.text import clip, plural
+from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 
 READ_LIMIT_LINES = 2000
 LINE_CHARS = 2000

@@ -8,7 +8,8 @@ from pydantic import Field
 from cast.plans.checklist import PlanError
 from cast.plans.store import base_commit, write_plan
 from cast.safety.paths import relative
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError, plural
+from cast.text import plural
+from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 
 
 class WritePlanParams(Params):

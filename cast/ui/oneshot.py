@@ -7,22 +7,7 @@ import sys
 from typing import Any, Callable
 
 from cast.agent import events as ev
-
-TOOL_ARG_KEYS = ("path", "pattern", "command", "name", "id")
-
-
-def call_label(name: str, arguments: Any) -> str:
-    """`read_file src/app.py` — the one argument a reader needs to recognise the call."""
-    if isinstance(arguments, dict):
-        for key in TOOL_ARG_KEYS:
-            if key in arguments:
-                value = str(arguments[key]).replace("\n", " ")
-                return f"{name} {value[:100]}" + ("…" if len(value) > 100 else "")
-    return name
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
+from cast.text import call_label, plural
 
 
 class Printer:

@@ -14,7 +14,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from cast.agent import events as ev
-from cast.ui.oneshot import call_label
+from cast.text import call_label
 from cast.ui.stream import MarkdownStream
 from cast.ui.tasks import checklist, plain_checklist
 

@@ -1,0 +1,38 @@
+"""Text shown to people and models: counts in words, long text clipped with a visible marker, a
+tool call in one line. One helper for each, so every part of cast says these things alike."""
+from __future__ import annotations
+
+from typing import Any
+
+CALL_KEYS = ("path", "pattern", "command", "name", "id")  # the argument that identifies a call
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 file`, `2 files`: observations are read by people too."""
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def clip(text: str, limit: int) -> str:
+    """Keep head and tail of long text with an explicit marker; never truncate silently."""
+    if len(text) <= limit:
+        return text
+    head = limit // 2
+    tail = limit - head
+    marker = f"\n[truncated: showed {limit} of {len(text)} chars]\n"
+    return text[:head] + marker + text[len(text) - tail :]
+
+
+def one_line(text: str, limit: int) -> str:
+    """Whitespace folded into one line, cut at `limit` with an ellipsis that says how long it was."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + f"… [{len(text)} chars]"
+
+
+def call_label(name: str, arguments: Any, limit: int = 100) -> str:
+    """`read_file src/app.py`: the one argument a reader needs to recognise the call."""
+    if isinstance(arguments, dict):
+        for key in CALL_KEYS:
+            if key in arguments:
+                value = " ".join(str(arguments[key]).split())
+                return f"{name} {value[:limit]}" + ("…" if len(value) > limit else "")
+    return name
