@@ -217,6 +217,57 @@ def resume(
         raise fail(str(exc)) from None
 
 
+ItemArg = Annotated[Optional[int], typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the last item touched.")]
+PlanOpt = Annotated[Optional[str], typer.Option("--plan", metavar="PLAN", help="Plan file or session id. Omitted: the plan last executed.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Also restore files changed outside cast since the checkpoint.")]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")]
+
+
+def _ask(question: str) -> bool:
+    return typer.confirm(question + "?", default=False)
+
+
+@app.command()
+def undo(item: ItemArg = None, plan: PlanOpt = None, yes: YesOpt = False, force: ForceOpt = False) -> None:
+    """Restore the files to the checkpoint before ITEM and untick it and every later item."""
+    from cast.checkpoints import commands
+    from cast.workspace import Workspace
+
+    raise typer.Exit(commands.undo(Workspace.discover().root, item, plan, yes, force, print, _ask if _interactive() else None))
+
+
+@app.command()
+def redo(yes: YesOpt = False, force: ForceOpt = False) -> None:
+    """Reverse the last undo: the files as they were before it, its items ticked again."""
+    from cast.checkpoints import commands
+    from cast.workspace import Workspace
+
+    raise typer.Exit(commands.redo(Workspace.discover().root, yes, force, print, _ask if _interactive() else None))
+
+
+@app.command()
+def diff(item: Annotated[Optional[int], typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the whole last run.")] = None,
+         plan: PlanOpt = None) -> None:
+    """Show what a plan item changed (from its checkpoint to its tick), or the last run."""
+    from cast.checkpoints import commands
+    from cast.workspace import Workspace
+
+    raise typer.Exit(commands.diff(Workspace.discover().root, item, plan, print, color=sys.stdout.isatty()))
+
+
+@app.command()
+def checkpoints(
+    prune: Annotated[bool, typer.Option("--prune", help="Remove checkpoints of finished plans older than --days.")] = False,
+    days: Annotated[int, typer.Option("--days", min=0, metavar="N", help="Age in days for --prune.")] = 14,
+) -> None:
+    """List checkpoints per plan and their disk use; --prune forgets old ones of finished plans."""
+    from cast.checkpoints import commands
+    from cast.workspace import Workspace
+
+    root = Workspace.discover().root
+    raise typer.Exit(commands.prune(root, days, print) if prune else commands.listing(root, print))
+
+
 @app.command("check-command")
 def check_command(command: Annotated[str, typer.Argument(help="A bash command line.")]) -> None:
     """Say whether plan mode would run COMMAND: prints `allowed` or `blocked: <reason>`."""

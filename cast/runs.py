@@ -18,6 +18,8 @@ from cast.agent.loop import Agent, Hooks
 from cast.agent.report import Report, ReportBuilder, final_text
 from cast.agent.selfcheck import SelfCheck
 from cast.agent.transcript import Message, Transcript
+from cast.checkpoints.journal import Journal
+from cast.checkpoints.recorder import Recorder
 from cast.config import Config, load
 from cast.models.base import Model
 from cast.modes import EXECUTE, MODES, PLAN, Mode, system_prompt
@@ -53,6 +55,7 @@ class Run:
     usage: UsageLog | None = None  # what the run spent, priced
     report: ReportBuilder | None = None
     economy: ContextEconomy | None = None  # aging and compaction of this run's context
+    checkpoints: Recorder | None = None  # execute runs: a checkpoint before each plan item
 
     @property
     def ctx(self) -> ToolContext:
@@ -166,6 +169,10 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     agent, config, board = run.agent, run.config, run.tasks
     plan_path = run.ctx.plan_path
     price = price_for(config, agent.model.name)
+    if board is not None:  # before the report's baseline: creating the store adds a line to .cast/.gitignore
+        run.checkpoints = Recorder(Journal(run.workspace.root), run.session_id, board.plan.path,
+                                   lambda n: next((t for k, t, *_ in board.rows() if k == n), ""), lambda: run.mode is EXECUTE,
+                                   lambda: [k for k, _, status, _ in board.rows() if status == "done"])
     run.session, run.usage = session, UsageLog(price)
     run.report = ReportBuilder(run.workspace.root, plan_path)
     agent.transcript = Transcript(messages, on_append=session.append)
@@ -177,6 +184,8 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
         check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add)
         hooks.after_tools, hooks.on_finish = _watch_tasks(board), check
         hooks.observers.append(check.observe)
+        if run.checkpoints is not None:
+            hooks.observers.insert(0, run.checkpoints.observe)
     agent.hooks = hooks
     return run
 
@@ -231,7 +240,10 @@ def finish(run: Run) -> Report | None:
         return None
     if run.report.plan_path is None and run.ctx.plan_path is not None:
         run.report.plan_path = run.ctx.plan_path  # written during this run
-    return run.report.build(final_text(run.agent.transcript.messages))
+    report = run.report.build(final_text(run.agent.transcript.messages))
+    if run.checkpoints is not None:
+        report.by_item, report.notes = run.checkpoints.item_stats(), report.notes + run.checkpoints.notes()
+    return report
 
 
 # -- the run lifecycle: every front-end (one-shot CLI, plain, REPL) goes through these ----------

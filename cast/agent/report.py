@@ -232,6 +232,8 @@ class Report:
     files_changed: list[str] = field(default_factory=list)
     diff_stat: str = ""
     claims: list[Claim] = field(default_factory=list)
+    by_item: list[tuple[int, str, str]] = field(default_factory=list)  # (item, text, diffstat) from checkpoints
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -257,6 +259,11 @@ class Report:
             out += ["  " + line for line in self.diff_stat.rstrip().splitlines()]
         elif self.files_changed:
             out += [f"  {path}" for path in self.files_changed]
+        if self.by_item:
+            out.append("Changes by item (cast diff ITEM shows them, cast undo ITEM reverts them):")
+            for number, text, stat in self.by_item:
+                out += [f"  {number}. {text}", *("    " + line.strip() for line in stat.splitlines())]
+        out += [f"Note: {note}" for note in self.notes]
         if self.claims:
             out.append("Claims in the final message:")
             out += [f"  {'checked  ' if c.checked else 'UNCHECKED'} \"{c.text}\" — {c.evidence}" for c in self.claims]

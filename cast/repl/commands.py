@@ -134,6 +134,22 @@ def _permissions(repl: Any, arg: str) -> None:
     permissions(repl, arg)
 
 
+def _checkpoint(repl: Any, arg: str, what: str) -> None:
+    """/undo [ITEM] [--yes] [--force], /redo [--yes] [--force], /diff [ITEM]: the CLI's commands
+    (cast/checkpoints/commands.py); without --yes they only show what would change."""
+    from cast.checkpoints import commands as checkpoints
+
+    words = arg.split()
+    item = next((int(w) for w in words if w.isdigit()), None)
+    yes, force = bool({"--yes", "-y", "yes"} & set(words)), "--force" in words
+    if what == "undo":
+        checkpoints.undo(repl.state.root, item, None, yes, force, repl.say, None, prefix="/")
+    elif what == "redo":
+        checkpoints.redo(repl.state.root, yes, force, repl.say, None, prefix="/")
+    else:
+        checkpoints.diff(repl.state.root, item, None, repl.say)
+
+
 def _exit(repl: Any, arg: str) -> None:
     repl.request_exit()
 
@@ -150,6 +166,10 @@ COMMANDS: tuple[Command, ...] = (
     Command("model", "[id]", "Show the model, or switch to another for the next requests.", _model),
     Command("permissions", "[revoke N|all] [edits ask|auto]", "Commands approved for this session (\"always\"), allow rules, file edits; revoke one.",
             _permissions, while_busy=True),
+    Command("undo", "[item] [--yes]", "Restore the files to the checkpoint before an item and untick it and later ones.",
+            lambda repl, arg: _checkpoint(repl, arg, "undo")),
+    Command("redo", "[--yes]", "Reverse the last undo.", lambda repl, arg: _checkpoint(repl, arg, "redo")),
+    Command("diff", "[item]", "What an item changed, or the whole last run.", lambda repl, arg: _checkpoint(repl, arg, "diff"), while_busy=True),
     Command("help", "", "This list, and the keys.", _help, while_busy=True),
     Command("exit", "", "Leave cast (interrupts the agent if it is working).", _exit, while_busy=True),
 )

@@ -12,7 +12,8 @@ PLAN = "# Plan: sub\n\n- [ ] Add sub\n- [x] Already there\n"
 
 def test_every_command_has_help_and_a_handler():
     assert [c.name for c in commands.COMMANDS] == [
-        "plan", "execute", "tasks", "plans", "cost", "compact", "resume", "clear", "model", "permissions", "help", "exit"]
+        "plan", "execute", "tasks", "plans", "cost", "compact", "resume", "clear", "model", "permissions", "undo", "redo",
+        "diff", "help", "exit"]
     for command in commands.COMMANDS:
         assert command.help and callable(command.handler)
         assert "TODO" not in command.help
@@ -69,6 +70,34 @@ def test_execute_with_a_session_id_shows_the_task_list(harness, repo):
 
     if hasattr(runs, "finish"):  # the evidence report follows an execution
         assert "Plan: 2/2 items done" in h.out.text()
+
+
+def test_undo_diff_and_redo_of_an_executed_item(harness, repo):
+    plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(PLAN)
+    h = harness([
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
+        {"tool_uses": [{"name": "write_file", "input": {"path": "sub.py", "content": "def sub(a, b):\n    return a - b\n"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"text": "Done."},
+        {"text": '{"complete": true, "missing": []}'},
+    ])
+    h.send("/execute 2026-01-01-sub\r")
+    h.wait_text("■ done")
+    h.wait_idle()
+    assert (repo / "sub.py").exists()
+    h.send("/diff 1\r")
+    h.wait_text("+    return a - b")
+    h.send("/undo\r")  # shows what would change, changes nothing
+    h.wait_text("/undo 1 --yes")
+    assert (repo / "sub.py").exists()
+    h.send("/undo 1 --yes\r")
+    h.wait_text("undo done")
+    assert not (repo / "sub.py").exists() and plan.read_text() == PLAN  # item 2 was ticked before: it stays
+    h.send("/redo --yes\r")
+    h.wait_text("redo done")
+    assert (repo / "sub.py").exists() and plan.read_text() == PLAN.replace("- [ ] Add sub", "- [x] Add sub")
 
 
 def test_clear_starts_a_new_session_and_model_switches(harness, tmp_path):

@@ -1,0 +1,144 @@
+"""`cast undo`, `cast redo`, `cast diff` and `cast checkpoints`: the words around the operations.
+
+Each returns an exit code and writes through the `say` it is given, so the CLI and the REPL share
+them. Asking is a callable too: the CLI asks on the terminal, the REPL in its prompt; without a
+way to ask and without --yes, nothing is changed (a script must say --yes to mean it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from cast.checkpoints import undo as ops
+from cast.checkpoints.journal import Journal, Record
+from cast.checkpoints.shadow import ShadowError
+
+Say = Callable[[str], None]
+Ask = Callable[[str], bool]
+
+
+def _restore(journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: Ask | None, confirm: str) -> int:
+    say(restore.preview())
+    if not restore.applied and not restore.items:
+        say("nothing to change")
+        return 1 if restore.refused else 0
+    if not yes:
+        if ask is None:
+            say(f"not changed: {confirm} to do it")
+            return 1
+        if not ask(f"{restore.kind} this"):
+            say("not changed")
+            return 1
+    ops.apply(journal, restore)
+    marks = ", ".join(str(n) for n in restore.items) or "none"
+    say(f"{restore.kind} done: {len(restore.applied)} file{'s' * (len(restore.applied) != 1)} restored; "
+        f"items {'unticked' if restore.kind == 'undo' else 'ticked again'}: {marks}"
+        + ("; `cast redo` reverses it" if restore.kind == "undo" else ""))
+    return 1 if restore.refused else 0
+
+
+def undo(root: Path, item: int | None, plan: str | None, yes: bool, force: bool, say: Say, ask: Ask | None,
+         prefix: str = "cast ") -> int:
+    journal = Journal(root)
+    try:
+        restore = ops.prepare_undo(journal, item, plan, force)
+        confirm = f"`{prefix}undo {restore.item} --yes{' --force' if force else ''}`"
+        return _restore(journal, restore, say, yes, ask, confirm)
+    except (ops.UndoError, ShadowError) as exc:
+        say(f"cast: {exc}")
+        return 1
+
+
+def redo(root: Path, yes: bool, force: bool, say: Say, ask: Ask | None, prefix: str = "cast ") -> int:
+    journal = Journal(root)
+    try:
+        confirm = f"`{prefix}redo --yes{' --force' if force else ''}`"
+        return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm)
+    except (ops.UndoError, ShadowError) as exc:
+        say(f"cast: {exc}")
+        return 1
+
+
+def diff(root: Path, item: int | None, plan: str | None, say: Say, color: bool = False) -> int:
+    try:
+        say(ops.diff(Journal(root), item, plan, color).rstrip("\n"))
+        return 0
+    except (ops.UndoError, ShadowError) as exc:
+        say(f"cast: {exc}")
+        return 1
+
+
+def disk_use(directory: Path) -> int:
+    total = 0
+    for base, _, files in os.walk(directory):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(base, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+def _age_days(record: Record) -> float:
+    stamp = datetime.strptime(record["time"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    return (time.time() - stamp.timestamp()) / 86400
+
+
+def _finished(journal: Journal, key: str) -> bool:
+    """Every item ticked, or the plan file is gone (nothing left to untick)."""
+    checks = ops._checks(journal.plan_path(key))
+    return all(checked for _, checked in checks)
+
+
+def listing(root: Path, say: Say) -> int:
+    journal = Journal(root)
+    records = journal.records()
+    if not records:
+        say(f"no checkpoints in {journal.shadow.dir}")
+        return 0
+    by_plan: dict[str, list[Record]] = {}
+    for record in records:
+        by_plan.setdefault(record.get("plan") or "(no plan)", []).append(record)
+    for key, rows in by_plan.items():
+        items = sorted({r["item"] for r in rows if r["kind"] == "item" and r.get("item") is not None})
+        state = "finished" if _finished(journal, key) else "unfinished"
+        say(f"{key}\t{len(rows)} snapshots\titems {', '.join(map(str, items)) or '-'}\t{state}\tlast {rows[-1]['time']}")
+    say(f"{journal.shadow.dir}: {disk_use(journal.shadow.dir) / (1024 * 1024):.1f} MiB")
+    return 0
+
+
+def prune(root: Path, days: int, say: Say) -> int:
+    """Forget the checkpoints of finished plans whose last checkpoint is older than `days`, and
+    let git drop the objects nothing else needs."""
+    journal = Journal(root)
+    if not journal.path.exists():
+        say("no checkpoints to prune")
+        return 0
+    before = disk_use(journal.shadow.dir)
+    with journal.locked():
+        records = journal.records()
+        last: dict[str, Record] = {}
+        for record in records:
+            last[record.get("plan") or ""] = record
+        gone = {key for key, record in last.items() if key and _age_days(record) >= days and _finished(journal, key)}
+        kept = [r for r in records if (r.get("plan") or "") not in gone]
+        tmp = journal.path.with_name(".journal.tmp")
+        tmp.write_bytes(b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape") for r in kept))
+        os.replace(tmp, journal.path)
+        git = journal.shadow.git
+        old = [line.split()[0] for line in git("for-each-ref", "--format=%(refname)", "refs/keep/").decode().splitlines()]
+        commands = "".join(f"delete {ref}\n" for ref in old)
+        commands += "".join(f"update refs/keep/{tree} {tree}\n" for tree in sorted({r["tree"] for r in kept}))
+        git("update-ref", "--stdin", data=commands.encode())
+        git("pack-refs", "--all", "--prune")
+        git("reflog", "expire", "--expire=now", "--all")
+        git("gc", "--prune=now", "--quiet")
+    after = disk_use(journal.shadow.dir)
+    plans = ", ".join(sorted(gone)) or "none"
+    say(f"pruned {len(records) - len(kept)} of {len(records)} checkpoints (plans: {plans}); "
+        f"{before / (1024 * 1024):.1f} MiB -> {after / (1024 * 1024):.1f} MiB")
+    return 0

@@ -1,0 +1,188 @@
+"""Undo, redo and diff of plan items, for the CLI and the REPL alike.
+
+An undo is prepared first (what would change, what is refused and why) and applied only after the
+user saw it, so both front-ends can show the diffstat and ask. The tree and the plan file must
+agree afterwards: the files go back to the checkpoint before the item, and that item and every
+later one ticked since the checkpoint are unticked, byte for byte (the plan's other bytes, hand
+edits included, stay; a later item that was already ticked at the checkpoint keeps its tick, as
+its work is older than the checkpoint and stays in the tree).
+
+Files changed outside cast since the checkpoint (the journal's `outside` paths) are refused unless
+forced: an undo must never throw away a user's own edit without being told to. Files over the
+size cap were never snapshotted and are never touched.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cast.agent.git_baseline import format_stat
+from cast.checkpoints.journal import History, Journal, Record
+from cast.checkpoints.shadow import Change
+
+
+class UndoError(Exception):
+    """Nothing can be undone or redone as asked; the message says why and what can be."""
+
+
+@dataclass
+class Restore:
+    """A prepared undo or redo: apply it with `apply`."""
+
+    kind: str  # "undo" or "redo"
+    plan: str
+    item: int
+    target: Record  # the record whose tree the files go back to
+    now: Record  # the probe taken while preparing
+    changes: list[Change]
+    refused: list[str]
+    uncovered: list[str]  # over the size cap: never touched
+    items: list[int] = field(default_factory=list)  # unticked (undo) or ticked again (redo)
+    stat: str = ""
+    undo_seq: int | None = None  # for redo: the undo it reverses
+
+    @property
+    def applied(self) -> list[Change]:
+        refused = set(self.refused)
+        return [c for c in self.changes if c.path not in refused]
+
+    def preview(self) -> str:
+        verb = "undo" if self.kind == "undo" else "redo"
+        marks = ", ".join(str(n) for n in self.items) or "none"
+        head = (f"{verb} item {self.item} of {self.plan}: restore files to the checkpoint of "
+                f"{self.target['time']}; {'untick' if verb == 'undo' else 'tick again'} items: {marks}")
+        lines = [head, self.stat or "  no file changes"]
+        if self.refused:
+            lines.append("refused (changed outside cast since the checkpoint; --force restores them too): "
+                         + ", ".join(self.refused))
+        if self.uncovered:
+            lines.append("not covered (over the checkpoint size cap, left as they are): " + ", ".join(self.uncovered))
+        return "\n".join(lines)
+
+
+def _plan(journal: Journal, history: History, plan: str | None) -> str:
+    if plan is not None:
+        key = journal.plan_key(Path(plan)) if Path(plan).exists() else plan
+        if key in history.starts:
+            return key
+        from cast.plans.checklist import PlanError
+        from cast.plans.store import find_plan
+
+        try:
+            key = journal.plan_key(find_plan(journal.root, plan))
+        except PlanError as exc:
+            raise UndoError(str(exc)) from None
+        if key not in history.starts:
+            raise UndoError(f"no checkpoints for {key}")
+        return str(key)
+    last = history.last_plan()
+    if last is None:
+        raise UndoError("no checkpoints in this workspace yet: they are taken as cast execute works through a plan")
+    return last
+
+
+def _prepare(journal: Journal, kind: str, plan: str, item: int, target: Record, since: int, force: bool,
+             session: str | None) -> Restore:
+    now = journal.record("probe", session, plan, None, f"before {kind}")
+    uncovered = sorted(set(now.get("skipped", {})) | set(target.get("skipped", {})))
+    changes = [c for c in journal.shadow.changes(target["tree"], now["tree"]) if c.path not in uncovered]
+    paths = {c.path for c in changes}
+    refused = [] if force else sorted(journal.history().outside_since(since) & paths)
+    rows = [row for row in journal.shadow.numstat(now["tree"], target["tree"]) if row[0] in paths]
+    stat = format_stat([(p + ("  (refused)" if p in refused else ""), n) for p, n in rows])
+    return Restore(kind, plan, item, target, now, changes, refused, [u for u in uncovered], stat=stat)
+
+
+def prepare_undo(journal: Journal, item: int | None = None, plan: str | None = None, force: bool = False,
+                 session: str | None = None) -> Restore:
+    history = journal.history()
+    key = _plan(journal, history, plan)
+    if item is None:
+        item = history.last_item(key)
+        if item is None:
+            raise UndoError(f"nothing to undo in {key}: no item with a checkpoint (undone items can be redone: cast redo)")
+    target = history.checkpoint(key, item)
+    if target is None:
+        known = ", ".join(str(k) for k in sorted(history.starts.get(key, {}))) or "none"
+        raise UndoError(f"item {item} of {key} has no checkpoint (items with one: {known})")
+    restore = _prepare(journal, "undo", key, item, target, target["seq"], force, session)
+    before = set(target.get("ticked") or [])  # ticked already at the checkpoint: not this undo's to untick
+    restore.items = [n for n, checked in _checks(journal.plan_path(key)) if n >= item and checked and (n == item or n not in before)]
+    return restore
+
+
+def prepare_redo(journal: Journal, force: bool = False, session: str | None = None) -> Restore:
+    history = journal.history()
+    if not history.redo:
+        raise UndoError("nothing to redo: no undo since cast last changed files")
+    undo = history.by_seq[history.redo[-1].undo]
+    before = history.by_seq[undo["from"]]
+    restore = _prepare(journal, "redo", undo["plan"], undo["item"], before, undo["seq"], force, session)
+    restore.items, restore.undo_seq = list(undo.get("unticked", [])), undo["seq"]
+    return restore
+
+
+def _checks(path: Path) -> list[tuple[int, bool]]:
+    from cast.plans.checklist import PlanError, PlanFile
+
+    try:
+        return [(i.number, i.checked) for i in PlanFile(path).items]
+    except PlanError:
+        return []
+
+
+def apply(journal: Journal, restore: Restore, session: str | None = None) -> Record:
+    """Restore the files, set the plan's ticks, and journal it (a redo needs the record)."""
+    from cast.plans.checklist import PlanError, PlanFile
+
+    journal.shadow.restore(restore.target["tree"], restore.applied)
+    path, done = journal.plan_path(restore.plan), []
+    if restore.items:
+        try:
+            plan = PlanFile(path)
+            for number in restore.items:
+                plan.set_checked(number, restore.kind == "redo")
+                done.append(number)
+        except PlanError as exc:
+            raise UndoError(f"files restored, but the plan file could not be updated: {exc}") from None
+    extra = {"from": restore.now["seq"], "target": restore.target["seq"], "refused": restore.refused,
+             "restored": [c.path for c in restore.applied]}
+    if restore.kind == "undo":
+        extra["unticked"] = done
+    else:
+        extra["undo"], extra["reticked"] = restore.undo_seq, done
+    return journal.record(restore.kind, session, restore.plan, restore.item, "", **extra)
+
+
+def diff(journal: Journal, item: int | None = None, plan: str | None = None, color: bool = False) -> str:
+    """What an item changed (its checkpoint to when it was ticked), or the newest run."""
+    history = journal.history()
+    if not history.records:
+        raise UndoError("no checkpoints in this workspace yet: they are taken as cast execute works through a plan")
+    if item is None:
+        records = history.session_records()
+        start, end = records[0], records[-1]
+        title = f"run {start.get('session')}"
+    else:
+        key = _plan(journal, history, plan)
+        found = history.checkpoint(key, item)
+        if found is None:
+            raise UndoError(f"item {item} of {key} has no checkpoint")
+        start, end, title = found, history.item_end(key, item), f"item {item}: {found.get('text') or ''}".rstrip(": ")
+    text = journal.shadow.patch(start["tree"], end["tree"], color=color)
+    return f"{title}\n{text}" if text.strip() else f"{title}\nno file changes"
+
+
+def item_stats(journal: Journal, session: str) -> list[tuple[int, str, str]]:
+    """(item, text, diffstat) for each item this session started or ticked, for the closing report."""
+    history = journal.history()
+    rows = []
+    for plan, starts in history.starts.items():
+        for item, seq in starts.items():
+            start, end = history.by_seq[seq], history.item_end(plan, item)
+            if session not in (start.get("session"), end.get("session")):
+                continue
+            text = start.get("text") if start.get("item") == item else end.get("text")
+            numbers = journal.shadow.numstat(start["tree"], end["tree"])
+            rows.append((item, str(text or ""), format_stat(numbers) or " no file changes"))
+    return sorted(rows)

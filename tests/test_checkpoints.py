@@ -1,0 +1,132 @@
+"""The shadow repository and the journal, on real trees: what a snapshot holds, what a restore
+touches, and that the user's repository and environment cannot redirect either."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from conftest import git
+
+from cast.checkpoints import commands
+from cast.checkpoints import undo as ops
+from cast.checkpoints.journal import Journal
+from cast.checkpoints.shadow import Shadow
+
+
+def make_tree(root: Path, count: int) -> None:
+    for n in range(count):
+        directory = root / f"d{n // 100:03d}"
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"f{n:05d}.txt").write_text(f"file {n}\n")
+
+
+def tree_paths(shadow: Shadow, tree: str) -> list[str]:
+    return [p for p in shadow.git("ls-tree", "-r", "-z", "--name-only", tree).decode().split("\0") if p]
+
+
+def test_a_5000_file_tree_is_snapshotted_whole_and_a_second_snapshot_sees_one_change(tmp_path):
+    root = tmp_path / "big"
+    make_tree(root, 5000)
+    shadow = Shadow(root)
+    first = shadow.snapshot()
+    assert len(tree_paths(shadow, first.tree)) == 5000
+    (root / "d042" / "f04242.txt").write_text("changed\n")
+    (root / "d000" / "f00000.txt").unlink()
+    second = shadow.snapshot()
+    assert {(c.status, c.path) for c in shadow.changes(first.tree, second.tree)} == {
+        ("M", "d042/f04242.txt"), ("D", "d000/f00000.txt")}
+    assert shadow.snapshot().tree == second.tree
+
+
+def test_cast_dir_ignored_files_and_files_over_the_cap_are_left_out_and_never_restored(tmp_path):
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.bin").write_text("artefact\n")
+    (root / ".cast").mkdir()
+    (root / ".cast" / "config.toml").write_text("")
+    (root / "small.txt").write_text("small\n")
+    (root / "huge.dat").write_bytes(b"x" * 5000)
+    journal = Journal(root, max_bytes=1000)
+    start = journal.record("item", "s", "plan.md", 1, "one")
+    assert tree_paths(journal.shadow, start["tree"]) == [".gitignore", "small.txt"]
+    assert start["skipped"] == {"huge.dat": 5000}
+    assert "checkpoints/" in (root / ".cast" / ".gitignore").read_text()
+    (root / "huge.dat").write_bytes(b"y" * 6000)
+    (root / "small.txt").write_bytes(b"z" * 2000)  # grows over the cap: no longer covered
+    (root / "build" / "out.bin").write_text("rebuilt\n")
+    (root / "added.txt").write_text("new\n")
+    journal.record("cast", "s", "plan.md")
+    restore = ops.prepare_undo(journal, 1, "plan.md")
+    assert restore.uncovered == ["huge.dat", "small.txt"]
+    assert [c.path for c in restore.applied] == ["added.txt"]
+    assert "over the checkpoint size cap" in restore.preview()
+    ops.apply(journal, restore)
+    assert not (root / "added.txt").exists()
+    assert (root / "huge.dat").read_bytes() == b"y" * 6000 and (root / "small.txt").read_bytes() == b"z" * 2000
+    assert (root / "build" / "out.bin").read_text() == "rebuilt\n"
+
+
+def test_modes_symlinks_and_crlf_come_back_byte_for_byte(tmp_path):
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / ".gitattributes").write_text("* text=auto eol=lf\n")  # must not convert what is restored
+    (root / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    (root / "run.sh").chmod(0o755)
+    (root / "dos.txt").write_bytes(b"one\r\ntwo\r\n")
+    (root / "link").symlink_to("run.sh")
+    journal = Journal(root)
+    journal.record("item", "s", "plan.md", 1, "one")
+    (root / "run.sh").chmod(0o644)
+    (root / "dos.txt").write_bytes(b"changed\n")
+    (root / "link").unlink()
+    (root / "link").symlink_to("dos.txt")
+    journal.record("cast", "s", "plan.md")  # cast's own work: not refused as a hand edit
+    ops.apply(journal, ops.prepare_undo(journal, 1, "plan.md"))
+    assert os.stat(root / "run.sh").st_mode & 0o777 == 0o755
+    assert (root / "dos.txt").read_bytes() == b"one\r\ntwo\r\n"
+    assert os.readlink(root / "link") == "run.sh"
+
+
+def test_the_users_git_environment_cannot_redirect_a_snapshot(tmp_path, repo, monkeypatch):
+    index = repo / ".git" / "index"
+    before = index.read_bytes()
+    monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    (repo / "app.py").write_text("changed\n")
+    journal = Journal(repo)
+    record = journal.record("probe", "s")
+    assert index.read_bytes() == before
+    assert "app.py" in tree_paths(journal.shadow, record["tree"])
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    monkeypatch.delenv("GIT_DIR")
+    assert git(repo, "rev-list", "--all", "--count").strip() == "1"
+    assert git(repo, "stash", "list") == "" and git(repo, "config", "--local", "--list").count("\n") < 10
+
+
+def test_prune_forgets_finished_old_plans_and_keeps_the_rest(tmp_path):
+    root = tmp_path / "w"
+    root.mkdir()
+    finished, open_plan = root / "done.md", root / "open.md"
+    finished.write_text("- [x] a\n")
+    open_plan.write_text("- [ ] b\n")
+    journal = Journal(root)
+    (root / "f.txt").write_text("1\n")
+    journal.record("item", "s1", finished, 1, "a")
+    (root / "f.txt").write_text("2\n")
+    journal.record("item", "s2", open_plan, 1, "b")
+    records = journal.records()
+    for record in records:
+        record["time"] = "2020-01-01T00:00:00Z"
+    journal.path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    said: list[str] = []
+    assert commands.prune(root, 14, said.append) == 0
+    left = journal.records()
+    assert [r["plan"] for r in left] == ["open.md"] and "pruned 1 of 2" in said[0]
+    assert journal.shadow.git("cat-file", "-t", left[0]["tree"]).strip() == b"tree"
+    gone = subprocess.run(["git", "--git-dir", str(journal.shadow.git_dir), "cat-file", "-e", records[0]["tree"]], check=False,
+                          capture_output=True)
+    assert gone.returncode != 0  # the finished plan's tree is gone from the store

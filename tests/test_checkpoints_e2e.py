@@ -1,0 +1,214 @@
+"""Checkpoints end to end: `cast execute` with a scripted model takes them, `cast undo`, `cast redo`
+and `cast diff` use them; real subprocesses on real git repositories and plain directories."""
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import git, write_script
+
+from cast.plans.checklist import parse
+
+PLAN = """---
+task: Tidy the project
+session: 2026-11-30-tidy
+created: 2026-11-30T10:00:00Z
+---
+# Plan: Tidy the project
+Some notes the user wrote by hand.
+
+- [ ] Rework the project files
+- [ ] Add a note
+  * [ ] nested item, later in document order
+"""
+
+DONE = {"text": '{"complete": true, "missing": []}'}
+
+
+def cast(cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cast", *args], check=False, cwd=cwd, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def project(root: Path, use_git: bool) -> Path:
+    root.mkdir()
+    (root / "keep.py").write_text("VALUE = 1\n")
+    (root / "old.txt").write_text("to be deleted\n")
+    (root / "gone_by_bash.txt").write_text("bash removes me\n")
+    (root / ".gitignore").write_text("*.log\n")
+    if use_git:
+        git(root, "init", "-q")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", "start")
+    plan = root / ".cast" / "plans" / "2026-11-30-tidy" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_bytes(PLAN.encode())
+    return plan
+
+
+ITEM_ONE = [
+    {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
+    {"tool_uses": [{"name": "read_file", "input": {"path": "keep.py"}}]},
+    {"tool_uses": [{"name": "edit_file", "input": {"path": "keep.py", "old_string": "VALUE = 1", "new_string": "VALUE = 2"}}]},
+    {"tool_uses": [{"name": "write_file", "input": {"path": "pkg/new.py", "content": "NEW = True\n"}}]},
+    {"tool_uses": [{"name": "bash", "input": {"command": "rm old.txt gone_by_bash.txt && echo made > by_bash.txt && echo noise > run.log"}}]},
+    {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+]
+ITEM_TWO = [
+    {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
+    {"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
+    {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}, {"name": "update_task", "input": {"id": 3, "status": "done"}}]},
+    {"text": "All done."},
+    DONE,
+]
+
+
+def execute(root: Path, tmp: Path, turns: list[dict], *extra: str) -> subprocess.CompletedProcess[str]:
+    script = write_script(tmp / f"script{len(list(tmp.glob('script*')))}.jsonl", turns)
+    return cast(root, "--model", f"script:{script}", "execute", "--yes", *extra)
+
+
+def files(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".git" not in p.parts and ".cast" not in p.parts}
+
+
+def checks(plan: Path) -> list[bool]:
+    return [item.checked for item in parse(plan.read_text())]
+
+
+def tree_digest(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(directory.rglob("*")):
+        info = path.lstat()
+        digest.update(f"{path.relative_to(directory)}\0{info.st_mode}\0{info.st_mtime_ns}\0".encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("use_git", [True, False], ids=["git", "plain"])
+def test_undo_restores_edits_creations_deletions_and_bash_changes_and_unticks_byte_exactly(tmp_path, use_git):
+    root = tmp_path / "proj"
+    plan = project(root, use_git)
+    before = files(root)
+    done = execute(root, tmp_path, ITEM_ONE + ITEM_TWO)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "Changes by item" in done.stdout and "by_bash.txt" in done.stdout
+    assert checks(plan) == [True, True, True]
+    after = files(root)
+    assert after["keep.py"] == "VALUE = 2\n" and "old.txt" not in after and after["pkg/new.py"] == "NEW = True\n"
+
+    shown = cast(root, "diff", "1")
+    assert shown.returncode == 0 and "+VALUE = 2" in shown.stdout and "gone_by_bash.txt" in shown.stdout
+    assert "NOTE.md" not in shown.stdout and "run.log" not in shown.stdout  # item 2's file; ignored file
+
+    asked = cast(root, "undo", "1")  # no terminal, no --yes: shows the diffstat, changes nothing
+    assert asked.returncode == 1 and "keep.py" in asked.stdout and "--yes" in asked.stdout
+    assert files(root) == after
+
+    undone = cast(root, "undo", "1", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    now = files(root)
+    assert now.pop("run.log") == "noise\n"  # ignored by .gitignore: not cast's to restore
+    assert now == before
+    assert not (root / "pkg").exists()
+    assert plan.read_bytes() == PLAN.encode()
+
+
+def test_redo_puts_back_the_files_and_the_ticks(tmp_path):
+    root = tmp_path / "proj"
+    plan = project(root, True)
+    assert execute(root, tmp_path, ITEM_ONE + ITEM_TWO).returncode == 0
+    after, ticked = files(root), plan.read_bytes()
+    assert cast(root, "undo", "--yes").returncode == 0  # default: the last item touched (3, ticked without a start)
+    assert checks(plan) == [True, True, False]
+    assert cast(root, "undo", "2", "--yes").returncode == 0
+    assert checks(plan) == [True, False, False] and "NOTE.md" not in files(root)
+    redone = cast(root, "redo", "--yes")
+    assert redone.returncode == 0, redone.stdout
+    assert files(root) == after and checks(plan) == [True, True, False]
+    assert cast(root, "redo", "--yes").returncode == 0
+    assert plan.read_bytes() == ticked
+    nothing = cast(root, "redo", "--yes")
+    assert nothing.returncode == 1 and "nothing to redo" in nothing.stdout
+
+
+def test_a_file_changed_by_hand_since_the_checkpoint_is_refused_unless_forced(tmp_path):
+    root = tmp_path / "proj"
+    plan = project(root, True)
+    assert execute(root, tmp_path, ITEM_ONE + ITEM_TWO).returncode == 0
+    (root / "keep.py").write_text("VALUE = 3  # the user's own edit\n")
+    refused = cast(root, "undo", "1", "--yes")
+    assert refused.returncode == 1
+    assert "refused" in refused.stdout and "keep.py" in refused.stdout.split("refused (")[1]
+    assert (root / "keep.py").read_text() == "VALUE = 3  # the user's own edit\n"
+    assert (root / "old.txt").read_text() == "to be deleted\n" and not (root / "NOTE.md").exists()
+    assert checks(plan) == [False, False, False]
+    assert cast(root, "redo", "--yes").returncode == 0
+    assert (root / "NOTE.md").exists() and checks(plan) == [True, True, True]
+    forced = cast(root, "undo", "1", "--yes", "--force")
+    assert forced.returncode == 0, forced.stdout
+    assert (root / "keep.py").read_text() == "VALUE = 1\n"
+
+
+def test_undo_across_kill_9_and_a_later_run(tmp_path):
+    root = tmp_path / "proj"
+    plan = project(root, True)
+    script = write_script(tmp_path / "killed.jsonl", ITEM_ONE + [
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
+        {"tool_uses": [{"name": "bash", "input": {"command": "echo half > half.txt; sleep 29.75"}}]},
+    ])
+    proc = subprocess.Popen([sys.executable, "-m", "cast", "--model", f"script:{script}", "execute", "--yes"],
+                            cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while not (root / "half.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    subprocess.run(["pkill", "-f", "sleep 29.75"], check=False)
+    assert checks(plan) == [True, False, False]
+    rest = [{"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}},
+                           {"name": "update_task", "input": {"id": 3, "status": "done"}}]},
+            {"text": "Done."}, DONE]
+    done = execute(root, tmp_path, rest, "2026-11-30-tidy")
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = cast(root, "diff", "2")  # item 2 began in the killed run and ended in this one
+    assert "half.txt" in shown.stdout and "NOTE.md" in shown.stdout
+    undone = cast(root, "undo", "1", "--yes")
+    assert undone.returncode == 0, undone.stdout
+    assert (root / "keep.py").read_text() == "VALUE = 1\n" and (root / "old.txt").exists()
+    assert not (root / "half.txt").exists() and not (root / "NOTE.md").exists()
+    assert plan.read_bytes() == PLAN.encode()
+
+
+def test_git_directory_is_never_written_with_uncommitted_work_and_a_stale_index(tmp_path):
+    root = tmp_path / "proj"
+    project(root, True)
+    (root / "keep.py").write_text("VALUE = 1\nDRAFT = 'uncommitted'\n")  # the user's own work in progress
+    (root / "scratch.txt").write_text("untracked draft\n")
+    git(root, "add", "scratch.txt")
+    (root / "scratch.txt").write_text("untracked draft, edited after staging\n")
+    for path in ("old.txt", "gone_by_bash.txt", ".gitignore"):  # same content, new mtime: the index is stale
+        os.utime(root / path, ns=(time.time_ns() + 5_000_000_000,) * 2)
+    digest = tree_digest(root / ".git")
+    turns = [dict(turn) for turn in ITEM_ONE + ITEM_TWO]
+    turns[2] = {"tool_uses": [{"name": "edit_file", "input": {"path": "keep.py", "old_string": "VALUE = 1", "new_string": "VALUE = 2"}}]}
+    done = execute(root, tmp_path, turns)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert tree_digest(root / ".git") == digest
+    assert cast(root, "diff").returncode == 0
+    assert cast(root, "undo", "1", "--yes").returncode == 0
+    assert tree_digest(root / ".git") == digest
+    assert (root / "keep.py").read_text() == "VALUE = 1\nDRAFT = 'uncommitted'\n"
+    assert (root / "scratch.txt").read_text() == "untracked draft, edited after staging\n"
+    assert cast(root, "redo", "--yes").returncode == 0
+    assert tree_digest(root / ".git") == digest
+    assert ".cast/checkpoints" not in git(root, "status", "--porcelain", "--untracked-files=all")
