@@ -84,6 +84,8 @@ def test_undo_diff_and_redo_of_an_executed_item(harness, repo):
         {"text": '{"complete": true, "missing": []}'},
     ])
     h.send("/execute 2026-01-01-sub\r")
+    h.wait(lambda: h.repl.asker.current is not None and "sub.py" in h.repl.asker.current.title, "the edit question")
+    h.send("y\r")
     h.wait_text("■ done")
     h.wait_idle()
     assert (repo / "sub.py").exists()
