@@ -1,15 +1,36 @@
-"""A fake Anthropic Messages API, for driving the real SDK without a network.
+"""A fake Anthropic Messages API that behaves like today's (December 2026) API, for driving the
+real SDK without a network.
 
 It speaks the wire protocol the SDK reads: `POST /v1/messages` answered by a `text/event-stream`
-in which every event has its `event:` line and its `data:` line (the SDK skips data without an
-event name). Each test scripts the replies it needs, in order:
+in which every event has its `event:` line and its `data:` line. It validates every request the
+way the real API does (`fakeapi_check.py`: sampling parameters, thinking types per model, forced
+tool choice, prefill, cache breakpoints, `role: "system"` placement, betas without their header,
+retired models...) and answers a rejected request with the API's error envelope, without using up
+a scripted reply. Accepted requests get the next scripted reply, rendered for that request:
 
-    api.reply(text("Let me look."), tool_use("toolu_1", "read_file", {"path": "a.py"}))
+- thinking blocks as the request's `thinking` asks: empty plus a signature under `display:
+  "omitted"` (the 5.x default), filled under `"summarized"`; `note(...)` blocks are the progress
+  updates the 5.5 models write between tool calls (filled under `between_tools` and `"updates"`
+  too, text when thinking is off);
+- every thinking block signed against its prefix, and every echoed one checked on the next
+  request (`fakeapi_wire.py` defines both), with `drop_block` honoured;
+- usage from emulated prompt caching and server-side context editing (`fakeapi_context.py`).
+
+It also serves `POST /v1/messages/count_tokens`, and `GET /v1/models` and `GET /v1/models/{id}`
+once a test gives it models (`api.serve_models()`: the whole line-up of `fakeapi_models.py`,
+retired models kept as records, as the SDK documents; until then 503, an API that can't be asked).
+
+Scripting, in order:
+
+    api.reply(note("Reading the config."), tool_use("toolu_1", "read_file", {"path": "a.py"}))
+    api.reply(text("Can't help with that."), stop_reason="refusal", stop_details=refusal("cyber"))
     api.fail(529, "overloaded_error", "Overloaded", headers={"retry-after": "1"})
-    api.push(Stream(events[:4] + [error_event("overloaded_error", "Overloaded")]))
+    api.push(Stream(events[:4] + [error_event("overloaded_error", "Overloaded")]))   # sent verbatim
+    api.push(Stream(turn=Turn([text("cut")]), cut_after=5))                          # rendered, then cut
 
-and reads back every request it received (`api.requests`: JSON body and headers). A request with
-nothing scripted for it gets a 400, so a test that sends more than it expected fails loudly.
+and read back every request (`api.requests`: path, headers, JSON body, and the status it got;
+`api.rejections()` lists the 4xx answers). An accepted request with nothing scripted gets a 400
+naming it, so a test that sends more than it expected fails loudly.
 """
 from __future__ import annotations
 
@@ -19,24 +40,56 @@ from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
+from fakeapi_blocks import (  # noqa: F401  (re-exported: tests script replies with these)
+    DEFAULT_MODEL,
+    Event,
+    adapt,
+    error_body,
+    error_event,
+    message_events,
+    note,
+    redacted,
+    refusal,
+    text,
+    thinking,
+    tool_use,
+)
+from fakeapi_check import BETA_BINDING, ApiError, bad, validate
+from fakeapi_context import apply_edits
+from fakeapi_models import find, lineup_infos, list_page, model_info, reads  # noqa: F401  (model_info re-exported)
+from fakeapi_wire import PromptCache, canonical, check_thinking_blocks, flatten, sign_turn, without_paths
 
-Event = tuple[str, dict[str, Any]]
+
+@dataclass
+class Turn:
+    """One scripted model turn, rendered for the request it answers."""
+
+    blocks: list[dict[str, Any]]
+    stop_reason: str | None = None
+    stop_details: dict[str, Any] | None = None
+    usage: dict[str, Any] | None = None  # overrides the computed usage, key by key
+    output_tokens: int = 17
+    chunk: int = 4
+    message_id: str = "msg_fake"
 
 
 @dataclass
 class Stream:
-    """A 200 event stream. `cut_after`: send only that many events, then close the connection
-    (no `message_stop`); with `chunked`, the body is chunk-encoded, so the cut is a broken
-    transfer the HTTP client notices, not a clean end. `stall_after`: go silent for `stall`
-    seconds after that many events."""
+    """A 200 event stream: `events` sent verbatim, or `turn` rendered for the request. `cut_after`:
+    send only that many events, then close the connection (no `message_stop`); with `chunked`,
+    the body is chunk-encoded, so the cut is a broken transfer the HTTP client notices. `then`: an
+    event sent after the cut (a mid-stream `error`). `stall_after`: go silent for `stall` seconds."""
 
-    events: list[Event]
+    events: list[Event] = field(default_factory=list)
+    turn: Turn | None = None
     cut_after: int | None = None
     stall_after: int | None = None
     stall: float = 0.0
     chunked: bool = False
+    then: Event | None = None
 
 
 @dataclass
@@ -54,130 +107,52 @@ class Recorded:
     headers: dict[str, str]  # lower-case names
     body: dict[str, Any]
     raw: bytes
-
-
-# -- content blocks, as the complete block the model "writes" ---------------------------------
-def text(value: str) -> dict[str, Any]:
-    return {"type": "text", "text": value}
-
-
-def thinking(value: str, signature: str) -> dict[str, Any]:
-    return {"type": "thinking", "thinking": value, "signature": signature}
-
-
-def redacted(data: str) -> dict[str, Any]:
-    return {"type": "redacted_thinking", "data": data}
-
-
-def tool_use(id: str, name: str, input: Any) -> dict[str, Any]:
-    return {"type": "tool_use", "id": id, "name": name, "input": input}
-
-
-def error_event(error_type: str, message: str) -> Event:
-    return ("error", {"type": "error", "error": {"type": error_type, "message": message}})
-
-
-def error_body(error_type: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "error": {"type": error_type, "message": message}}
-
-
-def model_info(id: str, lifecycle: str = "active", retires_at: str | None = None, *, max_input_tokens: int = 1_000_000,
-               max_tokens: int = 128_000, thinking: tuple[str, ...] = ("adaptive",),
-               efforts: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")) -> dict[str, Any]:
-    """A `ModelInfo` as `GET /v1/models/{id}` returns it."""
-    def yes(flag: bool) -> dict[str, bool]:
-        return {"supported": flag}
-
-    capabilities = {
-        "batch": yes(True), "citations": yes(True), "code_execution": yes(True), "image_input": yes(True),
-        "pdf_input": yes(True), "structured_outputs": yes(True),
-        "context_management": {"supported": True, "clear_thinking_20251015": yes(True), "clear_tool_uses_20250919": yes(True),
-                               "compact_20260112": yes(True)},
-        "effort": {"supported": bool(efforts), **{e: yes(e in efforts) for e in ("low", "medium", "high", "xhigh", "max")}},
-        "server_tools": {"supported": True},
-        "thinking": {"supported": True, "types": {t: yes(t in thinking) for t in ("adaptive", "between_tools", "disabled", "enabled")}},
-    }
-    return {"type": "model", "id": id, "display_name": id, "created_at": "2026-01-01T00:00:00Z", "lifecycle": lifecycle,
-            "deprecated_at": "2026-06-01T00:00:00Z" if lifecycle != "active" else None, "retires_at": retires_at,
-            "max_input_tokens": max_input_tokens, "max_tokens": max_tokens, "capabilities": capabilities}
-
-
-def _chunks(value: str, size: int) -> list[str]:
-    return [value[i : i + size] for i in range(0, len(value), size)] or [""]
-
-
-def message_events(
-    *blocks: dict[str, Any],
-    stop_reason: str | None = None,
-    usage: dict[str, int] | None = None,
-    output_tokens: int = 17,
-    chunk: int = 4,
-    model: str = "claude-test",
-    message_id: str = "msg_fake",
-) -> list[Event]:
-    """The SSE events of one reply made of `blocks`, each streamed in chunks of `chunk` chars."""
-    start_usage = {"input_tokens": 100, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-    start_usage.update(usage or {})
-    if stop_reason is None:
-        stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-    message = {
-        "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": start_usage,
-    }
-    events: list[Event] = [("message_start", {"type": "message_start", "message": message}), ("ping", {"type": "ping"})]
-    for index, block in enumerate(blocks):
-        kind = block["type"]
-        if kind == "text":
-            start, deltas = {"type": "text", "text": ""}, [{"type": "text_delta", "text": c} for c in _chunks(block["text"], chunk)]
-        elif kind == "thinking":
-            start = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block["thinking"], chunk)]
-            deltas.append({"type": "signature_delta", "signature": block["signature"]})
-        elif kind == "tool_use":
-            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            deltas = [{"type": "input_json_delta", "partial_json": ""}]  # the API's first chunk is empty
-            deltas += [{"type": "input_json_delta", "partial_json": c} for c in _chunks(json.dumps(block["input"]), chunk)]
-        else:  # redacted_thinking and anything else: complete in its start event
-            start, deltas = block, []
-        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
-        events += [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
-        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    events.append(("message_delta", {
-        "type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-        "usage": {"output_tokens": output_tokens},
-    }))
-    events.append(("message_stop", {"type": "message_stop"}))
-    return events
+    status: int = 0  # what the fake answered
+    error: str = ""  # the error message of a 4xx/5xx answer
+    reply: list[dict[str, Any]] = field(default_factory=list)  # a rendered turn's blocks, as sent
 
 
 class FakeAPI:
     def __init__(self) -> None:
         self.responses: deque[Stream | Failure] = deque()
+        self.model_failures: deque[Failure] = deque()  # answers for the next GET /v1/models* requests
         self.requests: list[Recorded] = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.server: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
+        self.cache = PromptCache()
+        self.paused: set[str] = set()  # pause_turn replies, which may come back as the last message
+        self.max_input_tokens: dict[str, int] = {}  # per-model window overrides, for tests
         # The Models API (`GET /v1/models[/{id}]`): None answers 503, as an API that can't be asked;
-        # a dict of id -> ModelInfo JSON (see `model_info`) serves those models and 404s others.
+        # a dict of id -> ModelInfo JSON (`serve_models()` for the whole line-up, `model_info` for
+        # one made up) serves those models and 404s others. Its requests go to `model_requests`.
         self.models: dict[str, dict[str, Any]] | None = None
-        self.model_requests: list[str] = []  # paths of Models API requests, apart from `requests`
+        self.model_requests: list[str] = []
 
     # -- scripting ------------------------------------------------------------------------
     def push(self, *responses: Stream | Failure) -> None:
         with self.lock:
             self.responses.extend(responses)
 
-    def reply(self, *blocks: dict[str, Any], **options: Any) -> list[Event]:
-        events = message_events(*blocks, **options)
-        self.push(Stream(events))
-        return events
+    def reply(self, *blocks: dict[str, Any], **options: Any) -> Turn:
+        turn = Turn(list(blocks), **options)
+        self.push(Stream(turn=turn))
+        return turn
 
     def fail(self, status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> None:
         self.push(Failure(status, error_body(error_type, message), headers or {}))
 
+    def serve_models(self) -> FakeAPI:
+        """Serve the Models API for the whole line-up (current, legacy, deprecated, retired)."""
+        self.models = lineup_infos()
+        return self
+
     def bodies(self) -> list[dict[str, Any]]:
-        return [r.body for r in self.requests]
+        return [r.body for r in self.requests if r.path.startswith("/v1/messages")]
+
+    def rejections(self) -> list[Recorded]:
+        return [r for r in self.requests if 400 <= r.status < 500]
 
     # -- lifecycle ------------------------------------------------------------------------
     @property
@@ -186,7 +161,7 @@ class FakeAPI:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> "FakeAPI":
+    def start(self) -> FakeAPI:
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -197,7 +172,7 @@ class FakeAPI:
                 api._handle(self)
 
             def do_GET(self) -> None:
-                api._handle_models(self)
+                api._handle(self)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -220,12 +195,25 @@ class FakeAPI:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             body = {"_unparsed": raw.decode("utf-8", "replace")}
+        url = urlsplit(handler.path)
+        record = Recorded(url.path, {k.lower(): v for k, v in handler.headers.items()}, body, raw)
         with self.lock:
-            self.requests.append(Recorded(handler.path, {k.lower(): v for k, v in handler.headers.items()}, body, raw))
-            number = len(self.requests)
-            response = self.responses.popleft() if self.responses else None
-        if response is None:
-            response = Failure(400, error_body("invalid_request_error", f"fake API: nothing scripted for request {number}"))
+            response: Stream | Failure
+            if handler.command == "GET":
+                self.model_requests.append(handler.path)
+                try:
+                    response = self._models(url.path.rstrip("/"), parse_qs(url.query))
+                except ApiError as exc:
+                    response = Failure(exc.status, exc.body())
+            else:
+                self.requests.append(record)
+                try:
+                    response = self._answer(record, len(self.requests))
+                except ApiError as exc:
+                    response = Failure(exc.status, exc.body())
+                record.status = 200 if isinstance(response, Stream) else response.status
+                if isinstance(response, Failure) and isinstance(response.body, dict):
+                    record.error = str((response.body.get("error") or {}).get("message", ""))
         try:
             if isinstance(response, Failure):
                 self._send_failure(handler, response)
@@ -234,32 +222,90 @@ class FakeAPI:
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up on this attempt
 
-    def _handle_models(self, handler: BaseHTTPRequestHandler) -> None:
-        path = handler.path.split("?")[0].rstrip("/")
-        with self.lock:
-            self.model_requests.append(handler.path)
-            models = None if self.models is None else dict(self.models)
-        if models is None or not path.startswith("/v1/models"):
-            self._send_failure(handler, Failure(503, error_body("api_error", "fake API: the Models API is not served")))
-            return
+    def _models(self, path: str, query: dict[str, list[str]]) -> Failure:
+        if self.model_failures:
+            return self.model_failures.popleft()
+        if self.models is None:
+            return Failure(503, error_body("api_error", "fake API: the Models API is not served"))
         if path == "/v1/models":
-            data = list(models.values())
-            body: Any = {"data": data, "has_more": False, "first_id": data[0]["id"] if data else None,
-                         "last_id": data[-1]["id"] if data else None}
-        elif path.removeprefix("/v1/models/") in models:
-            body = models[path.removeprefix("/v1/models/")]
-        else:
-            self._send_failure(handler, Failure(404, error_body("not_found_error", f"model: {path.removeprefix('/v1/models/')}")))
-            return
-        payload = json.dumps(body).encode()
-        handler.send_response(200)
-        handler.send_header("content-type", "application/json")
-        handler.send_header("content-length", str(len(payload)))
-        handler.end_headers()
-        handler.wfile.write(payload)
+            return _json(list_page(list(self.models.values()), query))
+        name = unquote(path.removeprefix("/v1/models/"))
+        if path.startswith("/v1/models/") and name in self.models:
+            return _json(self.models[name])
+        raise ApiError(404, "not_found_error", f"model: {name}")
+
+    def _answer(self, record: Recorded, number: int) -> Stream | Failure:
+        path = record.path
+        body = record.body
+        betas = {b.strip() for b in record.headers.get("anthropic-beta", "").split(",") if b.strip()}
+        if path == "/v1/messages/count_tokens":
+            model = validate(body, betas, count_tokens=True, paused=self.paused)
+            items, _, _ = self._prompt(body, model, betas)
+            return _json({"input_tokens": sum(item.tokens for item in items)})
+        if path != "/v1/messages":
+            raise ApiError(404, "not_found_error", f"Not found: {path}")
+        model = validate(body, betas, paused=self.paused)
+        items, transformations, applied = self._prompt(body, model, betas)
+        response = self.responses.popleft() if self.responses else None
+        if response is None:
+            raise bad(f"fake API: nothing scripted for request {number}")
+        if isinstance(response, Failure) or response.turn is None:
+            return response
+        return self._render(response, record, model, items, transformations if BETA_BINDING in betas else None, applied)
+
+    def _prompt(self, body: dict[str, Any], model: Any, betas: set[str]) -> tuple[list[Any], list[dict[str, Any]], list[dict[str, Any]]]:
+        """What the model would see: the request's items less dropped thinking blocks and with
+        context edits applied; a 400 for a failed prefix check or a prompt over the window."""
+        items = flatten(body)
+        transformations, error = check_thinking_blocks(body, items, model, reads, model.binding_enforced)
+        if error:
+            raise bad(error)
+        dropped = {t["path"] for t in transformations if t["type"] == "thinking_dropped"}
+        seen, applied = apply_edits(body, without_paths(items, dropped))
+        total = sum(item.tokens for item in seen)
+        window = self.max_input_tokens.get(model.id, model.max_input_tokens)
+        if total > window:
+            raise bad(f"prompt is too long: {total} tokens > {window} maximum")
+        return seen, transformations, applied
+
+    def _render(self, stream: Stream, record: Recorded, model: Any, seen: list[Any],
+                transformations: list[dict[str, Any]] | None, applied: list[dict[str, Any]]) -> Stream | Failure:
+        """The scripted turn as this request gets it: a stream, or one JSON message when the
+        request did not ask to stream."""
+        turn, body = stream.turn, record.body
+        assert turn is not None
+        blocks = sign_turn(model.id, flatten(body), adapt(turn.blocks, body, model))
+        record.reply = blocks
+        if (body.get("output_config") or {}).get("format"):
+            for block in blocks:
+                if block["type"] == "text":
+                    try:
+                        json.loads(block["text"])
+                    except json.JSONDecodeError:
+                        raise bad("fake API: output_config.format is set but the scripted text is not JSON") from None
+        usage: dict[str, Any] = self.cache.charge(body, seen, model.min_cache).usage()
+        usage["output_tokens"] = 1
+        usage.update(turn.usage or {})
+        stop_reason = turn.stop_reason
+        if stop_reason is None:
+            stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+        if stop_reason == "pause_turn":
+            self.paused.add(canonical(blocks))
+        extra_start = {"input_transformations": transformations} if transformations is not None else None
+        extra_delta = {"context_management": {"applied_edits": applied}} if body.get("context_management") else None
+        if not body.get("stream"):
+            return _json({
+                "id": turn.message_id, "type": "message", "role": "assistant", "model": body["model"], "content": blocks,
+                "stop_reason": stop_reason, "stop_sequence": None, "stop_details": turn.stop_details,
+                "usage": {**usage, "output_tokens": turn.output_tokens}, **(extra_start or {}), **(extra_delta or {}),
+            })
+        events = message_events(*blocks, stop_reason=stop_reason, usage=usage, output_tokens=turn.output_tokens,
+                                chunk=turn.chunk, model=body["model"], message_id=turn.message_id,
+                                stop_details=turn.stop_details, extra_start=extra_start, extra_delta=extra_delta)
+        return Stream(events, None, stream.cut_after, stream.stall_after, stream.stall, stream.chunked, stream.then)
 
     def _send_failure(self, handler: BaseHTTPRequestHandler, failure: Failure) -> None:
-        is_json = isinstance(failure.body, dict)
+        is_json = isinstance(failure.body, (dict, list))
         payload = (json.dumps(failure.body) if is_json else str(failure.body)).encode()
         handler.send_response(failure.status)
         handler.send_header("content-type", "application/json" if is_json else "text/plain")
@@ -282,19 +328,29 @@ class FakeAPI:
             handler.send_header("transfer-encoding", "chunked")
         handler.end_headers()
         handler.wfile.flush()
-        for number, (name, data) in enumerate(stream.events):
-            if stream.cut_after is not None and number >= stream.cut_after:
-                return  # a chunked body is left without its terminating chunk
-            if stream.stall_after is not None and number == stream.stall_after:
-                if self.stopping.wait(stream.stall):
-                    return
+        events = list(stream.events)
+        if stream.cut_after is not None:
+            events = events[: stream.cut_after] + ([stream.then] if stream.then else [])
+        elif stream.then:
+            events.append(stream.then)
+        for number, (name, data) in enumerate(events):
+            if stream.stall_after is not None and number == stream.stall_after and self.stopping.wait(stream.stall):
+                return
             payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
             if stream.chunked:
                 payload = f"{len(payload):x}\r\n".encode() + payload + b"\r\n"
             handler.wfile.write(payload)
             handler.wfile.flush()
-        if stream.chunked:
+        if stream.chunked and stream.cut_after is None:
             handler.wfile.write(b"0\r\n\r\n")
+
+
+class _Json(Failure):
+    """A 200 JSON answer (shares the failure path's plain-body writer)."""
+
+
+def _json(body: dict[str, Any]) -> Failure:
+    return _Json(200, body)
 
 
 @pytest.fixture

@@ -16,14 +16,14 @@ from cast.tools.base import ToolContext
 from cast.tools.files import GREP, LIST_FILES, READ_FILE
 from cast.workspace import Workspace
 from conftest import cast_env
-from fakeapi import fake_api, redacted, text, thinking, tool_use  # noqa: F401  (fake_api is a fixture)
+from fakeapi import fake_api, note, redacted, text, thinking, tool_use  # noqa: F401  (fake_api is a fixture)
 
 FAST = Config(retries=3, retry_after_cap=0.05, model_timeout=5.0)
 SYSTEM = "You are cast, planning read-only."
 
 
 def agent_for(root: Path, config: Config = FAST) -> Agent:
-    model = AnthropicModel("claude-test-1", config, backoff_base=0.001)
+    model = AnthropicModel("claude-sonnet-5-5", config, backoff_base=0.001)
     ctx = ToolContext(workspace=Workspace(root))
     return Agent(model=model, tools=[READ_FILE, LIST_FILES, GREP], system=SYSTEM, ctx=ctx, max_tokens=config.max_tokens)
 
@@ -56,23 +56,21 @@ def test_tool_result_reaches_the_next_request(fake_api, tmp_path):
 
 def test_thinking_blocks_round_trip_through_the_loop(fake_api, tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
-    first_turn = [
-        thinking("I need to look at a.py before I can say anything about it.", "c2lnbmF0dXJlLW9uZQ=="),
-        redacted("ZW5jcnlwdGVkLXRoaW5raW5n"),
-        tool_use("toolu_01", "read_file", {"path": "a.py"}),
-    ]
-    fake_api.reply(*first_turn, chunk=7)
-    fake_api.reply(thinking("It sets x.", "c2lnbmF0dXJlLXR3bw=="), text("a.py sets x to 1."))
-    events = list(agent_for(tmp_path, replace(FAST, thinking_budget=1500)).run("Explain a.py"))
-    assert last(events, ev.Stopped).status == "done"
-    assert "".join(e.text for e in events if isinstance(e, ev.ThinkingDelta)).startswith("I need to look")
+    fake_api.reply(thinking("I need to look at a.py before I can say anything about it."), redacted(),
+                   note("Reading a.py."), tool_use("toolu_01", "read_file", {"path": "a.py"}), chunk=7)
+    fake_api.reply(thinking("It sets x."), text("a.py sets x to 1."))
+    events = list(agent_for(tmp_path).run("Explain a.py"))
+    assert last(events, ev.Stopped).status == "done", last(events, ev.Stopped).reason
+    thought = "".join(e.text for e in events if isinstance(e, ev.ThinkingDelta))
+    assert thought.startswith("I need to look") and "Reading a.py." in thought
+    first_turn = fake_api.requests[0].reply
     sent = fake_api.requests[1]
-    assistant = sent.body["messages"][1]
-    assert assistant == {"role": "assistant", "content": first_turn}
+    assert sent.status == 200, sent.error  # the fake's signature check passed
+    assert sent.body["messages"][1] == {"role": "assistant", "content": first_turn}
     raw = sent.raw.decode()
-    for block in first_turn[:2]:
+    for block in first_turn[:3]:
         assert json.dumps(block, separators=(",", ":")) in raw  # byte for byte, in the API's field order
-    assert sent.body["thinking"]["budget_tokens"] == 1500
+    assert sent.body["thinking"] == {"type": "adaptive", "display": "summarized"}
 
 
 def test_prefix_stays_identical_and_breakpoints_stay_within_four(fake_api, tmp_path):
@@ -117,7 +115,7 @@ def test_cast_plan_through_the_fake_api(fake_api, repo):
     fake_api.reply(text("Looking at app.py."), tool_use("toolu_01", "read_file", {"path": "app.py"}))
     fake_api.reply(tool_use("toolu_02", "write_plan", {"name": "plan", "content": plan}))
     fake_api.reply(text("The plan is written."))
-    env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, ANTHROPIC_API_KEY="test-key", CAST_MODEL="claude-test-1")
+    env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, ANTHROPIC_API_KEY="test-key", CAST_MODEL="claude-sonnet-5-5")
     env.pop("ANTHROPIC_AUTH_TOKEN", None)
     done = subprocess.run(
         [sys.executable, "-m", "cast", "plan", "Add a subtract function"],
@@ -130,11 +128,11 @@ def test_cast_plan_through_the_fake_api(fake_api, repo):
     assert path.is_file() and path.read_text().endswith(plan)
     assert len(fake_api.requests) == 3
     assert {t["name"] for t in fake_api.requests[0].body["tools"]} >= {"read_file", "write_plan"}
-    assert fake_api.requests[0].body["model"] == "claude-test-1"
+    assert fake_api.requests[0].body["model"] == "claude-sonnet-5-5"
 
 
 def test_cast_plan_without_a_key_says_which_variable_to_set(fake_api, repo):
-    env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, CAST_MODEL="claude-test-1")
+    env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, CAST_MODEL="claude-sonnet-5-5")
     env.pop("ANTHROPIC_AUTH_TOKEN", None)
     done = subprocess.run(
         [sys.executable, "-m", "cast", "plan", "anything"], cwd=repo, env=env, capture_output=True, text=True, timeout=60,

@@ -37,7 +37,7 @@ TOOLS = (
 
 
 def model(config: Config = FAST, **kwargs) -> AnthropicModel:
-    return AnthropicModel("claude-test-1", config, backoff_base=0.001, **kwargs)
+    return AnthropicModel("claude-sonnet-5-5", config, backoff_base=0.001, **kwargs)
 
 
 def request(*messages: dict, system: str = "You are cast.", tools=TOOLS) -> m.Request:
@@ -81,38 +81,52 @@ class TestStreaming:
 
     def test_thinking_streams_and_blocks_go_back_unmodified(self, fake_api):
         blocks = [
-            thinking("The user wants the config. I should read it before answering.", "EqQBCgIYAhIM1gbcDa9GJwZA2b3h=="),
-            redacted("EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"),
+            thinking("The user wants the config. I should read it before answering."),
+            redacted(),
             text("Reading it."),
             tool_use("toolu_1", "read_file", {"path": "config.toml"}),
         ]
         fake_api.reply(*blocks, chunk=5)
         fake_api.reply(text("Done."))
-        config = replace(FAST, thinking_budget=2048)
         first = request()
-        events = list(model(config).stream(first))
-        assert "".join(e.text for e in of(events, m.ThinkingDelta)) == blocks[0]["thinking"]
+        events = list(model().stream(first))
+        assert "".join(e.text for e in of(events, m.ThinkingDelta)) == blocks[0]["thinking"]  # display: summarized
         stop = events[-1]
-        assert stop.content == tuple(blocks)
-        # The next request carries the blocks exactly as they came, in order.
+        sent = fake_api.requests[0].reply
+        assert stop.content == tuple(sent)
+        assert [b["type"] for b in stop.content] == ["thinking", "redacted_thinking", "text", "tool_use"]
+        assert stop.content[0]["signature"].startswith("fk1.") and stop.content[1]["data"].startswith("fk1.")
+        # The next request carries the blocks exactly as they came, in order, and passes the
+        # fake's signature check (a 400 otherwise).
         follow_up = m.Request(first.system, first.tools, first.messages + (
             {"role": "assistant", "content": list(stop.content)},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x = 1"}]},
         ))
-        list(model(config).stream(follow_up))
-        sent = fake_api.requests[1].body["messages"][1]
-        assert sent == {"role": "assistant", "content": blocks}
-        assert json.dumps(sent["content"][:2]) == json.dumps(blocks[:2])
+        assert list(model().stream(follow_up))[-1].content == (text("Done."),)
+        echoed = fake_api.requests[1].body["messages"][1]
+        assert echoed == {"role": "assistant", "content": sent}
+        for block in sent[:2]:
+            assert json.dumps(block, separators=(",", ":")) in fake_api.requests[1].raw.decode()
         body = fake_api.requests[0].body
-        assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048, "display": "summarized"}
-        assert body["max_tokens"] > 2048
+        assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
         assert not {"temperature", "top_p", "top_k"} & set(body)
 
-    def test_no_thinking_parameter_when_the_budget_is_zero(self, fake_api):
+    def test_omitted_thinking_comes_back_empty_and_still_goes_back(self, fake_api):
+        fake_api.push(Stream(message_events(thinking("", "sig-from-elsewhere"), text("hi"))))
+        events = list(model().stream(request()))
+        assert events[-1].content[0] == {"type": "thinking", "thinking": "", "signature": "sig-from-elsewhere"}
+        assert not of(events, m.ThinkingDelta)
+
+    def test_a_model_without_adaptive_thinking_gets_no_thinking_field(self, fake_api):
+        from types import SimpleNamespace
+
         fake_api.reply(text("hi"))
-        list(model().stream(request()))
-        assert "thinking" not in fake_api.requests[0].body
-        assert fake_api.requests[0].body["model"] == "claude-test-1"
+        spec = SimpleNamespace(thinking_types=frozenset({"enabled", "disabled"}), efforts=frozenset(), max_tokens=64_000)
+        chat = AnthropicModel("claude-haiku-4-5", replace(FAST, thinking_budget=4096), backoff_base=0.001, spec=spec)
+        list(chat.stream(m.Request("s", TOOLS, ({"role": "user", "content": "go"},), max_tokens=100_000, effort="high")))
+        body = fake_api.requests[0].body
+        assert "thinking" not in body and "output_config" not in body and body["max_tokens"] == 64_000
+        assert fake_api.requests[0].status == 200
 
     def test_usage_maps_input_output_and_cache_counts(self, fake_api):
         fake_api.reply(text("ok"), usage={"input_tokens": 12, "cache_read_input_tokens": 3000, "cache_creation_input_tokens": 450}, output_tokens=42)
@@ -297,16 +311,16 @@ class TestFaults:
         for _ in range(3):
             fake_api.fail(529, "overloaded_error", "Overloaded")
         fake_api.reply(text("from the fallback"))
-        events = list(model(replace(FAST, fallback_model="claude-fallback")).stream(request()))
-        assert [r.body["model"] for r in fake_api.requests] == ["claude-test-1"] * 3 + ["claude-fallback"]
-        assert of(events, m.Retrying)[-1].model == "claude-fallback"
+        events = list(model(replace(FAST, fallback_model="claude-opus-5-5")).stream(request()))
+        assert [r.body["model"] for r in fake_api.requests] == ["claude-sonnet-5-5"] * 3 + ["claude-opus-5-5"]
+        assert of(events, m.Retrying)[-1].model == "claude-opus-5-5"
         assert events[-1].content == (text("from the fallback"),)
 
     def test_fallback_failing_too_is_reported(self, fake_api):
         for _ in range(4):
             fake_api.fail(529, "overloaded_error", "Overloaded")
-        with pytest.raises(m.ModelError, match="overloaded.*after 3 attempts.*fallback model claude-fallback failed"):
-            list(model(replace(FAST, fallback_model="claude-fallback")).stream(request()))
+        with pytest.raises(m.ModelError, match="overloaded.*after 3 attempts.*fallback model claude-opus-5-5 failed"):
+            list(model(replace(FAST, fallback_model="claude-opus-5-5")).stream(request()))
         assert len(fake_api.requests) == 4
 
     def test_401_is_a_configuration_error(self, fake_api):
@@ -324,8 +338,8 @@ class TestFaults:
         assert not caught.value.retryable and len(fake_api.requests) == 1
 
     def test_404_names_the_model(self, fake_api):
-        fake_api.fail(404, "not_found_error", "model: claude-test-1")
-        with pytest.raises(m.ModelError, match="not found \\(404\\).*'claude-test-1'") as caught:
+        fake_api.fail(404, "not_found_error", "model: claude-sonnet-5-5")
+        with pytest.raises(m.ModelError, match="not found \\(404\\).*'claude-sonnet-5-5'") as caught:
             list(model().stream(request()))
         assert caught.value.exit_code == 2
 
@@ -338,7 +352,7 @@ class TestFaults:
     def test_missing_key_fails_before_any_request(self, fake_api, monkeypatch):
         monkeypatch.delenv("ANTHROPIC_API_KEY")
         with pytest.raises(m.ModelError) as caught:
-            resolve("claude-test-1", FAST)
+            resolve("claude-sonnet-5-5", FAST)
         assert caught.value.exit_code == 2
         assert str(caught.value).startswith("ANTHROPIC_API_KEY is not set") and "script:PATH" in str(caught.value)
         assert fake_api.requests == []

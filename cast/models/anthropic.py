@@ -42,6 +42,7 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
+from cast.models import wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
 from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages
 from cast.models.reply import Reply, Transient
@@ -49,7 +50,6 @@ from cast.text import one_line
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 RETRY_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
-MIN_THINKING_BUDGET = 1024  # the API's minimum budget_tokens
 NO_KEY = "ANTHROPIC_API_KEY is not set: export it, or use --model script:PATH for an offline scripted model"
 
 _preload_lock = threading.Lock()
@@ -99,6 +99,7 @@ class AnthropicModel:
         base_url: str | None = None,
         backoff_base: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
+        spec: Any = None,
     ):
         if not (api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
             raise ModelError(NO_KEY, exit_code=2)
@@ -108,7 +109,9 @@ class AnthropicModel:
         self.base_url = base_url
         self.backoff_base = backoff_base
         self.sleep = sleep
+        self.spec = spec if spec is not None else wire.spec_for(model)  # capabilities; the catalog may replace it
         self._client: Any = None
+        check_base_url(base_url)
         self._lock = threading.Lock()
 
     # -- the protocol ---------------------------------------------------------------------
@@ -133,9 +136,12 @@ class AnthropicModel:
         summary = f"model {failure.kind}: {failure.detail} (after {attempts} attempts)"
         fallback = getattr(self.config, "fallback_model", "")
         if fallback and fallback != self.name:
+            refusal = self.fallback_refusal(request, fallback)
+            if refusal:
+                raise ModelError(f"{summary}; {refusal}", retryable=True)
             yield Retrying(f"{summary}; trying the fallback model {fallback}", attempts + 1, 0.0, state.streamed, fallback)
             try:
-                yield from self._attempt(client, fallback, params, _Attempt())
+                yield from self._attempt(client, fallback, self.params(request, fallback), _Attempt())
                 return
             except Transient as exc:
                 summary += f"; the fallback model {fallback} failed too: {exc}"
@@ -152,8 +158,12 @@ class AnthropicModel:
     # -- one attempt ----------------------------------------------------------------------
     def _attempt(self, client: Any, model: str, params: dict[str, Any], state: "_Attempt") -> Iterator[ModelEvent]:
         sdk = _sdk()
+        betas = wire.betas(params)
         try:
-            raw = client.messages.create(model=model, stream=True, timeout=self.config.model_timeout, **params)
+            if betas:
+                raw = client.beta.messages.create(model=model, stream=True, timeout=self.config.model_timeout, betas=betas, **params)
+            else:
+                raw = client.messages.create(model=model, stream=True, timeout=self.config.model_timeout, **params)
         except sdk.APIStatusError as exc:
             raise self._status_failure(exc, model) from None
         except sdk.APIConnectionError as exc:
@@ -226,8 +236,9 @@ class AnthropicModel:
         return max(0.0, min(backoff, cap))
 
     # -- the request ----------------------------------------------------------------------
-    def params(self, request: Request) -> dict[str, Any]:
-        """Keyword arguments for `messages.create`, with cache breakpoints; `request` is not mutated."""
+    def params(self, request: Request, model: str | None = None) -> dict[str, Any]:
+        """Keyword arguments for `messages.create` for `model` (default: this one), with cache
+        breakpoints, thinking, effort and betas (`cast.models.wire`); `request` is not mutated."""
         used = 0
         params: dict[str, Any] = {"max_tokens": request.max_tokens}
         if request.tools:
@@ -239,16 +250,23 @@ class AnthropicModel:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
             used += 1
         params["messages"] = mark_messages(request.messages, MAX_BREAKPOINTS - used - count_marks(request.messages))
-        budget = int(getattr(self.config, "thinking_budget", 0) or 0)
-        if budget > 0:
-            budget = max(budget, MIN_THINKING_BUDGET)
-            params["thinking"] = {"type": "enabled", "budget_tokens": budget, "display": "summarized"}
-            params["max_tokens"] = max(request.max_tokens, budget + MIN_THINKING_BUDGET)  # budget < max_tokens
-        return params
+        return wire.shape(request, self.spec if model in (None, self.name) else wire.spec_for(model), params)
+
+    def fallback_refusal(self, request: Request, fallback: str) -> str:
+        """Why the fallback model must not take this request ('' if it may). A model that cannot
+        read the current model's thinking blocks would have them dropped (its reasoning lost) or,
+        under the prefix check, fail; so a history with thinking falls back only to a reader, or
+        when the request already asks for `drop_block`."""
+        if request.drop_block or not wire.has_thinking(request.messages):
+            return ""
+        if wire.reads_thinking_of(wire.spec_for(fallback), self.name):
+            return ""
+        return f"not switching to the fallback model {fallback}: it cannot read {self.name}'s thinking blocks"
 
     def client(self) -> Any:
         with self._lock:
             if self._client is None:
+                check_base_url(self.base_url)
                 sdk = _sdk()
                 options: dict[str, Any] = {"max_retries": 0, "timeout": float(self.config.model_timeout)}
                 if self.api_key:
@@ -257,6 +275,25 @@ class AnthropicModel:
                     options["base_url"] = self.base_url
                 self._client = sdk.Anthropic(**options)
             return self._client
+
+
+def check_base_url(explicit: str | None) -> None:
+    """A base URL the HTTP client cannot use is a configuration error (exit 2), found before the
+    first request instead of after four failed attempts."""
+    from urllib.parse import urlsplit
+
+    value = explicit if explicit is not None else os.environ.get("ANTHROPIC_BASE_URL")
+    if not value:
+        return
+    source = "base URL" if explicit is not None else "ANTHROPIC_BASE_URL"
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ModelError(f"{source} {value!r} is not a usable URL: expected http(s)://host[:port], e.g. https://api.anthropic.com",
+                         exit_code=2)
+    try:
+        _ = parts.port
+    except ValueError:
+        raise ModelError(f"{source} {value!r} has an invalid port", exit_code=2) from None
 
 
 class _Attempt:

@@ -29,6 +29,9 @@ class Request:
     context_management: dict[str, Any] | None = field(default=None, compare=False)
     # Set when the user interrupts: a provider waiting between retries stops waiting. Not sent.
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
+    # A JSON schema the reply's text must follow (structured outputs, `output_config.format`),
+    # e.g. the self-check's verdict: strict JSON without prefill or a forced tool.
+    output_schema: dict[str, Any] | None = field(default=None, compare=False)
 
     def wire(self) -> dict[str, Any]:
         """What goes to a model: everything but the cancel signal."""
@@ -39,6 +42,8 @@ class Request:
             wire["drop_block"] = True
         if self.context_management:
             wire["context_management"] = self.context_management
+        if self.output_schema is not None:
+            wire["output_schema"] = self.output_schema
         return wire
 
 
@@ -82,7 +87,14 @@ class Stop:
 
     reason: str  # "end_turn", "tool_use", "max_tokens", "refusal", "pause_turn", "model_context_window_exceeded", ...
     content: tuple[dict[str, Any], ...] = field(default=())
-    details: dict[str, Any] = field(default_factory=dict)  # the API's stop_details, e.g. {"category": "cyber"} on a refusal
+    # What the API said about the stop and the input, when it said anything: "category" and
+    # "explanation" of a refusal (`stop_details`); "input_transformations" (thinking blocks the API
+    # dropped: path and reason); "applied_edits" (server-side context editing).
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def refused(self) -> bool:
+        return self.reason == "refusal"
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ class Reply:
         self.partial_json: dict[int, list[str]] = {}
         self.usage = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
         self.stop_reason: str | None = None
+        self.details: dict[str, Any] = {}
         self.started = False
         self.stopped = False
 
@@ -45,6 +46,7 @@ class Reply:
         if kind == "message_start":
             self.started = True
             self._usage(event.message.usage)
+            self._detail("input_transformations", getattr(event.message, "input_transformations", None))
         elif kind == "content_block_start":
             self.blocks[event.index] = _wire(event.content_block)
         elif kind == "content_block_delta":
@@ -67,8 +69,19 @@ class Reply:
         elif kind == "message_delta":
             self.stop_reason = event.delta.stop_reason
             self._usage(event.usage)
+            details = getattr(event.delta, "stop_details", None)
+            if details is not None:
+                self.details.update((k, v) for k, v in _wire(details).items() if k != "type")
+            self._detail("input_transformations", getattr(event, "input_transformations", None))
+            edits = getattr(event, "context_management", None)
+            if edits is not None:
+                self._detail("applied_edits", getattr(edits, "applied_edits", None))
         elif kind == "message_stop":
             self.stopped = True
+
+    def _detail(self, key: str, values: Any) -> None:
+        if values:  # a later non-empty list replaces an earlier one (the API's fallback rule)
+            self.details[key] = [_wire(v) for v in values]
 
     def _usage(self, usage: Any) -> None:
         for key in self.usage:
@@ -97,7 +110,7 @@ class Reply:
         yield from calls
         u = self.usage
         yield Usage(u["input_tokens"], u["output_tokens"], u["cache_read_input_tokens"], u["cache_creation_input_tokens"])
-        yield Stop(self.stop_reason or "end_turn", tuple(content))
+        yield Stop(self.stop_reason or "end_turn", tuple(content), dict(self.details))
 
 
 def _wire(model: Any) -> dict[str, Any]:

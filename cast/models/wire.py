@@ -1,0 +1,135 @@
+"""The body of one Messages API request, shaped for the model it goes to.
+
+Today's API rejects what a 2025 client sent (temperature, `thinking.type: "enabled"` with a
+budget on the 5.x models, assistant prefill, forced `tool_choice`), and which `thinking` and
+`effort` values a model takes is a per-model fact. This module reads those facts from the
+model's spec (cast's catalog, refreshed from the Models API) and never from the model id.
+
+Thinking: `{"type": "adaptive", "display": "summarized"}` wherever the model takes adaptive
+thinking. Why that and not `between_tools` (Sonnet 5.5 only): it is accepted by every 5.x model,
+so a fallback or a `/model` switch sends the same shape; it is the only type that takes
+`block_binding` (`drop_block`), which a rewritten history needs; thinking stays on (no quality
+cost), and the progress notes the 5.5 models write between tool calls come back filled instead of
+empty. A model without adaptive thinking (Haiku 4.5, Opus 4.5) gets no `thinking` field: off.
+`budget_tokens` is never sent.
+
+Effort: `output_config.effort` from the request, lowered to the nearest level the model takes
+(none if it takes none). Structured output: `output_config.format` with the request's schema.
+
+Betas: exactly the ones the body uses, found by looking at it (tool changes and per-message
+output_config in `role: "system"` messages, `block_binding`, `context_management` and its
+compaction edit), so a feature never goes without its header and no header goes without need.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from cast.models.base import Request
+
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
+BETA_TOOL_CHANGES = "mid-conversation-tool-changes-2026-07-01"
+BETA_OUTPUT_CONFIG = "mid-conversation-output-config-2026-07-01"
+BETA_CLEAR_AT = "mid-conversation-system-clear-at-2026-08-21"
+BETA_BINDING = "thinking-binding-controls-2026-08-01"
+BETA_CONTEXT = "context-management-2025-06-27"
+BETA_COMPACT = "compact-2026-01-12"
+BETA_COMPACT_NOW = "compact-2026-09-04"
+
+
+def spec_for(model: str) -> Any:
+    """cast's catalog entry for `model`, or None for an id cast doesn't know (then the request
+    takes the shape every current model accepts)."""
+    try:
+        from cast.models.catalog import builtin
+    except ImportError:
+        return None
+    return builtin(model)
+
+
+def thinking_types(spec: Any) -> frozenset[str]:
+    return frozenset(getattr(spec, "thinking_types", None) or {"adaptive"}) if spec is not None else frozenset({"adaptive"})
+
+
+def effort_for(spec: Any, wanted: str | None) -> str:
+    """The effort to send: `wanted`, or the nearest lower level the model takes ('' for none)."""
+    if not wanted or wanted not in EFFORTS:
+        return ""
+    levels = frozenset(getattr(spec, "efforts", EFFORTS)) if spec is not None else frozenset(EFFORTS)
+    for level in reversed(EFFORTS[: EFFORTS.index(wanted) + 1]):
+        if level in levels:
+            return level
+    return ""
+
+
+def thinking_for(spec: Any, drop_block: bool) -> dict[str, Any] | None:
+    if "adaptive" not in thinking_types(spec):
+        return None
+    config: dict[str, Any] = {"type": "adaptive", "display": "summarized"}
+    if drop_block:
+        config["block_binding"] = {"prefix_mismatch_behavior": "drop_block"}
+    return config
+
+
+def shape(request: Request, spec: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """Adds thinking, output_config and the betas to `params` (which already holds max_tokens,
+    tools, system and messages with their cache breakpoints)."""
+    thinking = thinking_for(spec, request.drop_block)
+    if thinking is not None:
+        params["thinking"] = thinking
+    output: dict[str, Any] = {}
+    effort = effort_for(spec, request.effort)
+    if effort:
+        output["effort"] = effort
+    if request.output_schema is not None:
+        output["format"] = {"type": "json_schema", "schema": request.output_schema}
+    if output:
+        params["output_config"] = output
+    if request.context_management is not None:
+        params["context_management"] = request.context_management
+    limit = getattr(spec, "max_tokens", None)
+    if isinstance(limit, int) and limit > 0:
+        params["max_tokens"] = min(params["max_tokens"], limit)
+    return params
+
+
+def betas(params: dict[str, Any]) -> list[str]:
+    """The `anthropic-beta` values the body needs, in a stable order."""
+    found: set[str] = set()
+    for message in params.get("messages") or []:
+        if message.get("role") != "system":
+            continue
+        if message.get("output_config") is not None:
+            found.add(BETA_OUTPUT_CONFIG)
+        if "clear_at" in message:
+            found.add(BETA_CLEAR_AT)
+        content = message.get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in ("tool_addition", "tool_removal") for b in content):
+            found.add(BETA_TOOL_CHANGES)
+    thinking = params.get("thinking") or {}
+    if thinking.get("block_binding") is not None:
+        found.add(BETA_BINDING)
+    edits = (params.get("context_management") or {}).get("edits") or []
+    for edit in edits:
+        kind = edit.get("type") if isinstance(edit, dict) else ""
+        found.add(BETA_COMPACT if kind == "compact_20260112" else BETA_CONTEXT)
+    if "compaction" in params:
+        found.add(BETA_COMPACT_NOW)
+    return sorted(found)
+
+
+def reads_thinking_of(fallback_spec: Any, model: str) -> bool:
+    """Whether the fallback model can read `model`'s thinking blocks (reference: only Sonnet 5.5
+    to Opus 5.5 keeps reasoning among the current models)."""
+    readable = getattr(fallback_spec, "reads_thinking_of", None) if fallback_spec is not None else None
+    if readable is None:
+        return False
+    return model in readable or getattr(fallback_spec, "id", "") == model
+
+
+def has_thinking(messages: Any) -> bool:
+    return any(
+        isinstance(block, dict) and block.get("type") in ("thinking", "redacted_thinking")
+        for message in messages
+        if message.get("role") == "assistant" and isinstance(message.get("content"), list)
+        for block in message["content"]
+    )
