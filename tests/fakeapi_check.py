@@ -236,9 +236,12 @@ def check_messages(body: dict[str, Any], model: FakeModel, betas: set[str], effo
         role = message.get("role") if isinstance(message, dict) else None
         if role not in ("user", "assistant", "system"):
             raise bad(f"messages.{i}.role: Input should be 'user', 'assistant' or 'system'")
-        content = blocks_of(message.get("content"))
         if role == "system":
             check_system_message(messages, i, model, betas, declared, effort, between)
+    for i, message in enumerate(messages):
+        role = message.get("role")
+        content = blocks_of(message.get("content"))
+        if role == "system":
             continue
         if not content and not (role == "assistant" and i == last):
             raise bad(f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
