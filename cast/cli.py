@@ -268,6 +268,14 @@ def checkpoints(
     raise typer.Exit(commands.prune(root, days, print) if prune else commands.listing(root, print))
 
 
+@app.command()
+def doctor() -> None:
+    """What this machine gives cast: which kernel sandbox holds plan-mode commands, and more."""
+    from cast.doctor import render, run_checks
+
+    print(render(run_checks()))
+
+
 @app.command("check-command")
 def check_command(command: Annotated[str, typer.Argument(help="A bash command line.")]) -> None:
     """Say whether plan mode would run COMMAND: prints `allowed` or `blocked: <reason>`."""

@@ -42,7 +42,9 @@ class SessionError(Exception):
 
 
 def sessions_dir(root: Path) -> Path:
-    return Path(root) / ".cast" / SESSIONS
+    from cast.plans.store import state_root  # a read-only checkout keeps them in the user's state dir
+
+    return state_root(Path(root)) / ".cast" / SESSIONS
 
 
 def _now() -> str:
@@ -69,8 +71,8 @@ class Session:
 
     @classmethod
     def create(cls, root: Path, id: str, *, mode: str, task: str, model: str, plan_path: Path | str | None = None) -> "Session":
-        ensure_gitignore(root)
         directory = sessions_dir(root) / id
+        ensure_gitignore(directory.parent.parent.parent)  # the checkout, or the user's state dir
         directory.mkdir(parents=True, exist_ok=False)
         now = _now()
         meta = {

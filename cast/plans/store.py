@@ -4,19 +4,26 @@ write_plan is the only write plan mode allows, and its name comes from the model
 to be unable to write anywhere else: the name is a plain file name, every directory below the
 workspace root is entered through a file descriptor opened with O_NOFOLLOW (a symlink anywhere on
 the way is refused, even one swapped in after the check), and the file appears atomically.
+
+A read-only checkout still plans: when `.cast/` cannot be written, cast's files for that workspace
+live in the user's state dir instead (state_root), and readers look in both places.
 """
 from __future__ import annotations
 
 import difflib
+import errno
+import hashlib
 import json
 import os
 import re
+import secrets
 import stat
 import subprocess
 import unicodedata
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 from cast.fsutil import O_CLOEXEC, ensure_gitignore_at, write_at
@@ -35,6 +42,54 @@ _ESCAPE = re.compile(rf'["\\{_CONTROL}]')
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
 
 
+def user_state_root(root: Path) -> Path:
+    """Where a workspace whose `.cast/` cannot be written keeps it: one directory per checkout
+    in $XDG_STATE_HOME/cast (default ~/.local/state/cast), named after it and its real path."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    real = os.path.realpath(root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return Path(base) / "cast" / "workspaces" / f"{slugify(Path(real).name or 'root')}-{digest}"
+
+
+def _writable(directory: Path) -> bool:
+    """Really try, and leave no trace: permission bits say nothing to root, and a read-only mount
+    or a sandbox says nothing to os.access. Only a refusal to write counts: anything else (`.cast`
+    is a file, say) is for write_plan to refuse with its own reason."""
+    cast_dir = directory / ".cast"
+    try:
+        if not os.path.lexists(cast_dir):
+            os.mkdir(cast_dir)
+            os.rmdir(cast_dir)
+            return True
+        probe = cast_dir / f".probe-{secrets.token_hex(4)}"
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | O_CLOEXEC, 0o600))
+        os.unlink(probe)
+        return True
+    except OSError as exc:
+        return exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+@lru_cache(maxsize=64)
+def _state_root(root: str) -> Path:
+    if _writable(Path(root)):
+        return Path(root)
+    fallback = user_state_root(Path(root))
+    fallback.mkdir(parents=True, exist_ok=True)
+    return fallback
+
+
+def state_root(root: Path) -> Path:
+    """The directory whose `.cast/` holds this workspace's plans and sessions: the workspace
+    itself, or the user's state dir when the checkout cannot be written."""
+    return _state_root(str(root))
+
+
+def roots(root: Path) -> list[Path]:
+    """Every place plans of this workspace may be: the checkout, then the user's state dir."""
+    fallback = user_state_root(root)
+    return [root, fallback] if fallback.is_dir() else [root]
+
+
 def slugify(task: str, limit: int = 40) -> str:
     """A file-name-safe summary of the task: ASCII, lowercase, dash-separated, cut at a word."""
     ascii_text = unicodedata.normalize("NFKD", task).encode("ascii", "ignore").decode()
@@ -50,7 +105,7 @@ def new_session_id(root: Path, task: str, today: date) -> str:
     """`YYYY-MM-DD-<slug>`, suffixed -2, -3 … past any plan or session directory already there."""
     base = f"{today.isoformat()}-{slugify(task)}"
     candidate, n = base, 1
-    while any(os.path.lexists(root / ".cast" / kind / candidate) for kind in ("plans", "sessions")):
+    while any(os.path.lexists(base / ".cast" / kind / candidate) for kind in ("plans", "sessions") for base in roots(root)):
         n += 1
         candidate = f"{base}-{n}"
     return candidate
@@ -159,6 +214,7 @@ def write_plan(
     parts = (".cast", "plans", session)
     if os.path.dirname(os.path.normpath(os.path.join(*parts, file_name))) != os.path.join(*parts):
         raise PlanError(f"invalid plan name {name!r}: it must name a file directly in the session directory")
+    root = state_root(root)
     try:
         fds = [os.open(root, os.O_RDONLY | os.O_DIRECTORY | O_CLOEXEC)]
     except OSError as exc:
@@ -208,11 +264,13 @@ def _plan_files(directory: Path) -> list[Path]:
 
 
 def _sessions(root: Path) -> list[Path]:
-    plans = root / ".cast" / "plans"
-    try:
-        return sorted(d for d in plans.iterdir() if d.is_dir() and not d.name.startswith("."))
-    except OSError:
-        return []
+    found: list[Path] = []
+    for base in roots(root):
+        try:
+            found += (d for d in (base / ".cast" / "plans").iterdir() if d.is_dir() and not d.name.startswith("."))
+        except OSError:
+            pass
+    return sorted(found, key=lambda d: d.name)
 
 
 def list_plans(root: Path) -> list[PlanInfo]:

@@ -126,6 +126,9 @@ def _help(repl: Any, arg: str) -> None:
         style="dim",
     )
     repl.show(keys)
+    from cast.sandbox.policy import describe
+
+    repl.show(Text(describe(), style="dim"))  # which kernel layer holds plan-mode commands
 
 
 def _permissions(repl: Any, arg: str) -> None:

@@ -36,6 +36,9 @@ def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
     ctx.plan_path = path
     rel = relative(root, path)
     text = f"wrote {rel} ({plural(items, 'checklist item')})"
+    if not path.is_relative_to(root):
+        text += f"\nnotice: the workspace's .cast/ cannot be written, so the plan is in the user's state dir: {path}"
+        text += " (cast execute finds it there)"
     if items == 0:
         text += (
             "\nwarning: the plan has no `- [ ]` checklist items, so `cast execute` would have nothing "

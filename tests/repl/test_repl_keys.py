@@ -32,6 +32,7 @@ def test_help_lists_every_command(harness):
     for command in commands.COMMANDS:
         assert f"/{command.name}" in text
     assert "Shift+Tab" in text
+    assert "sandbox: " in text  # which kernel layer holds plan-mode commands
 
 
 def test_unknown_command_says_so(harness):

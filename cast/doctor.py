@@ -1,0 +1,34 @@
+"""`cast doctor`: what this machine gives cast, one line per check, so a user knows before a run
+whether plan mode is held by the kernel or by the checker alone.
+
+A check is a function returning a Check; add one by appending it to CHECKS.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def sandbox_check() -> Check:
+    from cast.sandbox.policy import detect
+
+    layer = detect()
+    return Check("sandbox", layer.active, f"{layer.name}: {layer.detail}")
+
+
+CHECKS: list[Callable[[], Check]] = [sandbox_check]
+
+
+def run_checks() -> list[Check]:
+    return [check() for check in CHECKS]
+
+
+def render(checks: list[Check]) -> str:
+    return "\n".join(f"{'ok  ' if c.ok else 'warn'}  {c.name}: {c.detail}" for c in checks)

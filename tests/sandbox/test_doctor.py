@@ -1,0 +1,24 @@
+"""`cast doctor` and /help name the layer that holds plan-mode commands."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from cast.sandbox.policy import detect
+
+
+def _doctor(env_extra: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-m", "cast", "doctor"], env={**os.environ, **env_extra}, capture_output=True,
+                          text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_doctor_names_the_layer_and_says_plainly_when_there_is_none():
+    detect.cache_clear()
+    layer = detect()
+    line = next(line for line in _doctor({}).splitlines() if "sandbox:" in line)
+    assert line.startswith("ok" if layer.active else "warn") and f"sandbox: {layer.name}:" in line
+    off = next(line for line in _doctor({"CAST_SANDBOX": "off"}).splitlines() if "sandbox:" in line)
+    assert off.startswith("warn") and "strict subset" in off
