@@ -42,6 +42,8 @@ class Config:
     retry_after_cap: float = 20.0  # seconds; the SDK honours retry-after without a cap
     bash_timeout: float = 120.0
     allow: tuple[str, ...] = ()  # execute-mode bash commands that run without asking (fnmatch patterns)
+    sandbox: str = "off"  # approved execute-mode commands: "off" (unconfined) or "workspace-write"
+    sandbox_network: bool = False  # with sandbox = "workspace-write": may they use the network?
     age_threshold_tokens: int = 80_000  # shrink old observations past this context size (bench/bench_cache.py)
     compact_threshold_tokens: int = 150_000  # summarise the transcript past this
     keep_recent_steps: int = 6
@@ -181,6 +183,8 @@ def _schema() -> Any:
             retry_after_cap: float | None = Field(default=None, ge=0)
             bash_timeout: float | None = Positive()
             allow: list[str] | None = None
+            sandbox: Literal["off", "workspace-write"] | None = None
+            sandbox_network: bool | None = None
             age_threshold_tokens: int | None = Positive()
             compact_threshold_tokens: int | None = Positive()
             keep_recent_steps: int | None = Field(default=None, ge=0)

@@ -87,7 +87,8 @@ def _agent(mode: Mode, workspace: Workspace, config: Config, ctx: ToolContext, m
 
 
 def _approval(options: Options, config: Config, workspace: Workspace) -> ApprovalPolicy:
-    return ApprovalPolicy(allow=config.allow, yes=options.yes, approver=options.approver, workspace_root=str(workspace.root))
+    return ApprovalPolicy(allow=config.allow, yes=options.yes, approver=options.approver, workspace_root=str(workspace.root),
+                          sandbox=config.sandbox, sandbox_network=config.sandbox_network)
 
 
 def plan_run(task: str, options: Options, model: Model | None = None) -> Run:

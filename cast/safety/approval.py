@@ -111,6 +111,8 @@ class ApprovalPolicy:
     approver: Approver | None = None
     workspace_root: str | None = None
     always: Remembered = field(default_factory=Remembered)
+    sandbox: str = "off"  # "workspace-write": approved commands run in the sandbox (cast/tools/shell.py)
+    sandbox_network: bool = False
 
     def __post_init__(self) -> None:
         shared = getattr(self.approver, "remembered", None)  # an approver that remembers across runs

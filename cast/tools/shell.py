@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic import Field
 
-from cast.sandbox.policy import READ_ONLY, detect
+from cast.sandbox.denials import denial
+from cast.sandbox.policy import READ_ONLY, Policy, detect, workspace_write
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.process import CommandResult, parse_test_counts, private_git_index, read_only_env, run_command
 
@@ -62,8 +63,10 @@ def read_only_verdict(command: str) -> tuple[bool, str]:
     if detect().active:
         verdict = bash_check.check(command)
     else:
-        strict = getattr(bash_check, "check_strict", None)
-        verdict = strict(command) if strict else _interim_strict(command, bash_check.check(command))
+        try:
+            verdict = bash_check.check(command, strict=True)  # type: ignore[call-arg]
+        except TypeError:  # a checker without its strict subset yet
+            verdict = _interim_strict(command, bash_check.check(command))
     return verdict.allowed, verdict.reason
 
 
@@ -138,11 +141,43 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
     before = workspace_state(root)
     read_only = decision.reason == "read-only"
     env = read_only_env(root) if read_only else None  # the proof's assumptions
-    result = run_command(command, root, args.timeout, ctx.cancel, env, sandbox=READ_ONLY if read_only else None)
+    sandbox = READ_ONLY if read_only else _approved_sandbox(policy, root)
+    result = run_command(command, root, args.timeout, ctx.cancel, env, sandbox=sandbox)
+    denied = denial(result.exit_code, result.output) if sandbox is not None and not read_only else None
+    outside = denied is not None and _approve_outside(policy, command, denied)
+    if denied and outside:
+        first = result
+        result = run_command(command, root, args.timeout, ctx.cancel, None, sandbox=None)
     changed = changed_between(before, workspace_state(root))
     obs = observe(command, result, changed)
     obs.facts["approval"] = decision.reason
+    if denied and outside:
+        obs.text += (f"\n[the first run, in the sandbox, failed on {denied} (exit_code={first.exit_code}); "
+                     "the user approved this second run outside the sandbox]")
+        obs.facts["approval"] += "; re-run outside the sandbox, approved"
+    elif denied:
+        obs.text += (f"\n[sandbox: this command ran with writes limited to the workspace and the temp dir"
+                     f"{'' if sandbox and sandbox.network else ' and no network'}; it seems to have failed on {denied}. "
+                     "Only the user can let it run outside the sandbox"
+                     f"{' (they declined)' if policy.approver is not None else ' (in an interactive session)'}]")
+        obs.facts["sandbox_denied"] = denied
     return obs
+
+
+def _approved_sandbox(policy: Any, root: Any) -> Policy | None:
+    """Config `sandbox = "workspace-write"` holds approved commands too (where a layer exists)."""
+    if getattr(policy, "sandbox", "off") != "workspace-write" or not detect().active:
+        return None
+    return workspace_write(root, bool(getattr(policy, "sandbox_network", False)))
+
+
+def _approve_outside(policy: Any, command: str, denied: str) -> bool:
+    """Ask, saying plainly what is asked: this command again, with no sandbox at all. --yes and
+    "always" answers given earlier do not cover it."""
+    if policy.approver is None:
+        return False
+    answer = policy.approver(f"{command}\n# run again OUTSIDE the sandbox? In the sandbox it failed on {denied}")
+    return getattr(answer, "value", answer) in ("yes", "always")
 
 
 EXECUTE_BASH = Tool(
