@@ -83,6 +83,25 @@ def stray(marker: str) -> list[int]:
     return found
 
 
+def running_in(top: Path, wait: float = 2.0) -> list[int]:
+    """Processes whose working directory is `top` or below it, after waiting `wait` for them to go."""
+    deadline = time.monotonic() + wait
+    while True:
+        found = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    cwd = os.readlink(f"/proc/{name}/cwd")
+                    state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                except OSError:
+                    continue
+                if (cwd == str(top) or cwd.startswith(f"{top}/")) and state != "Z":
+                    found.append(int(name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
 def no_stray(marker: str, wait: float = 2.0) -> bool:
     deadline = time.monotonic() + wait
     while stray(marker) and time.monotonic() < deadline:
