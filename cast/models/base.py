@@ -27,6 +27,8 @@ class Request:
     # Server-side context editing / compaction (`context_management` body field, beta): the API
     # clears old tool results itself, so the history cast sends stays append-only.
     context_management: dict[str, Any] | None = field(default=None, compare=False)
+    # A JSON schema the reply's text must follow (structured outputs: `output_config.format`).
+    output_schema: dict[str, Any] | None = field(default=None, compare=False)
     # Set when the user interrupts: a provider waiting between retries stops waiting. Not sent.
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
     # A JSON schema the reply's text must follow (structured outputs, `output_config.format`),
