@@ -95,7 +95,7 @@ def test_execute_a_plan_outside_the_workspace(repo, tmp_path):
     outside.parent.mkdir()
     outside.write_text("# Plan\n- [ ] one\n")
     script = write_script(tmp_path / "exec.jsonl", [
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
         {"text": "done"},
         {"text": "{\"complete\": true, \"missing\": []}"},
     ])

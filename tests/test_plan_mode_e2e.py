@@ -109,7 +109,7 @@ def test_hostile_script_changes_nothing_outside_dot_cast(repo, tmp_path):
         {"tool_uses": [{"name": "bash", "input": {"command": "git diff --stat && git status --short && git diff"}}]},
         {"tool_uses": [{"name": "write_file", "input": {"path": "pwned", "content": "x"}}]},
         {"tool_uses": [{"name": "edit_file", "input": {"path": "README.md", "old_string": "demo", "new_string": "owned"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
     ]
     # each refused call is followed by a distinct successful one: three refusals in a row would
     # (rightly) end the run before every attack had its turn

@@ -46,6 +46,7 @@ class Task:
     text: str
     status: str  # pending, in_progress, done, blocked
     note: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)  # what its tick rested on (tools/evidence.py)
 
 
 @dataclass(frozen=True)

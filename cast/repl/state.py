@@ -202,4 +202,4 @@ def _switch(run: Any, mode: str) -> None:
 def _task_rows(board: Any) -> tuple[ev.Task, ...]:
     if board is None:
         return ()
-    return tuple(ev.Task(n, text, status, note) for n, text, status, note in board.rows())
+    return tuple(ev.Task(n, text, status, note, board.evidence_for(text)) for n, text, status, note in board.rows())

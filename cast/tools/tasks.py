@@ -3,6 +3,10 @@
 The plan file is the truth for what is done: `done` ticks it on disk at once, so a run killed a
 moment later resumes after that item. `in_progress` and `blocked` are this run's working state and
 go to the session, not into the user's file.
+
+A tick must rest on something observed since the item went in progress (see evidence.py); without
+that the tool says what is missing instead of ticking, unless the model explains in a note why
+the item is done anyway, and then the report lists it as ticked without evidence.
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from pydantic import Field
 
 from cast.plans.checklist import PlanError, PlanFile
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks
 
 Row = tuple[int, str, str, str]  # number, text, status, note
 
@@ -25,6 +30,11 @@ class TaskBoard:
         self.version = 0
         self.lost = ""  # why the plan file cannot be read now, once sync has said so
         self.on_status = on_status
+        self.ledger = Ledger()  # fed with every tool result by the run (runs.py)
+        self.evidence: dict[str, ItemEvidence] = {}  # item text -> what its tick rested on
+        self.on_evidence: Callable[[dict[str, Any]], None] | None = None  # the session keeps it
+        self._started: dict[str, int] = {}  # item text -> ledger position when it went in_progress
+        self._last_tick = 0  # ledger position of the last tick: where an item never started begins
         self._lock = threading.Lock()
 
     def rows(self) -> list[Row]:
@@ -33,6 +43,29 @@ class TaskBoard:
             status, note = ("done", "") if item.checked else self.status.get(item.text, ("pending", ""))
             rows.append((item.number, item.text, status, note))
         return rows
+
+    def evidence_for(self, text: str) -> dict[str, Any]:
+        found = self.evidence.get(text)
+        return found.to_dict() if found else {}
+
+    def checks(self, number: int) -> list[str]:
+        """The verification commands item `number` names, as the plan says now."""
+        item = self.plan.items[number - 1]
+        raw = self.plan._raw.decode("utf-8", "replace")
+        return named_checks(item.text, item_body(raw, item.line))
+
+    def _judge(self, number: int, note: str) -> ItemEvidence:
+        """What the tick of item `number` rests on; ToolError when nothing and no note."""
+        item = self.plan.items[number - 1]
+        since = self._started.get(item.text, self._last_tick)
+        found = judge(self.ledger, since, self.checks(number))
+        found.note = note
+        if found.missing and not note:
+            raise ToolError(
+                f"task {number} not ticked: {found.missing}. Do what is missing and tick it again; if it is "
+                "done all the same, tick it with a note saying why (it is then reported as ticked without evidence)."
+            )
+        return found
 
     def remaining(self) -> list[Row]:
         return [row for row in self.rows() if row[2] != "done"]
@@ -76,6 +109,8 @@ class TaskBoard:
             item = self.plan.items[number - 1]
             if item.checked and status != "done":
                 raise ToolError(f"task {number} is already ticked in the plan; to redo it, the user unticks it in {self.plan.path.name}")
+            judged = status == "done" and not item.checked and self.plan.path.exists()  # a lost plan says so below
+            found = self._judge(number, note) if judged else None
             try:
                 changes = self.plan.set_checked(number) if status == "done" else []
             except PlanError as exc:
@@ -87,14 +122,22 @@ class TaskBoard:
                 item = self.plan.last_set
             if status == "done":
                 self.status.pop(item.text, None)
+                self.evidence[item.text] = found or ItemEvidence()
+                self._last_tick = self.ledger.mark()
             else:
                 self.status[item.text] = (status, note)
+                if status == "in_progress":
+                    self._started[item.text] = self.ledger.mark()
             self.version += 1
             if self.on_status:
                 self.on_status({text: list(value) for text, value in self.status.items()})
+            if found is not None and self.on_evidence:
+                self.on_evidence({text: e.to_dict() for text, e in self.evidence.items()})
         text = f"task {item.number} {status}: {item.text}"
         if status == "done":
             text += f" — ticked in {self.plan.path.name}"
+            if found is not None:
+                text += "\n" + ("evidence: " + found.summary() if found.supported else found.summary())
         if changes:
             text += "\nThe plan file was edited by hand meanwhile: " + "; ".join(changes) + f"\nCurrent task list:\n{self.listing()}"
         left = self.remaining()
@@ -105,7 +148,7 @@ class TaskBoard:
 class UpdateTaskParams(Params):
     id: int = Field(ge=1, description="The item's 1-based number in the task list.")
     status: Literal["in_progress", "done", "blocked"]
-    note: str = Field("", description="Why it is blocked, or anything worth recording.")
+    note: str = Field("", description="Why it is blocked; or, for done without the evidence asked for, why it is done anyway.")
 
 
 def update_task(args: UpdateTaskParams, ctx: ToolContext) -> Observation:
@@ -122,7 +165,10 @@ def update_task(args: UpdateTaskParams, ctx: ToolContext) -> Observation:
 UPDATE_TASK = Tool(
     "update_task",
     "Record progress on a plan item: in_progress when you start it, done when it is finished and "
-    "verified (this ticks it in the plan file), blocked with a note when it cannot be done.",
+    "verified (this ticks it in the plan file), blocked with a note when it cannot be done. A tick "
+    "needs evidence since the item went in_progress: a file changed or a command that exited 0, and "
+    "the last run of any verification the item names must have passed; otherwise the tool says what "
+    "is missing.",
     UpdateTaskParams,
     update_task,
 )

@@ -43,9 +43,20 @@ def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> Text:
         text.append(f"{task.id}. {task.text}", style=label_style)
         if task.note:
             text.append(f" — {task.note}", style="italic dim")
+        if window is None and task.evidence:  # the full list (/tasks): what each tick rested on
+            text.append("\n      " + evidence_line(task.evidence), style="dim" if task.evidence.get("supported", True) else "yellow")
     if after:
         text.append(f"\n  … {after} more", style="dim")
     return text
+
+
+def evidence_line(evidence: dict) -> str:
+    """One line for what a tick rested on (see cast/tools/evidence.py)."""
+    if not evidence.get("supported", True):
+        note = evidence.get("note", "")
+        return f"ticked without evidence: {evidence.get('missing', '')}" + (f"; note: {note}" if note else "")
+    shown = [*evidence.get("commands", []), *(f"{path} changed" for path in evidence.get("files", []))]
+    return "evidence: " + ("; ".join(shown) if shown else "none recorded")
 
 
 def plain_checklist(tasks: Sequence[Task]) -> str:

@@ -58,7 +58,7 @@ def test_execute_with_a_session_id_shows_the_task_list(harness, repo):
     plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN)
-    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]}, {"text": "Done."}])
+    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]}, {"text": "Done."}])
     h.send("/execute 2026-01-01-sub\r")
     h.wait_text("■ done")
     h.wait_idle()

@@ -22,7 +22,7 @@ def sent_messages(h: Harness) -> str:
 
 def test_execute_now_runs_the_plan_and_ticks_it(harness, repo):
     h = harness([WRITE, {"text": "Planned."},
-                 {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]}, {"text": "Done."}])
+                 {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]}, {"text": "Done."}])
     h.send("add sub\r")
     asked(h)
     assert h.repl.state.mode == "plan"

@@ -58,7 +58,7 @@ def test_a_key_pressed_while_an_execution_is_built_interrupts_it(harness, monkey
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN)
     held = Held(monkeypatch, "execute_run")
-    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]}, {"text": "Done."}])
+    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]}, {"text": "Done."}])
     h.send("/execute 2026-01-01-sub\r")
     h.wait(held.entered.is_set, "the run to be built")
     h.send("\x03")
