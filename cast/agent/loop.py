@@ -64,6 +64,13 @@ class Agent:
         with self._lock:
             self._guidance.append(text)
 
+    def take_guidance(self) -> list[str]:
+        """Guidance not delivered yet, taken back: a turn that ended (done, interrupted) has no
+        next step, and guidance must never ride along with the user's next, unrelated message."""
+        with self._lock:
+            guidance, self._guidance = self._guidance, []
+        return guidance
+
     def set_mode(self, tools: Sequence[Tool], system: str, announcement: str) -> None:
         self.tools, self.system = tools, system
         self.transcript.note(announcement)

@@ -193,8 +193,24 @@ class Repl:
             return
         commands.dispatch(self, line)
 
+    def undelivered(self, run: Any, status: str = "done") -> None:
+        """Guidance the agent never read (its turn ended first) is shown back, whole: it is never
+        lost, and never glued to the user's next, unrelated message."""
+        take = getattr(getattr(run, "agent", None), "take_guidance", None)
+        left = take() if take is not None else []
+        if not left:
+            return
+        why = {"interrupted": "the agent was interrupted before its next step",
+               "done": "the agent had finished its turn"}.get(status, f"the agent stopped ({status})")
+        lines = [f"↳ not delivered — {why}:"] + [f"  {text}" for text in left]
+        lines.append("Send it again if it still applies (↑ brings it back).")
+        self.say("\n".join(lines), "yellow")
+
     def _idle(self) -> None:
-        """The job ended (worker thread): run the commands that waited for it, on the loop."""
+        """The job ended (worker thread): guidance sent after its last turn is shown back, and
+        the commands that waited for it run, on the loop."""
+        if self.state.run is not None:
+            self.undelivered(self.state.run)
         loop = self.screen.loop
         if self._deferred and loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._run_deferred)
@@ -230,9 +246,14 @@ class Repl:
             self.say(f"the mode changes when the agent is done; {waiting}", "yellow")
             return
         try:
-            self.state.set_mode(mode)
+            attached = self.state.set_mode(mode)
         except Exception as exc:
             self.say(f"cannot switch to {mode} mode: {exc}", "red")
+            attached = None
+        if attached is not None:
+            rel = attached.relative_to(self.state.root) if attached.is_relative_to(self.state.root) else attached
+            self.say(f"execute mode · plan attached: {rel} ({self.state.attached_plan().split()[-1]} done); "
+                     "your next message starts executing it", "yellow")
         self.screen.invalidate()
 
     def toggle_mode(self) -> None:

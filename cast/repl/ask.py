@@ -126,7 +126,7 @@ def approval_question(command: str) -> Question:
         on_leave="no",
         on_text=lambda text: Reply("no", text),
         hint="a key, then Enter · or type what to do instead (sent with the refusal) · Esc: no",
-        placeholder="y / n" + (" / a" if scope is not None else "") + ", then Enter — or say what to do instead",
+        placeholder="y/n" + ("/a" if scope is not None else "") + " + Enter, or say what to do instead",
     )
 
 
@@ -138,5 +138,5 @@ def edit_question(path: str) -> Question:
         on_leave="no",
         on_text=lambda text: Reply("no", text),
         hint="a key, then Enter · or type what to do instead (sent with the refusal) · Esc: no",
-        placeholder="y / n / a, then Enter — or say what to do instead",
+        placeholder="y/n/a + Enter, or say what to do instead",
     )

@@ -40,6 +40,7 @@ def _tasks(repl: Any, arg: str) -> None:
 
 def _plans(repl: Any, arg: str) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     from cast.plans.store import list_plans
 
@@ -50,8 +51,8 @@ def _plans(repl: Any, arg: str) -> None:
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for column in ("done", "session", "task"):
         table.add_column(column, overflow="fold")
-    for info in found[:20]:
-        table.add_row(f"{info.done}/{info.total}", info.session, info.task)
+    for info in found[:20]:  # Text, never markup: a task may well contain [brackets]
+        table.add_row(Text(f"{info.done}/{info.total}"), Text(info.session), Text(info.task))
     repl.show(table)
     if len(found) > 20:
         repl.say(f"… and {len(found) - 20} older plans (cast plans lists them all)", "dim")
@@ -117,7 +118,7 @@ def _help(repl: Any, arg: str) -> None:
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column(overflow="fold")
     for command in COMMANDS:
-        table.add_row(f"/{command.name}" + (f" {command.args}" if command.args else ""), command.help)
+        table.add_row(Text(f"/{command.name}" + (f" {command.args}" if command.args else "")), Text(command.help))
     repl.show(table)
     keys = Text(
         "Enter sends · Esc Enter or Ctrl+J: new line · Shift+Tab: plan ⇄ execute · @ completes files\n"

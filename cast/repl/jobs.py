@@ -26,6 +26,7 @@ def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = Non
 
     interrupted = repl.worker.interrupted
     failed: list[str] = []
+    stopped: ev.Stopped | None = None
 
     def handle(event: ev.Event) -> None:
         if interrupted.is_set() and not run.ctx.cancel.is_set():
@@ -47,11 +48,13 @@ def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = Non
             handle(stopped)
             return stopped
         run.ctx.cancel.clear()  # a key pressed after the previous turn ended is not for this one
-        return runs.turn(run, message, handle)
+        stopped = runs.turn(run, message, handle)
+        return stopped
     finally:
         repl.renderer.finish()
         interrupted.clear()  # the interrupt was for this turn; the next one starts afresh
         run.ctx.cancel.clear()
+        repl.undelivered(run, stopped.status if stopped is not None else "interrupted")
 
 
 def run_task(repl: Any, text: str) -> None:
@@ -62,6 +65,11 @@ def run_task(repl: Any, text: str) -> None:
         repl.say(f"cannot start: {exc}", "red")
         return
     before = _plan_stamp(run)
+    if state.take_brief():  # a plan attached by Shift+Tab: brief the executor as /execute does
+        from cast import runs
+
+        stopped = drive(repl, run, runs.execute_brief(run) + "\n\n" + text, runs.task_event(run.tasks))
+        return
     stopped = drive(repl, run, text)
     if run.mode.name == "plan" and _plan_stamp(run) != before and stopped.status != "interrupted":
         handoff(repl, run)
@@ -128,7 +136,7 @@ def handoff(repl: Any, run: Any) -> None:
             on_leave=LATER,
             on_text=lambda text: Reply(KEEP, text),
             hint="a key, then Enter · or type feedback to revise the plan · Esc: not now",
-            placeholder="e / a / o / k / n, then Enter — or feedback on the plan",
+            placeholder="e/a/o/k/n + Enter, or feedback on the plan",
             commands_leave=True,
         )
         reply = repl.asker.ask(question)
@@ -167,7 +175,7 @@ def show_plan(repl: Any, run: Any, path: Path, limit: int = PLAN_LINES) -> None:
         end = text.find("\n---\n", 4)
         text = text[end + 5:] if end >= 0 else text
     body, cut = _clip(text.strip("\n"), limit)
-    repl.say(f"── {_rel(run, path)} " + "─" * 8, "dim")
+    repl.say(f"── {_rel(run, path)}", "dim")
     repl.show(repl.renderer.markdown(body) if body.strip() else Text("(empty)", style="dim"))
     if cut:
         repl.say(f"… {cut} more lines ([o]pen in editor shows them all)", "dim")

@@ -34,6 +34,7 @@ class ReplState:
         self.spent = Usage()  # totals of runs this REPL has left behind (/clear, /execute)
         self.tasks: tuple[ev.Task, ...] = ()
         self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
+        self.brief_pending = False  # a plan attached by Shift+Tab: the next message carries the brief
         self._workspace: Any = None
         self._config: Any = None
         self._lock = threading.Lock()
@@ -131,18 +132,60 @@ class ReplState:
         config = self.run.config
         return self.run.agent.model if config.model_for(mode) == config.model_for(self.run.mode.name) else None
 
-    def set_mode(self, mode: str) -> None:
+    def set_mode(self, mode: str) -> Path | None:
+        """Switch modes. Entering execute mode with a plan to follow — the one this session wrote,
+        else the newest with unticked items — attaches its checklist exactly as /execute does:
+        a run over the plan, whose first message carries the brief. Returns the plan attached."""
         if mode not in MODES or mode == self.mode:
-            return
+            return None
+        if mode == "execute" and (self.run is None or self.run.tasks is None):
+            plan = self._plan_to_attach()
+            if plan is not None and self.execute(str(plan)) is self.run:
+                self.brief_pending = True
+                return plan
         if self.run is not None:
             _switch(self.run, mode)
         self.mode = mode
+        return None
+
+    def _plan_to_attach(self) -> Path | None:
+        from cast.plans.checklist import parse
+        from cast.plans.store import find_plan
+
+        written = self.run.ctx.plan_path if self.run is not None else None
+        if written is not None:
+            try:
+                items = parse(Path(written).read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                items = []
+            if any(not item.checked for item in items):
+                return Path(written)
+        try:
+            return find_plan(self.root, None)
+        except Exception:  # no plan with unticked items: execute mode without a task list
+            return None
+
+    def take_brief(self) -> bool:
+        """True once after a plan was attached by a mode switch: the next message carries the brief."""
+        pending, self.brief_pending = self.brief_pending, False
+        return pending and self.run is not None and self.run.tasks is not None
+
+    def attached_plan(self) -> str:
+        """`<session>/plan.md 1/3` for the toolbar, or "" when no plan is attached."""
+        board = self.run.tasks if self.run is not None else None
+        if board is None:
+            return ""
+        path = Path(board.plan.path)
+        rows = board.rows()
+        done = sum(1 for row in rows if row[2] == "done")
+        return f"{path.parent.name}/{path.name} {done}/{len(rows)}"
 
     def clear(self) -> None:
         """Forget the conversation; the next task starts a new session."""
         self._retire()
         self.run = None
         self.tasks = ()
+        self.brief_pending = False
 
     def _adopt(self, run: Any) -> None:
         self._retire()

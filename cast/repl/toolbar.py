@@ -37,26 +37,46 @@ def prompt_label(mode: str) -> list[tuple[str, str]]:
 
 
 def toolbar_fragments(state: Any, busy: bool, width: int) -> list[tuple[str, str]]:
-    """One line, cut to `width`: least useful parts go first when the terminal is narrow."""
+    """One line that fits `width`: the least useful parts go first, then long ones shorten; the
+    mode, the cost and the attached plan's progress stay to the last."""
     usage = state.total()
     mode = state.mode
-    session = state.session_id or "new session"
-    parts = [
-        state.model_name(),
-        session,
-        f"ctx {tokens(usage.context_tokens)}",
-        state.cost_label(),
-    ]
-    hint = "working · Esc interrupts" if busy else "⇧Tab mode · /help"
     head = f" {mode.upper()} "
-    body = " │ ".join(parts)
-    room = width - len(head) - 2
-    line = f"{body} │ {hint}"
-    if len(line) > room:
-        line = body
-    if len(line) > room:  # narrow terminal: shorten the session id, then cut
-        parts[1] = session[:12] + "…" if len(session) > 13 else session
-        line = " │ ".join(parts)
+    room = max(8, width - len(head) - 2)
+    session = state.session_id or "new session"
+    model = state.model_name()
+    plan = getattr(state, "attached_plan", lambda: "")()
+    progress = f"plan {plan.split()[-1]}" if plan else ""
+    named = f"plan {short_id(plan.split()[0].split('/')[0])} {plan.split()[-1]}" if plan else ""
+    ctx, cost = f"ctx {tokens(usage.context_tokens)}", state.cost_label()
+    hint = "working · Esc interrupts" if busy else "⇧Tab mode · /help"
+    plan_label = f"plan {plan}" if plan else ""
+    candidates = [
+        [model, session, plan_label, ctx, cost, hint],
+        [model, session, plan_label, ctx, cost],
+        [short_model(model), short_id(session), plan_label, ctx, cost],
+        [short_model(model), short_id(session), named, ctx, cost],
+        [short_model(model), named, ctx, cost],
+        [named, ctx, cost],
+        [progress, ctx, cost],
+        [progress, cost],
+    ]
+    line = ""
+    for parts in candidates:
+        line = " │ ".join(part for part in parts if part)
+        if len(line) <= room:
+            break
     if len(line) > room:
         line = line[: max(0, room - 1)] + "…"
     return [(f"class:bottom-toolbar.mode.{mode}", head), ("class:bottom-toolbar", " " + line)]
+
+
+def short_id(session: str, keep: int = 16) -> str:
+    """`2026-12-01-fix-the-discounts` → `fix-the-discoun…`: the date is the least telling part."""
+    parts = session.split("-", 3)
+    name = parts[3] if len(parts) == 4 and parts[0].isdigit() else session
+    return name if len(name) <= keep else name[: keep - 1] + "…"
+
+
+def short_model(model: str) -> str:
+    return model[len("claude-"):] if model.startswith("claude-") else model

@@ -31,7 +31,7 @@ def make_console(file: Any, terminal: bool, width: int | None = None) -> Console
     return Console(
         file=file, width=width, force_terminal=terminal, no_color=no_color() or not terminal,
         color_system="auto" if terminal else None, highlight=False, emoji=False, legacy_windows=False,
-        soft_wrap=False,
+        soft_wrap=False, markup=False,  # user and model text is shown as written: `[red]` stays `[red]`
     )
 
 

@@ -17,7 +17,7 @@ class Printer:
     def __init__(self, console: Any = None):
         from rich.console import Console
 
-        self.console = console or Console(highlight=False, soft_wrap=True)
+        self.console = console or Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
         self.calls: dict[str, str] = {}
         self.in_text = False
         self.tasks_shown: tuple[int, str] | None = None
@@ -42,9 +42,12 @@ class Printer:
         elif isinstance(event, ev.ToolResult):
             label = self.calls.get(event.id, event.name)
             summary = event.summary + (" (from record)" if event.cached else "")
-            self.line(("✓ " if event.ok else "✗ ", "green" if event.ok else "red"), (label, "bold"), (f" · {summary}", "dim"))
-            if not event.ok and event.text:
-                self.line(("  " + event.text.splitlines()[0][:300], "red"))
+            code = event.facts.get("exit_code")
+            ok = event.ok and not (isinstance(code, int) and code != 0)  # a command that failed is no ✓
+            self.line(("✓ " if ok else "✗ ", "green" if ok else "red"), (label, "bold"), (f" · {summary}", "dim"))
+            first = event.text.strip().splitlines()[0] if event.text.strip() else ""
+            if not event.ok and first and not first.removeprefix("error: ").startswith(event.summary.rstrip("…")):
+                self.line(("  " + first[:300], "red"))
         elif isinstance(event, ev.TaskUpdate):
             self._tasks(event.tasks)
         elif isinstance(event, ev.Notice):

@@ -48,6 +48,30 @@ def clip_lines(text: str, limit: int, keep: str = "head") -> tuple[str, int]:
     return "\n".join(kept), len(lines) - limit
 
 
+DIFF_STYLE = {"+": "green", "-": "red", "@": "cyan"}
+
+
+class DiffView:
+    """A diff that wraps without losing its markers: every row of a long line starts with the
+    line's own `+`, `-` or space, so a wrapped added line still reads as added."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.cells import chop_cells
+
+        width = max(10, options.max_width)
+        for line in self.lines:
+            header = line.startswith(("+++ ", "--- ", "@@"))
+            marker = "" if header or line[:1] not in ("+", "-", " ") else line[:1]
+            style = "bold" if line.startswith(("+++ ", "--- ")) else DIFF_STYLE.get(line[:1], "")
+            body = line[len(marker):]
+            rows = chop_cells(body, width - len(marker)) if body else [""]
+            for row in rows:
+                yield Text(marker + row, style=style, no_wrap=True, overflow="crop")
+
+
 class Renderer:
     """Consumes events (from one thread at a time); `live()` may be called from another."""
 
@@ -145,7 +169,8 @@ class Renderer:
         return Markdown(source, code_theme=CODE_THEME, hyperlinks=False)
 
     def tool_line(self, label: str, event: ev.ToolResult) -> Text:
-        mark, style = ("✓", "green") if event.ok else ("✗", "red")
+        failed_command = event.ok and isinstance(event.facts.get("exit_code"), int) and event.facts["exit_code"] != 0
+        mark, style = ("✓", "green") if event.ok and not failed_command else ("✗", "red")
         line = Text()
         line.append(f"{mark} ", style=style)
         line.append(label, style="bold")
@@ -158,15 +183,14 @@ class Renderer:
             line.append(f" · {summary}", style="dim")
         if not event.ok and event.text:
             first = event.text.strip().splitlines()[0] if event.text.strip() else ""
-            if first and first != event.summary:
+            said = first.removeprefix("error: ")
+            if first and not said.startswith(event.summary.rstrip("…")):  # the error once, not twice
                 line.append(f"\n  {first[:300]}", style="red")
         return line
 
     def diff(self, diff: str) -> RenderableType:
-        from rich.syntax import Syntax
-
         body, cut = clip_lines(diff, DIFF_LINES)
-        parts: list[RenderableType] = [Text(body) if self.plain else Syntax(body, "diff", theme=CODE_THEME, background_color="default", word_wrap=True)]
+        parts: list[RenderableType] = [Text(body) if self.plain else DiffView(body)]
         if cut:
             parts.append(Text(f"  … {cut} more diff lines", style="dim"))
         return Group(*parts)
