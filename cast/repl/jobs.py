@@ -205,7 +205,7 @@ def edit_plan(repl: Any, run: Any, path: Path) -> None:
         repl.say(f"the editor exited with status {code}", "yellow")
     if after != before:
         repl.say(f"Plan updated: {_rel(run, path)} now has {_items(path)} items.", "green")
-        run.agent.guide(f"I edited the plan file {_rel(run, path)} by hand. Read it again before you revise it; keep my changes.")
+        run.agent.transcript.note(f"[The user edited the plan file {_rel(run, path)} by hand. Read it again before you revise it; keep their changes.]")
     else:
         repl.say("The plan is unchanged.", "dim")
 
