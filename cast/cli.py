@@ -181,7 +181,7 @@ def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
     """List sessions (transcripts in .cast/sessions), newest first."""
     from dataclasses import asdict
 
-    from cast.sessions import list_sessions
+    from cast.sessions import format_sessions, list_sessions
     from cast.workspace import Workspace
 
     found = list_sessions(Workspace.discover().root)
@@ -190,6 +190,10 @@ def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
         return
     if not found:
         print("no sessions yet")
+    if sys.stdout.isatty():  # aligned for a reader; tab-separated for a script
+        for line in format_sessions(found):
+            print(line)
+        return
     for info in found:
         print(f"{info.id}\t{info.mode}\t{info.status}\t{info.steps} steps\t{info.task}")
 

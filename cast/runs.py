@@ -24,7 +24,7 @@ from cast.config import Config, load
 from cast.models.base import Model
 from cast.modes import EXECUTE, MODES, PLAN, Mode, system_prompt
 from cast.safety.approval import ApprovalPolicy, Approver
-from cast.sessions import Session, next_id
+from cast.sessions import Session, execute_id
 from cast.sessions import load as load_session
 from cast.tools.base import ToolContext
 from cast.tools.tasks import TaskBoard
@@ -54,6 +54,7 @@ class Run:
     session: Session | None = None  # the transcript on disk
     usage: UsageLog | None = None  # what the run spent, priced
     report: ReportBuilder | None = None
+    idle_check: Callable[[Agent], str | None] | None = None  # the self-check, set aside while an execute run is in plan mode
     economy: ContextEconomy | None = None  # aging and compaction of this run's context
     checkpoints: Recorder | None = None  # execute runs: a checkpoint before each plan item
 
@@ -109,7 +110,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     plan_path = find_plan(workspace.root, plan_ref).resolve()
     meta = parse_front_matter(plan_path.read_text(encoding="utf-8", errors="replace"))
     plan_session = meta.get("session") or plan_path.parent.name
-    session_id = next_id(workspace.root, f"{plan_session}-exec")
+    session_id = execute_id(workspace.root, plan_session)
     board = TaskBoard(plan_path)
     if not board.remaining():
         # Nothing to do: the run is for reporting only, never driven, so it needs no model
@@ -210,7 +211,7 @@ def set_model(run: Run, model: Model) -> None:
     price all follow, so the books and the checks stay about the model actually used."""
     run.agent.model = model
     hooks = run.agent.hooks
-    for part in (hooks.prepare, hooks.on_finish):
+    for part in (hooks.prepare, hooks.on_finish, run.idle_check):
         if part is not None and hasattr(part, "model"):
             part.model = model
     price = price_for(run.config, model.name)
@@ -298,7 +299,10 @@ def conclude(run: Run, stopped: ev.Stopped, *, plan_required: bool = False) -> O
     if left and code == 0:
         numbers = ", ".join(str(n) for n, *_ in left)
         code, status, reason = 1, "incomplete", f"{len(left)} plan item{'' if len(left) == 1 else 's'} not done: {numbers}"
-    return Outcome(status, reason, code, finish(run))
+    outcome = Outcome(status, reason, code, finish(run))
+    if run.session is not None:
+        run.session.discard_if_unused()  # a run that failed before any reply leaves no session
+    return outcome
 
 
 def execute_brief(run: Run) -> str:
@@ -344,6 +348,11 @@ def switch_mode(run: Run, name: str) -> Run:
     if name == "execute" and run.ctx.approval is None:
         run.ctx.approval = _approval(run.options, run.config, run.workspace)
     run.agent.set_mode(mode.tools, system_prompt(mode, run.workspace), f"[cast: switched to {name} mode by the user. Your tools changed accordingly.]")
+    hooks = run.agent.hooks  # the executor's self-check is for execute mode: never after plan-mode chat
+    if name == "plan" and hooks.on_finish is not None:
+        run.idle_check, hooks.on_finish = hooks.on_finish, None
+    elif name == "execute" and hooks.on_finish is None and run.idle_check is not None:
+        hooks.on_finish, run.idle_check = run.idle_check, None
     run.mode = mode
     if run.session is not None:
         run.session.update(mode=name)

@@ -141,6 +141,23 @@ class Session:
                 self._file.close()
                 self._file = None
 
+    def discard_if_unused(self) -> bool:
+        """Remove a session that holds nothing to go back to: no message at all (built, never
+        driven), or a run that failed before the model ever replied (a missing key, a bad URL).
+        Listing such sessions would only bury the real ones. True when it was removed."""
+        import shutil
+
+        try:
+            records = read_records(self.dir / TRANSCRIPT)
+        except SessionError:
+            return False
+        replied = any(record.get("role") == "assistant" for record in records)
+        if replied or (records and self.meta.get("status") != "failed"):
+            return False
+        self.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return True
+
     # -- meta -------------------------------------------------------------------------------
     def update(self, **fields: Any) -> None:
         with self._lock:
@@ -252,6 +269,34 @@ def make_valid(messages: list[Message]) -> list[Message]:
                 result[index + 1]["content"] = results + rest
         index += 1
     return result
+
+
+EXEC_SUFFIX = "-exec"
+
+
+def execute_id(root: Path, plan_session: str) -> str:
+    """The session id for executing the plan written by `plan_session`: `<plan session>-exec`,
+    then `-exec-2`, `-exec-3` for later executions. A plan written from an execute session
+    (`X-exec`) executes as `X-exec-N`, never `X-exec-exec`."""
+    import re
+
+    base = re.sub(rf"(?:{EXEC_SUFFIX}(?:-\d+)?)+$", "", plan_session) or plan_session
+    return next_id(root, base + EXEC_SUFFIX)
+
+
+def format_sessions(found: list["SessionInfo"], task_width: int = 60) -> list[str]:
+    """One aligned line per session: id, mode, status, steps, task."""
+    if not found:
+        return []
+    id_width = max(len(info.id) for info in found)
+    status_width = max(len(info.status) for info in found)
+    lines = []
+    for info in found:
+        task = " ".join(info.task.split())
+        task = task if len(task) <= task_width else task[: task_width - 1] + "…"
+        steps = f"{info.steps} step{'' if info.steps == 1 else 's'}"
+        lines.append(f"{info.id:<{id_width}}  {info.mode:<7}  {info.status:<{status_width}}  {steps:>9}  {task}".rstrip())
+    return lines
 
 
 def next_id(root: Path, base: str) -> str:

@@ -114,3 +114,10 @@ def test_set_model_retargets_the_checks_and_the_price(repo, tmp_path):
     set_model(run, other)
     assert run.agent.model is other and run.agent.hooks.prepare.model is other
     assert run.agent.hooks.price.known and run.usage.price.model == "claude-haiku-4-5"
+
+
+def test_a_plan_that_fails_before_any_reply_leaves_no_session(repo, tmp_path):
+    empty = write_script(tmp_path / "empty.jsonl", [])  # the first request fails: the script is empty
+    done = cast(repo, "--model", f"script:{empty}", "plan", "Do x")
+    assert done.returncode != 0
+    assert cast(repo, "sessions").stdout.strip() == "no sessions yet"

@@ -135,7 +135,8 @@ class Agent:
                 follow_up = self.hooks.on_finish(self) if self.hooks.on_finish else None
                 if follow_up:
                     self.transcript.note(follow_up)
-                    yield ev.Notice("self-check: " + follow_up.splitlines()[0].strip("[]"), "warning")
+                    said = follow_up.splitlines()[0].strip("[]").removeprefix("cast ").removeprefix("self-check: ")
+                    yield ev.Notice("self-check: " + said, "warning")
                     continue
                 yield self._stop("done", "the model finished its turn", step)
                 return

@@ -102,7 +102,7 @@ class Repl:
             self.cancel()
             self.worker.join(EXIT_WAIT_SECONDS)
         if not self.worker.busy:
-            self.state.finish()
+            self.state.close()
 
     async def _tick(self) -> None:
         while True:
@@ -236,7 +236,9 @@ class Repl:
         if not found:
             self.say("No sessions to resume yet.", "dim")
             return
-        self.say("\n".join(f"{s.id}  {s.mode:<7} {s.status:<11} {s.task[:50]}" for s in found) + "\n/resume ID continues one.")
+        from cast.sessions import format_sessions
+
+        self.say("\n".join(format_sessions(found, task_width=50)) + "\n/resume ID continues one.")
 
     def set_mode(self, mode: str) -> None:
         if mode not in MODES or mode == self.state.mode:

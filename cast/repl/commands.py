@@ -73,8 +73,8 @@ def _cost(repl: Any, arg: str) -> None:
     price = run.usage.price if run is not None and run.usage is not None else None
     if repl.state.model_name().startswith("script:"):
         lines.append("cost: $0 (a scripted model is free)")
-    elif price is None:
-        lines.append("cost: not priced for this run (token counts only)")
+    elif price is None:  # no run now (after /clear): what the REPL's earlier runs cost, as the toolbar shows
+        lines.append(f"cost: ${u.cost:.4f} so far in this REPL" + ("" if u.cost else " (nothing sent yet)"))
     elif not price.known:
         lines.append(f"cost: unknown — no price for {repl.state.model_name()} (set prices in .cast/config.toml)")
     else:

@@ -14,6 +14,7 @@ from cast.agent import events as ev
 from cast.repl.ask import Choice, Question, Reply
 
 EXECUTE, AUTO, EDIT, KEEP, LATER = "execute", "execute-auto", "edit", "keep", "later"
+RESUME_LINES = 12  # of the last reply shown when a session is resumed
 PLAN_LINES = 40  # of the plan shown before the hand-off question; the editor shows the rest
 
 
@@ -108,8 +109,10 @@ def resume_session(repl: Any, session_id: str) -> None:
     repl.say(f"Resumed {run.session_id} in {run.mode.name} mode ({len(messages)} messages).", "dim")
     last = next((b.get("text", "") for m in reversed(messages) if m.get("role") == "assistant"
                  for b in m.get("content", []) if isinstance(b, dict) and b.get("type") == "text"), "")
-    if last.strip():
-        repl.say("Last reply: " + " ".join(last.split())[:300], "dim")
+    if last.strip():  # rendered, as it was when it streamed: no raw ** or backticks
+        shown, cut = _clip(last.strip(), RESUME_LINES)
+        repl.say("Last reply:", "dim")
+        repl.show(repl.renderer.markdown(shown + ("\n\n…" if cut else "")))
     if repl.state.tasks:
         from cast.ui.tasks import checklist
 

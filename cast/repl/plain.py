@@ -61,7 +61,7 @@ def run_plain(options: Any, mode: str = "plan", task: str | None = None,
         return exit_code(exc)
     finally:
         renderer.finish()
-        state.finish()  # the session's final cost, whatever happened
+        state.close()  # the session's final cost, whatever happened
     return status
 
 

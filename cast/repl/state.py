@@ -210,8 +210,19 @@ class ReplState:
             return "$ n/a"
         return f"${self.total().cost:.3f}"
 
-    def _retire(self) -> None:
+    def close(self) -> None:
+        """The end of the current run's life here: its books closed, and its session removed if
+        it holds nothing to go back to (never driven, or failed before any reply)."""
         self.finish()
+        session = self.run.session if self.run is not None else None
+        if session is not None:
+            try:
+                session.discard_if_unused()
+            except OSError:
+                pass
+
+    def _retire(self) -> None:
+        self.close()
         with self._lock:
             u, s = self.usage, self.spent
             self.spent = Usage(s.input_tokens + u.input_tokens, s.output_tokens + u.output_tokens,

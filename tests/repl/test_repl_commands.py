@@ -143,7 +143,7 @@ def test_resume_brings_back_an_earlier_conversation(harness):
     h.send("/resume\r")
     h.wait_text(first)  # listed
     h.send(f"/resume {first}\r")
-    h.wait_text("Last reply: first answer")
+    h.wait_text("Last reply:\nfirst answer")
     h.wait_idle()
     assert h.repl.state.session_id == first
     h.send("what was the word?\r")
