@@ -22,6 +22,15 @@ class ThinkingDelta:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A reply's thinking block that has text, once the reply is complete: on today's models the
+    short notes between tool calls arrive as thinking blocks, so front-ends show these as the
+    agent's notes. Blocks the API returned empty (`display: "omitted"`) make no Note."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolCall:
     id: str
     name: str
@@ -84,7 +93,7 @@ class Stopped:
         return 0 if self.status == "done" else 1
 
 
-Event = Union[StepStarted, TextDelta, ThinkingDelta, ToolCall, ToolResult, TaskUpdate, UsageUpdate, Notice, Stopped]
+Event = Union[StepStarted, TextDelta, ThinkingDelta, Note, ToolCall, ToolResult, TaskUpdate, UsageUpdate, Notice, Stopped]
 
 
 def to_json(event: Event) -> dict[str, Any]:

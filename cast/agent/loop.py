@@ -195,6 +195,9 @@ class Agent:
                 raise m.ModelError(f"the reply from {self.model.name} ended without a stop event")
             return None
         self.transcript.add_assistant(list(content))
+        for block in content:  # the model's notes between tool calls (thinking blocks with text)
+            if block.get("type") == "thinking" and str(block.get("thinking") or "").strip():
+                yield ev.Note(str(block["thinking"]).strip())
         return calls, stop_reason
 
     def _account(self, usage: m.Usage) -> ev.UsageUpdate:

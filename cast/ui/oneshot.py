@@ -32,10 +32,12 @@ class Printer:
             self.console.print(event.text, end="", markup=False)
             self.in_text = True
             return
-        if self.in_text:
+        if self.in_text and not isinstance(event, ev.ThinkingDelta):
             self.console.print()
             self.in_text = False
         if isinstance(event, ev.ThinkingDelta):
+            return  # shown whole, as a Note, once the reply is complete
+        if isinstance(event, ev.Note):
             self.line((event.text, "dim italic"))
         elif isinstance(event, ev.ToolCall):
             self.calls[event.id] = call_label(event.name, event.input)
