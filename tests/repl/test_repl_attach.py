@@ -17,7 +17,8 @@ def toolbar(h) -> str:
 
 def test_shift_tab_after_not_now_attaches_the_plan_and_an_item_can_be_ticked(harness, repo):
     h = harness([WRITE, {"text": "Planned."},
-                 {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]}, {"text": "Ticked item 1."}])
+                 {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "the user asked for the tick"}}]},
+                 {"text": "Ticked item 1."}])
     h.send("add sub\r")
     h.wait(lambda: h.repl.asker.current is not None, "the hand-off")
     h.send("n\r")
@@ -41,7 +42,8 @@ def test_shift_tab_attaches_the_newest_unfinished_plan_in_a_fresh_repl(harness, 
     plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN)
-    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]}, {"text": "Done one."}])
+    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
+                 {"text": "Done one."}])
     h.send(SHIFT_TAB)
     h.wait_text("plan attached: .cast/plans/2026-01-01-sub/plan.md")
     h.send("/tasks\r")
