@@ -13,6 +13,7 @@ from fakeapi import FakeAPI, fake_api, model_info, text  # noqa: F401  (fake_api
 
 from cast.models.base import ModelError
 from cast.models.lookup import available, cache_path, ensure, lookup
+from cast.runs import Options
 
 RETIRED = model_info("claude-sonnet-4-5", "retired", "2026-11-30T00:00:00Z", max_input_tokens=200_000, max_tokens=64_000,
                      thinking=("enabled", "disabled"), efforts=())
@@ -173,3 +174,32 @@ def test_resolve_attaches_the_spec(fake_api):
     with pytest.raises(ModelError) as refused:
         resolve("claude-sonnet-4-5", Config())
     assert refused.value.exit_code == 2
+
+
+def test_model_completion_offers_the_listed_models(fake_api):
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from cast.repl import commands
+    from cast.repl.complete import ReplCompleter
+
+    def complete(text: str) -> list[str]:
+        completer = ReplCompleter(commands.names, None, commands.argument_values(None))
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert "claude-sonnet-5-5" in complete("/model claude-s")  # offline: the built-in table
+    assert "claude-sonnet-4-5" not in complete("/model claude-s")  # retired models are not offered
+    serve(fake_api, model_info("claude-new-6"), RETIRED)
+    assert "claude-new-6" in available()  # the list, now cached for a day
+    assert complete("/model claude-n") == ["claude-new-6"]
+
+
+def test_the_toolbar_context_figure_is_out_of_the_models_window(fake_api, repo):
+    from cast.repl.state import ReplState
+    from cast.repl.toolbar import toolbar_fragments
+
+    serve(fake_api, model_info("claude-small-1", max_input_tokens=200_000))
+    lookup("claude-small-1")
+    state = ReplState(Options(model="claude-small-1", cwd=repo), "plan")
+    text = "".join(t for _, t in toolbar_fragments(state, busy=False, width=120))
+    assert "ctx 0/200.0k" in text

@@ -192,6 +192,20 @@ def available(client: ClientFactory = default_client, now: float | None = None) 
     return ids or active_ids()
 
 
+def choices(client: ClientFactory = default_client) -> list[tuple[str, str]]:
+    """(id, description) pairs for completing `/model`, without waiting on the network: the list
+    the API gave within a day, else the built-in table while a background thread asks the API."""
+    entry = _read_cache().get("list")
+    if entry is not None and _fresh(entry, time.time()) and isinstance(entry.get("ids"), list):
+        ids = [str(i) for i in entry["ids"]]
+    else:
+        ids = active_ids()
+        import threading
+
+        threading.Thread(target=available, args=(client,), name="cast-models-list", daemon=True).start()
+    return [(i, (builtin(i) or ModelSpec(i, "")).display_name) for i in ids]
+
+
 def suggestions(client: ClientFactory = default_client) -> list[str]:
     """What to offer instead of a model that can't be used: today's line-up first."""
     listed = available(client)

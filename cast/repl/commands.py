@@ -213,7 +213,7 @@ def dispatch(repl: Any, line: str) -> None:
 
 
 def argument_values(repl: Any) -> Callable[[str, str], Iterable[tuple[str, str]]]:
-    """Completion for arguments: plan session ids for /execute, session ids for /resume."""
+    """Completion for arguments: plan session ids for /execute, session ids for /resume, model ids for /model."""
 
     def values(command: str, typed: str) -> Iterable[tuple[str, str]]:
         try:
@@ -221,6 +221,10 @@ def argument_values(repl: Any) -> Callable[[str, str], Iterable[tuple[str, str]]
                 from cast.plans.store import list_plans
 
                 return [(i.session, f"{i.done}/{i.total} {i.task}"[:60]) for i in list_plans(repl.state.root)[:30]]
+            if command == "model":
+                from cast.models.lookup import choices
+
+                return choices()
             if command == "resume":
                 from cast.sessions import list_sessions
 

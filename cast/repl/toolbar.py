@@ -32,6 +32,13 @@ def tokens(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
+def _window(model: str) -> int:
+    """The model's context window, from what the Models API (or the built-in table) says."""
+    from cast.models.catalog import spec_for
+
+    return spec_for(model).max_input_tokens
+
+
 def prompt_label(mode: str) -> list[tuple[str, str]]:
     return [(f"class:mode.{mode}", f"{mode} ›"), ("", " ")]
 
@@ -48,7 +55,7 @@ def toolbar_fragments(state: Any, busy: bool, width: int) -> list[tuple[str, str
     plan = getattr(state, "attached_plan", lambda: "")()
     progress = f"plan {plan.split()[-1]}" if plan else ""
     named = f"plan {short_id(plan.split()[0].split('/')[0])} {plan.split()[-1]}" if plan else ""
-    ctx, cost = f"ctx {tokens(usage.context_tokens)}", state.cost_label()
+    ctx, cost = f"ctx {tokens(usage.context_tokens)}/{tokens(_window(model))}", state.cost_label()
     hint = "working · Esc interrupts" if busy else "⇧Tab mode · /help"
     plan_label = f"plan {plan}" if plan else ""
     candidates = [
