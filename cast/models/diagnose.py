@@ -1,0 +1,72 @@
+"""What `cast doctor` says about the model side: which model, whether it can be used and until
+when, where cast's facts about it came from, whether a key is set, and which config files count.
+
+Why separate from the checks' runner: these answers come from the same lookup a run uses, so the
+doctor and a run never disagree about a model.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _tokens(n: int) -> str:
+    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else f"{n // 1000}k"
+
+
+SOURCES = {"api": "the Models API", "cache": "the Models API (cached today)", "built-in": "cast's built-in table",
+           "assumed": "nowhere: not in cast's table and the Models API could not be asked"}
+
+
+def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
+    """One (name, ok, detail) per distinct model the config selects (plan and execute may differ)."""
+    from cast.config import ConfigError, load
+    from cast.models.lookup import lookup
+
+    try:
+        config = load(root)
+    except ConfigError as exc:
+        return [("model", False, f"config error: {exc}")]
+    rows: list[tuple[str, bool, str]] = []
+    seen: set[str] = set()
+    for mode in ("plan", "execute"):
+        model_id = config.model_for(mode)
+        if model_id in seen:
+            continue
+        seen.add(model_id)
+        name = "model" if config.model_for("plan") == config.model_for("execute") else f"model ({mode})"
+        if model_id.startswith("script:"):
+            rows.append((name, True, f"{model_id} (a scripted model: no lookup)"))
+            continue
+        spec = lookup(model_id)
+        if spec is None:
+            rows.append((name, False, f"{model_id} unknown: the Models API does not know it"))
+            continue
+        when = f", retires {spec.retires_at.isoformat()}" if spec.retires_at and spec.lifecycle == "deprecated" else (
+            f", retired {spec.retires_at.isoformat()}" if spec.retires_at else "")
+        effort = config.effort_for(mode) or spec.default_effort or "model default"
+        detail = (f"{model_id} ({spec.display_name}): {spec.lifecycle}{when}; {_tokens(spec.max_input_tokens)} context, "
+                  f"{_tokens(spec.max_tokens)} output; thinking {', '.join(sorted(spec.thinking_types)) or 'none'}; "
+                  f"effort {effort}; facts from {SOURCES.get(spec.source, spec.source)}")
+        rows.append((name, spec.lifecycle == "active", detail))
+    return rows
+
+
+def key_status() -> tuple[bool, str]:
+    base = os.environ.get("ANTHROPIC_BASE_URL")
+    where = f"; ANTHROPIC_BASE_URL={base}" if base else ""
+    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        if os.environ.get(var):
+            return True, f"{var} is set{where}"
+    return False, f"ANTHROPIC_API_KEY is not set: export it (or use --model script:PATH offline){where}"
+
+
+def config_status(root: Path | None) -> tuple[bool, str]:
+    from cast.config import ConfigError, config_paths, load
+
+    files = [f"{path} ({'found' if path.is_file() else 'none'})" for path in config_paths(root)]
+    try:
+        load(root)
+    except ConfigError as exc:
+        return False, f"{'; '.join(files)}; error: {exc}"
+    return True, "; ".join(files)

@@ -1,0 +1,47 @@
+"""`cast doctor`'s model part: the model, its lifecycle and retirement date, where cast's facts
+came from, whether a key is set (never its value), and which config files count."""
+from __future__ import annotations
+
+import pytest
+
+from cast.models.diagnose import config_status, key_status, model_status
+from fakeapi import fake_api, model_info  # noqa: F401  (fake_api is a fixture)
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_memory(monkeypatch):
+    from cast.models import catalog
+    from cast.models import lookup as lookup_module
+
+    monkeypatch.setattr(lookup_module, "_said", set())
+    monkeypatch.setattr(catalog, "_KNOWN", {})
+
+
+def test_a_current_model_from_the_api(fake_api, tmp_path):
+    fake_api.models = {"claude-sonnet-5-5": model_info("claude-sonnet-5-5", thinking=("adaptive", "between_tools"))}
+    [(name, ok, detail)] = model_status(tmp_path)
+    assert name == "model" and ok
+    assert detail.startswith("claude-sonnet-5-5 (claude-sonnet-5-5): active; 1M context, 128k output")
+    assert "thinking adaptive, between_tools" in detail and "from the Models API" in detail
+
+
+def test_a_deprecated_model_offline_names_its_date_and_source(tmp_path, monkeypatch):
+    (tmp_path / ".cast").mkdir()
+    (tmp_path / ".cast" / "config.toml").write_text('model = "claude-opus-4-5"\nexecute_model = "script:x.jsonl"\n')
+    rows = model_status(tmp_path)
+    assert [r[0] for r in rows] == ["model (plan)", "model (execute)"]
+    (_, ok, detail), (_, script_ok, script) = rows
+    assert not ok and "deprecated, retires 2027-01-22" in detail and "cast's built-in table" in detail
+    assert script_ok and "no lookup" in script
+
+
+def test_key_and_config_files(tmp_path, monkeypatch):
+    ok, detail = key_status()
+    assert not ok and "ANTHROPIC_API_KEY is not set" in detail
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secret-value")
+    ok, detail = key_status()
+    assert ok and "sk-secret" not in detail
+    (tmp_path / ".cast").mkdir()
+    (tmp_path / ".cast" / "config.toml").write_text("max_steps = true\n")
+    ok, detail = config_status(tmp_path)
+    assert not ok and str(tmp_path / ".cast" / "config.toml") + " (found)" in detail and "'max_steps'" in detail
