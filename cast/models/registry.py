@@ -27,5 +27,8 @@ def resolve(spec: str, config: Any) -> Model:
 
     model_spec = ensure(spec)
     model = AnthropicModel(spec, config)
-    model.spec = model_spec  # type: ignore[attr-defined]  # what the provider sends (thinking, effort) and the loop's limits follow
+    # The spec decides what the provider sends (thinking, effort) and the loop's limits; an id
+    # nobody could vouch for (offline, not in the table) keeps the provider's own default.
+    if model_spec.source != "assumed":
+        model.spec = model_spec  # type: ignore[attr-defined]
     return model
