@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, replace
@@ -76,11 +75,10 @@ def _write_cache(update: Callable[[dict[str, Any]], None]) -> None:
     update(data)
     path = cache_path()
     try:
+        from cast.fsutil import atomic_write
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".models-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1, sort_keys=True)
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(data, indent=1, sort_keys=True).encode())
     except OSError:
         pass  # a cache that can't be written only costs a lookup next time
 
