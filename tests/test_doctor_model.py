@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cast.models.diagnose import config_status, key_status, model_status
+from cast.models.diagnose import config_status, key_status, model_status, model_summary
 from fakeapi import fake_api, model_info  # noqa: F401  (fake_api is a fixture)
 
 
@@ -33,6 +33,8 @@ def test_a_deprecated_model_offline_names_its_date_and_source(tmp_path, monkeypa
     (_, ok, detail), (_, script_ok, script) = rows
     assert not ok and "deprecated, retires 2027-01-22" in detail and "cast's built-in table" in detail
     assert script_ok and "no lookup" in script
+    ok, line = model_summary(tmp_path)
+    assert not ok and line.startswith("(plan) claude-opus-4-5") and "; (execute) script:x.jsonl" in line
 
 
 def test_key_and_config_files(tmp_path, monkeypatch):

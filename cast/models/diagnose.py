@@ -70,3 +70,20 @@ def config_status(root: Path | None) -> tuple[bool, str]:
     except ConfigError as exc:
         return False, f"{'; '.join(files)}; error: {exc}"
     return True, "; ".join(files)
+
+
+def workspace_root() -> Path | None:
+    from cast.workspace import Workspace
+
+    try:
+        return Workspace.discover().root
+    except OSError:
+        return None
+
+
+def model_summary(root: Path | None) -> tuple[bool, str]:
+    """`model_status` as one doctor line: both modes' models when they differ."""
+    rows = model_status(root)
+    if len(rows) == 1:
+        return rows[0][1], rows[0][2]
+    return all(ok for _, ok, _ in rows), "; ".join(f"{name.removeprefix('model ')} {detail}" for name, ok, detail in rows)
