@@ -165,7 +165,8 @@ def lookup(model_id: str, client: ClientFactory = default_client, now: float | N
     except _Unreachable as why:
         spec = builtin(model_id)
         if str(why) != "no API key":
-            _say(f"note: the Models API could not be asked about {model_id} ({why}); using cast's built-in model facts")
+            fallback = "using cast's built-in model facts" if spec else "cast's table doesn't know it either; going ahead"
+            _say(f"note: the Models API could not be asked about {model_id} ({why}); {fallback}")
         return remember(spec) if spec else ModelSpec(model_id, model_id, source="assumed")
     if info is None:
         return None
