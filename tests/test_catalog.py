@@ -38,3 +38,16 @@ def test_thresholds_are_capped_by_the_window() -> None:
     assert big and small
     assert big.thresholds(80_000, 150_000) == (80_000, 150_000)
     assert small.thresholds(500_000, 900_000) == (120_000, 160_000)
+
+
+def test_the_table_agrees_with_the_sdks_deprecation_data():
+    import re
+    from datetime import datetime
+
+    deprecated = __import__("anthropic._data.deprecated_models", fromlist=["DEPRECATED_MODELS"]).DEPRECATED_MODELS
+    for model_id, when in deprecated.items():
+        spec = builtin(model_id)
+        assert spec is not None and spec.lifecycle != "active", model_id
+        day = datetime.strptime(re.sub(r"(\d+)(st|nd|rd|th)", r"\1", when), "%B %d, %Y").date()
+        assert spec.retires_at == day, model_id
+        assert spec.lifecycle == ("retired" if day <= date(2026, 12, 1) else "deprecated"), model_id
