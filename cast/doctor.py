@@ -23,7 +23,25 @@ def sandbox_check() -> Check:
     return Check("sandbox", layer.active, f"{layer.name}: {layer.detail}")
 
 
-CHECKS: list[Callable[[], Check]] = [sandbox_check]
+def model_check() -> Check:
+    from cast.models.diagnose import model_summary, workspace_root
+
+    return Check("model", *model_summary(workspace_root()))
+
+
+def key_check() -> Check:
+    from cast.models.diagnose import key_status
+
+    return Check("api key", *key_status())
+
+
+def config_check() -> Check:
+    from cast.models.diagnose import config_status, workspace_root
+
+    return Check("config", *config_status(workspace_root()))
+
+
+CHECKS: list[Callable[[], Check]] = [sandbox_check, model_check, key_check, config_check]
 
 
 def run_checks() -> list[Check]:

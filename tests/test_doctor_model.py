@@ -3,9 +3,9 @@ came from, whether a key is set (never its value), and which config files count.
 from __future__ import annotations
 
 import pytest
+from fakeapi import fake_api, model_info  # noqa: F401  (fake_api is a fixture)
 
 from cast.models.diagnose import config_status, key_status, model_status, model_summary
-from fakeapi import fake_api, model_info  # noqa: F401  (fake_api is a fixture)
 
 
 @pytest.fixture(autouse=True)
@@ -47,3 +47,21 @@ def test_key_and_config_files(tmp_path, monkeypatch):
     (tmp_path / ".cast" / "config.toml").write_text("max_steps = true\n")
     ok, detail = config_status(tmp_path)
     assert not ok and str(tmp_path / ".cast" / "config.toml") + " (found)" in detail and "'max_steps'" in detail
+
+
+def test_cast_doctor_prints_the_model_lines(fake_api, repo):
+    import subprocess
+    import sys
+
+    from conftest import cast_env
+
+    fake_api.models = {"claude-sonnet-5-5": model_info("claude-sonnet-5-5", thinking=("adaptive", "between_tools"))}
+    env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, ANTHROPIC_API_KEY="test-key")
+    done = subprocess.run([sys.executable, "-m", "cast", "doctor"], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    lines = done.stdout.splitlines()
+    model = next(line for line in lines if "model: " in line)
+    assert "claude-sonnet-5-5" in model and "active" in model and "from the Models API" in model
+    assert any("api key: ANTHROPIC_API_KEY is set" in line for line in lines) and "test-key" not in done.stdout
+    assert any(line.split()[-1:] and "config: " in line and str(repo / ".cast" / "config.toml") in line for line in lines)
+    assert fake_api.requests == []
