@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cast import git
 from cast.config import config_dir
 
 AGENTS_FILE = "AGENTS.md"
@@ -22,15 +22,8 @@ AGENTS_CAP = 32 * 1024
 
 def find_root(start: Path) -> Path:
     """The git work tree containing `start`, else `start` itself."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, timeout=10
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return start.resolve()
-    if out.returncode == 0 and out.stdout.strip():
-        return Path(out.stdout.strip()).resolve()
-    return start.resolve()
+    top = git.toplevel(start)
+    return top.resolve() if top is not None else start.resolve()
 
 
 @dataclass(frozen=True)

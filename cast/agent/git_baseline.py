@@ -8,10 +8,11 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import subprocess
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
+
+from cast import git
 
 SNAPSHOT_BYTES = 256 * 1024  # dirty files up to this size are kept so the run's own edits can be counted
 SNAPSHOT_TOTAL = 32 * 1024 * 1024
@@ -19,36 +20,13 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 Stat = tuple[int, int] | str  # (insertions, deletions), or a note when lines were not counted
 
 
-def _git(root: Path, *args: str) -> bytes | None:
-    """Run a read-only git command. GIT_OPTIONAL_LOCKS=0 keeps status from refreshing the index
-    and no fsmonitor hook runs: building a report must leave .git byte for byte as it was."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    try:
-        out = subprocess.run(["git", "-c", "core.fsmonitor=false", *args], cwd=root, capture_output=True,
-                             timeout=30, env=env, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout if out.returncode == 0 else None
-
-
-def _head(top: Path) -> str | None:
-    return (_git(top, "rev-parse", "--verify", "-q", "HEAD") or b"").decode().strip() or None
-
-
 def _dirty(top: Path) -> set[str] | None:
-    out = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-    if out is None:
+    """Dirty paths, a rename's source included. cast.git's status does not refresh the index and
+    runs no fsmonitor, hook or filter: building a report must leave .git byte for byte as it was."""
+    entries = git.status(top)
+    if entries is None:
         return None
-    paths, fields, index = set(), out.split(b"\0"), 0
-    while index < len(fields):
-        entry, index = fields[index], index + 1
-        if len(entry) < 4:
-            continue
-        if entry[:1] in (b"R", b"C") and index < len(fields):
-            paths.add(os.fsdecode(fields[index]))  # the rename's source
-            index += 1
-        paths.add(os.fsdecode(entry[3:]))
-    return paths
+    return {e.path for e in entries} | {e.source for e in entries if e.source is not None}
 
 
 def _content(path: Path, keep: bool = True) -> tuple[str | None, bytes | None]:
@@ -128,30 +106,29 @@ class GitBaseline:
 
     @classmethod
     def take(cls, root: Path) -> GitBaseline | None:
-        top = _git(root, "rev-parse", "--show-toplevel")
-        top_path = Path(os.fsdecode(top.rstrip(b"\n"))) if top else root
-        dirty = _dirty(top_path) if top else None
-        if dirty is None:
+        top_path = git.toplevel(root)
+        dirty = _dirty(top_path) if top_path is not None else None
+        if top_path is None or dirty is None:
             return None
         files, kept = {}, 0
         for path in sorted(dirty):
             digest, data = _content(top_path / path, keep=kept < SNAPSHOT_TOTAL)
             kept += len(data or b"")
             files[path] = (digest, data)
-        return cls(top_path, _head(top_path), files)
+        return cls(top_path, git.head(top_path), files)
 
     def changes(self) -> list[tuple[str, Stat]]:
         """Each path (relative to the repository's top) this run changed, with its line counts:
         newly dirty files and commits against the starting HEAD, then files dirty at the start
         whose content is no longer what it was."""
-        now, head = _dirty(self.top) or set(), _head(self.top)
+        now, head = _dirty(self.top) or set(), git.head(self.top)
         base = self.head or EMPTY_TREE
         fresh = now - set(self.files)
         if head != self.head:
-            committed = _git(self.top, "diff-tree", "-r", "--name-only", "-z", "--no-renames", base, head or EMPTY_TREE, "--")
+            committed = git.run(self.top, "diff-tree", "-r", "--name-only", "-z", "--no-renames", base, head or EMPTY_TREE, "--")
             fresh |= {os.fsdecode(p) for p in (committed or b"").split(b"\0") if p} - set(self.files)
         # plumbing: porcelain `git diff` refreshes the index even with GIT_OPTIONAL_LOCKS=0
-        counted = _numstat(_git(self.top, "diff-index", "--numstat", "-z", "--no-renames", base, "--")) if fresh else {}
+        counted = _numstat(git.run(self.top, "diff-index", "--numstat", "-z", "--no-renames", base, "--")) if fresh else {}
         rows: list[tuple[str, Stat]] = []
         for path in sorted(fresh):
             if path in counted:

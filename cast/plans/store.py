@@ -18,7 +18,6 @@ import os
 import re
 import secrets
 import stat
-import subprocess
 import unicodedata
 from contextlib import suppress
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from datetime import date, datetime, timezone
 from functools import lru_cache
 from pathlib import Path
 
+from cast import git
 from cast.fsutil import O_CLOEXEC, ensure_gitignore_at, write_at
 from cast.plans.checklist import PlanError, front_matter_lines, parse
 
@@ -153,15 +153,7 @@ def parse_front_matter(text: str) -> dict[str, str]:
 
 def base_commit(root: Path) -> str | None:
     """Short HEAD sha, so a plan records what code it was made against; None outside git."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "--short", "HEAD"], cwd=root, capture_output=True,
-            text=True, timeout=10, stdin=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    sha = out.stdout.strip()
-    return sha if out.returncode == 0 and sha else None
+    return git.head(root, short=True)
 
 
 def _file_name(name: object) -> str:

@@ -7,8 +7,9 @@ Elsewhere: size and mtime of every file, for trees small enough to walk quickly.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
+
+from cast import git
 
 State = dict[str, tuple[str, int, int]]
 
@@ -40,31 +41,17 @@ def walk_state(root: Path) -> State | None:
 
 
 def dirty_state(root: Path) -> State | None:
-    try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"],
-            cwd=root, capture_output=True, timeout=30, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
+    entries = git.status(root)
+    if entries is None:
         return None
     state: State = {}
-    entries = out.stdout.decode("utf-8", "replace").split("\0")
-    index = 0
-    while index < len(entries):
-        entry = entries[index]
-        index += 1
-        if len(entry) < 4:
-            continue
-        code, path = entry[:2], entry[3:]
-        if code[0] in "RC":
-            index += 1  # the rename source follows
+    for entry in entries:
+        shown = entry.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")  # observations are text
         try:
-            stat = (root / path).lstat()
-            state[path] = (code, stat.st_size, stat.st_mtime_ns)
+            stat = (root / entry.path).lstat()
+            state[shown] = (entry.code, stat.st_size, stat.st_mtime_ns)
         except OSError:
-            state[path] = (code, -1, -1)
+            state[shown] = (entry.code, -1, -1)
     return state
 
 

@@ -28,6 +28,8 @@ from pathlib import Path
 
 from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, wrap
 
+from cast import git
+
 KEEP_BYTES = 15_000  # of head, and again of tail
 POLL_SECONDS = 0.05
 GRACE_SECONDS = 1.0
@@ -103,7 +105,7 @@ def read_only_env(root: Path) -> dict[str, str]:
     env = hardened_env({"PATH": os.pathsep.join(entries)})
     for name in ("RIPGREP_CONFIG_PATH", "PYTHONSTARTUP", "PYTHONPATH", "LD_PRELOAD"):
         env.pop(name, None)
-    return env
+    return git.hardened_env(root, env)  # the git it runs: hardened, pinned, behind cast's shim
 
 
 @contextmanager
@@ -123,12 +125,7 @@ def private_git_index(root: Path, env: dict[str, str]) -> Iterator[dict[str, str
 
 @lru_cache(maxsize=8)
 def _index_path(root: str) -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-path", "index"], cwd=root,
-                             capture_output=True, text=True, timeout=10, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    return git.index_path(Path(root))
 
 
 def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event | None = None,
