@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+from cast.safety.awk_program import check_awk_program
 from cast.safety.blocked import Blocked
 from cast.safety.options import Rule, parse_options
-from cast.safety.scripts import check_awk_program, check_sed_script
+from cast.safety.scripts import check_sed_script
 from cast.safety.words import Word
 
 _WRITES = "writes files"

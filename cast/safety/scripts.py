@@ -1,9 +1,10 @@
-"""Check the little programs handed to sed and awk.
+"""Check the little programs handed to sed.
 
-Both languages can write files and run commands from inside their scripts
-(sed ``w``/``e``/``s///w``; awk ``system()``, pipes, ``print > file``), so a
-script is accepted only if it parses as a known read-only subset. Anything the
-parsers here do not understand is refused; they never guess.
+sed can write files and run commands from inside its scripts (``w``, ``e``,
+``s///w``, ``s///e``), so a script is accepted only if it parses as a known
+read-only subset, read the way GNU sed reads it, and refused where seds
+disagree about where a label or regex ends. Anything the parser here does
+not understand is refused; it never guesses.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from cast.safety.blocked import Blocked
 _SED_SIMPLE = frozenset("=dDgGhHlnNpPqQxzF")
 _SED_NUMBERED = frozenset("lqQ")
 _SED_S_FLAGS = frozenset("gpiImM0123456789")
+_SED_LABEL = re.compile(r"[A-Za-z0-9_.-]+")
 _SED_WHY = {
     "w": "writes files",
     "W": "writes files",
@@ -36,6 +38,7 @@ class _SedScript:
         self.s = text
         self.pos = 0
         self.depth = 0
+        self.commands: list[str] = []  # what was read, in order (for differential tests)
 
     def fail(self, why: str) -> Blocked:
         return Blocked(f"sed: {why} in script {self.s!r}")
@@ -81,6 +84,7 @@ class _SedScript:
             self.skip_blanks()
         cmd = self.peek()
         self.pos += 1
+        self.commands.append(cmd)
         if cmd == "{":
             self.depth += 1
             return
@@ -142,7 +146,7 @@ class _SedScript:
             delim = self.delimiter() if c == "\\" else "/"
             if c == "/":
                 self.pos += 1
-            self.pos = self.scan(delim, self.pos)
+            self.pos = self.scan(delim, self.pos, regex=True)
             while self.peek() in ("I", "M") and self.peek():
                 self.pos += 1
             return True
@@ -155,9 +159,11 @@ class _SedScript:
         self.pos += 1
         return c
 
-    def scan(self, delim: str, pos: int) -> int:
-        """Return the index after the closing ``delim`` (GNU ``match_slash``)."""
-        s, n = self.s, len(self.s)
+    def scan(self, delim: str, pos: int, *, regex: bool = False) -> int:
+        """Return the index after the closing ``delim`` (GNU ``match_slash``).
+        GNU ends a regex at the delimiter even inside ``[...]``; BSD sed does
+        not, so a regex whose bracket expression is open there is refused."""
+        s, n, start = self.s, len(self.s), pos
         while pos < n:
             c = s[pos]
             if c == "\\":
@@ -166,13 +172,15 @@ class _SedScript:
             if c == "\n":
                 break
             if c == delim:
+                if regex and _bracket_open(s[start:pos]):
+                    raise self.fail(f"{delim!r} inside a bracket expression (seds disagree where the regex ends)")
                 return pos + 1
             pos += 1
         raise self.fail("unterminated regex or replacement")
 
     def substitute(self) -> None:
         delim = self.delimiter()
-        self.pos = self.scan(delim, self.pos)
+        self.pos = self.scan(delim, self.pos, regex=True)
         self.pos = self.scan(delim, self.pos)
         while True:
             c = self.peek()
@@ -186,190 +194,60 @@ class _SedScript:
             return
 
     def label(self, cmd: str) -> None:
+        """GNU sed ends a label at whitespace, ';' or newline, and starts the next
+        command right there (``:a e cmd`` runs ``e``); 4.2 kept a following '}'
+        in the label, BSD sed the rest of the line. Only labels on which they
+        cannot disagree about where the next command starts pass."""
         self.skip_blanks()
-        start = self.pos
-        while self.peek() and self.peek() not in ";\n":
-            self.pos += 1
-        name = self.s[start : self.pos].strip()
-        if cmd == ":" and not name:
-            raise self.fail("':' needs a label")
-        if "}" in name and cmd != ":":
-            # GNU reads labels up to ';' or newline, so '}' would be part of it.
-            raise self.fail("'}' inside a branch label")
+        match = _SED_LABEL.match(self.s, self.pos)
+        if match is None:
+            if cmd != ":" and self.peek() in ("", ";", "\n", "}"):
+                return  # a branch to the end of the script
+            raise self.fail(f"'{cmd}' needs a plain label (letters, digits, '_', '.', '-')")
+        self.pos = match.end()
+        after = self.pos
+        while after < len(self.s) and self.s[after] == "}":
+            after += 1
+        if after < len(self.s) and self.s[after] not in " \t\n;":
+            raise self.fail(f"label {match.group()!r} followed by {self.s[after]!r} (seds disagree where it ends)")
+        line_end = self.s.find("\n", self.pos)
+        if line_end > 0 and self.s[line_end - 1] == "\\":
+            raise self.fail("a backslash-newline on a label's line (BSD sed reads the rest of the line as the label)")
+
+
+def _bracket_open(part: str) -> bool:
+    """Is a POSIX bracket expression still open at the end of ``part``?"""
+    i, n = 0, len(part)
+    while i < n:
+        if part[i] == "\\":
+            i += 2
+            continue
+        if part[i] != "[":
+            i += 1
+            continue
+        j = i + 1
+        j += part.startswith("^", j)
+        j += part.startswith("]", j)
+        while j < n and part[j] != "]":
+            if part[j] == "[" and part[j + 1 : j + 2] in (":", ".", "="):
+                close = part.find(part[j + 1] + "]", j + 2)
+                if close < 0:
+                    return True
+                j = close + 2
+                continue
+            j += 1
+        if j >= n:
+            return True
+        i = j + 1
+    return False
+
+
+def read_sed_script(script: str) -> list[str]:
+    """The commands of an accepted script, one letter each, as sed will run them."""
+    reader = _SedScript(script)
+    reader.run()
+    return reader.commands
 
 
 def check_sed_script(script: str) -> None:
-    _SedScript(script).run()
-
-
-# --- awk -------------------------------------------------------------------
-
-_AWK_BANNED_WORDS = ("system", "getline")
-_AWK_KEYWORDS_BEFORE_OPERAND = frozenset(
-    {"print", "printf", "return", "else", "do", "in", "case", "delete", "exit", "BEGIN", "END"}
-)
-_AWK_COND_KEYWORDS = frozenset({"if", "while", "for"})
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUM = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
-def check_awk_program(program: str) -> None:
-    """Refuse awk programs that can run commands or write files.
-
-    ``system``/``getline`` are refused wherever the letters appear, so no
-    tokenizing mistake can hide them. Pipes and ``print >`` need the
-    tokenizer; it treats an ambiguous ``/`` as division, so a regex it fails
-    to recognise is scanned as code (stricter), never the reverse.
-    """
-    if "\\\n" in program:
-        raise Blocked("awk: backslash-newline continuations are not supported")
-    for word in _AWK_BANNED_WORDS:
-        if word in program:
-            raise Blocked(f"awk: {word} can run commands")
-    _AwkProgram(program).run()
-
-
-class _AwkProgram:
-    def __init__(self, text: str) -> None:
-        self.s = text
-        self.pos = 0
-        self.operand_before = False  # did the last token end an operand?
-        self.parens: list[bool] = []  # True for the '(' of if/while/for
-        self.last_ident = ""
-        self.print_depth: int | None = None
-
-    def fail(self, why: str) -> Blocked:
-        return Blocked(f"awk: {why}")
-
-    def run(self) -> None:
-        s, n = self.s, len(self.s)
-        while self.pos < n:
-            c = s[self.pos]
-            if c == "\\" and s.startswith("\\\n", self.pos):
-                self.pos += 2
-            elif c in " \t\r":
-                self.pos += 1
-            elif c == "\n" or c == ";":
-                self.pos += 1
-                self.end_statement()
-            elif c == "#":
-                end = s.find("\n", self.pos)
-                self.pos = n if end < 0 else end
-            elif c == '"':
-                self.string()
-            elif c == "/" and not self.operand_before:
-                self.regex()
-            elif c.isalpha() or c == "_":
-                self.identifier()
-            elif c.isdigit() or (c == "." and s[self.pos + 1 : self.pos + 2].isdigit()):
-                m = _NUM.match(s, self.pos)
-                self.pos = m.end() if m else self.pos + 1
-                self.operand_before = True
-            else:
-                self.operator(c)
-
-    def end_statement(self) -> None:
-        self.print_depth = None
-        self.operand_before = False
-        self.last_ident = ""
-
-    def string(self) -> None:
-        s, n = self.s, len(self.s)
-        pos = self.pos + 1
-        while pos < n:
-            c = s[pos]
-            if c == "\\":
-                pos += 2
-                continue
-            if c == "\n":
-                raise self.fail("newline inside a string")
-            if c == '"':
-                self.pos = pos + 1
-                self.operand_before = True
-                return
-            pos += 1
-        raise self.fail("unterminated string")
-
-    def regex(self) -> None:
-        s, n = self.s, len(self.s)
-        pos = self.pos + 1
-        bracket_start = -1  # index just after '[' (and '^') of an open bracket expression
-        while pos < n:
-            c = s[pos]
-            if c == "\\":
-                pos += 2
-                continue
-            if c == "\n":
-                raise self.fail("newline inside a regex")
-            if c == '"':
-                raise self.fail("'\"' inside a regex is not supported")
-            if bracket_start >= 0:
-                if c == "[" and s[pos + 1 : pos + 2] in (":", ".", "="):
-                    close = s.find(s[pos + 1] + "]", pos + 2)
-                    if close < 0 or any(q in s[pos:close] for q in '/"\n'):
-                        raise self.fail("unsupported character class in a regex")
-                    pos = close + 2
-                    continue
-                if c == "/":
-                    # awks disagree on whether '/' ends a regex inside [...].
-                    raise self.fail("'/' inside a bracket expression is ambiguous")
-                if c == "]" and pos > bracket_start:
-                    bracket_start = -1
-            elif c == "[":
-                bracket_start = pos + 1
-                if s[bracket_start : bracket_start + 1] == "^":
-                    bracket_start += 1
-            elif c == "/":
-                self.pos = pos + 1
-                self.operand_before = True
-                return
-            pos += 1
-        raise self.fail("unterminated regex")
-
-    def identifier(self) -> None:
-        m = _IDENT.match(self.s, self.pos)
-        assert m is not None
-        word = m.group()
-        self.pos = m.end()
-        self.last_ident = word
-        if word in ("print", "printf"):
-            self.print_depth = len(self.parens)
-            self.operand_before = False
-        elif word in _AWK_KEYWORDS_BEFORE_OPERAND or word in _AWK_COND_KEYWORDS:
-            self.operand_before = False
-        else:
-            self.operand_before = True
-
-    def operator(self, c: str) -> None:
-        s = self.s
-        two = s[self.pos : self.pos + 2]
-        if c == "@":
-            raise self.fail("'@' directives and indirect calls are not allowed")
-        if c == "|":
-            if two == "||":
-                self.pos += 2
-                self.operand_before = False
-                return
-            raise self.fail("pipes run shell commands")
-        if c == ">" and self.print_depth is not None and self.print_depth == len(self.parens):
-            raise self.fail("output redirection in print writes files")
-        if c == "(":
-            self.parens.append(self.last_ident in _AWK_COND_KEYWORDS)
-            self.operand_before = False
-        elif c == ")":
-            cond = self.parens.pop() if self.parens else False
-            self.operand_before = not cond
-            if self.print_depth is not None and self.print_depth > len(self.parens):
-                self.print_depth = None
-        elif c in "]$":
-            self.operand_before = c == "]"
-        elif c in "{}":
-            self.end_statement()
-        elif two in ("++", "--"):
-            self.pos += 2
-            self.last_ident = ""
-            return  # keep operand_before: postfix after an operand stays one
-        else:
-            self.operand_before = False
-        self.last_ident = ""
-        self.pos += 1
+    read_sed_script(script)
