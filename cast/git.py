@@ -47,6 +47,7 @@ HARDENING: tuple[tuple[str, str], ...] = (
     ("core.gitProxy", "false"),
     ("safe.bareRepository", "explicit"),
     ("log.showSignature", "false"),
+    ("log.diffMerges", "separate"),
     ("gpg.program", "false"),
     ("gpg.openpgp.program", "false"),
     ("gpg.ssh.program", "false"),

@@ -14,12 +14,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hostile_repo import HostileRepo, build, plain_env
 
 from cast import git
 from cast.agent.git_baseline import GitBaseline
 from cast.tools.changes import dirty_state
 from cast.tools.process import private_git_index, read_only_env, run_command
-from hostile_repo import HostileRepo, build, plain_env
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -29,6 +29,7 @@ ARMED = [
     ("log-p", ["log", "-p", "-2"], {"textconv", "signature"}),
     ("show", ["show", "HEAD~1"], {"textconv"}),
     ("log", ["log", "-1"], {"signature"}),
+    ("format-G", ["-c", "log.showSignature=false", "log", "-1", "--format=%G?"], {"signature"}),
     ("blame", ["blame", "notes.txt"], {"textconv"}),
     ("help", ["log", "--help"], {"man"}),
 ]
@@ -147,7 +148,7 @@ def test_partial_clone_does_not_fetch(tmp_path: Path) -> None:
     before = HostileRepo(clone, source.markers, home).git_digest()
     result = run_command("git log -p -1", clone, 60, None, read_only_env(clone))
     assert HostileRepo(clone, source.markers, home).git_digest() == before, result.output
-    plain = subprocess.run(["git", "log", "-p", "-1"], cwd=clone, env=env, capture_output=True)
+    plain = subprocess.run(["git", "log", "-p", "-1"], cwd=clone, env=env, capture_output=True, check=False)
     assert plain.returncode == 0
     assert HostileRepo(clone, source.markers, home).git_digest() != before  # plain git fetched
 

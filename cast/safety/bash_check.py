@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from cast.safety.blocked import Blocked
-from cast.safety.command_rules import check_argv
+from cast.safety.command_rules import STRICT, check_argv
 from cast.safety.conditions import check_test_command
 from cast.safety.redirects import REDIRECTS, check_redirect
 from cast.safety.words import Word, check_literal_arithmetic, resolve, resolve_pattern
@@ -92,8 +92,21 @@ def _parser() -> Parser:
     return parser
 
 
-def check(command: str) -> Verdict:
-    """Allow ``command`` only if it provably changes nothing on disk."""
+def check(command: str, *, strict: bool = False) -> Verdict:
+    """Allow ``command`` only if it provably changes nothing on disk.
+
+    ``strict`` is for running without a kernel sandbox: commands that read
+    configuration from the tree (``READS_TREE_CONFIG``: git, version probes
+    that version managers resolve) are refused too.
+    """
+    token = STRICT.set(strict)
+    try:
+        return _check(command)
+    finally:
+        STRICT.reset(token)
+
+
+def _check(command: str) -> Verdict:
     try:
         _precheck(command)
         source = command.encode("utf-8")

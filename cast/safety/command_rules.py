@@ -14,6 +14,7 @@ runs must be safe with any arguments at all.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Callable, Mapping
 
@@ -23,7 +24,6 @@ from cast.safety.operand_checks import (
     check_awk,
     check_date,
     check_find,
-    check_pip,
     check_sed,
     check_test,
     check_xxd,
@@ -139,8 +139,6 @@ RULES: dict[str, Rule] = {
     "nice": Rule(validator="nice"),
     "time": Rule(validator="time"),
     "xargs": Rule(validator="xargs"),
-    "pip": Rule(validator="pip"),
-    "pip3": Rule(validator="pip"),
 }
 
 # Interpreters and tools that only answer read-only for exactly these argvs.
@@ -165,13 +163,30 @@ VERSION_PROBES: dict[str, frozenset[tuple[str, ...]]] = {
     "lua": frozenset({("-v",)}),
 }
 
+# Commands that read configuration from the tree, or run a program the tree
+# picks: git (hooks, filters, fsmonitor, textconv in .git/config) and the
+# version probes (pyenv, rbenv, asdf and GOTOOLCHAIN choose the binary from
+# files such as .python-version, .tool-versions or go.mod). Under a kernel
+# sandbox they are harmless; the strict subset, used without one, refuses them.
+_TREE_PICKS = "a version manager may pick the program to run from files in the tree"
+READS_TREE_CONFIG: dict[str, str] = {
+    "git": "runs with the repository's own configuration (hooks, filters, fsmonitor, textconv)",
+    **{name: _TREE_PICKS for name in VERSION_PROBES},
+}
+STRICT: ContextVar[bool] = ContextVar("cast_checker_strict", default=False)
+_STRICT_NOTE = "refused in the strict subset (no kernel sandbox under the checker)"
+
 _INTERPRETER = "interpreters can run arbitrary code"
 _SHELL = "shells run arbitrary commands"
 _STATE = "changes shell state"
 _EVAL = "runs its arguments as shell code"
 _PRIV = "runs commands as another user or through a shell"
 
+_PIP = "asks rustc and other tools for versions (rustup runs what the tree names) and writes its cache"
+
 REFUSED: dict[str, str] = {
+    "pip": _PIP,
+    "pip3": _PIP,
     "cargo": "runs build scripts, and rustup may run a toolchain from the workspace",
     "rustc": "compiles code, and rustup may run a toolchain from the workspace",
     "rustup": "may install or run toolchains",
@@ -235,6 +250,8 @@ def check_argv(words: list[Word]) -> None:
         raise Blocked("empty command name")
     if "/" in name:
         raise Blocked(f"path-qualified command {name!r} is not allowed (only known commands by name)")
+    if STRICT.get() and name in READS_TREE_CONFIG:
+        raise Blocked(f"{name}: {READS_TREE_CONFIG[name]}; {_STRICT_NOTE}")
     args = words[1:]
     probes = VERSION_PROBES.get(name)
     if probes is not None and all(w.static for w in args):
@@ -282,10 +299,10 @@ def _env(name: str, rule: Rule, args: list[Word]) -> None:
 def _command(name: str, rule: Rule, args: list[Word]) -> None:
     if args and args[0].static and args[0].value in ("-v", "-V"):
         return
-    start = 1 if args and args[0].static and args[0].value == "-p" else 0
-    if start < len(args) and args[start].static and args[start].value.startswith("-"):
-        raise Blocked(f"command: option {args[start].value} is not allowed")
-    _inner(name, args, start)
+    if args and args[0].static and args[0].value.startswith("-"):
+        why = "searches a default PATH, past the one cast prepares" if "p" in args[0].value else "is not allowed"
+        raise Blocked(f"command: option {args[0].value} {why}")
+    _inner(name, args, 0)
 
 
 _TIMEOUT = Rule(allowed_short="ksv", allowed_long=frozenset({"--kill-after", "--signal", "--foreground", "--preserve-status", "--verbose"}),
@@ -346,5 +363,4 @@ VALIDATORS: dict[str, Validator] = {
     "nice": _wrapper(_NICE, 0),
     "time": _wrapper(_TIME, 0),
     "xargs": _xargs,
-    "pip": check_pip,
 }

@@ -44,14 +44,26 @@ _GLOBAL_WHY = (
 )
 
 _WRITES = "writes files"
+_SIGNATURE = "runs gpg to verify signatures (and gpg creates ~/.gnupg)"
 _DIFF = MappingProxyType(
     {
         "--output": _WRITES,
         "--ext-diff": "runs external diff programs",
         "--textconv": "runs textconv filter programs",
+        "--remerge-diff": "writes temporary objects into .git",
+        "--show-signature": _SIGNATURE,
+        "--help": "runs the configured man viewer",
     }
 )
 _LOG = Rule(forbidden=_DIFF, exact_long=frozenset({"--text"}))
+
+# Values no configuration override can make harmless. git parses these options
+# itself, so a value is judged as written (and abbreviated option names too).
+_BAD_VALUES = (
+    ("--submodule", "diff", "runs git diff inside submodules, which rewrites their index"),
+    ("--diff-merges", "r", "writes temporary objects into .git (remerge)"),
+)
+_FORMATS = ("--format", "--pretty")
 _FREE = Rule()
 
 _LIST_FLAGS = ("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at")
@@ -175,12 +187,30 @@ def check_git(args: list[Word]) -> None:
         raise Blocked(f"git: subcommand {sub!r} is not on the read-only list")
     rest = args[i + 1 :]
     name = f"git {sub}"
+    _check_values(name, rest)
     if rule.validator in _SPECIAL:
         _SPECIAL[rule.validator](name, rule, rest)
         return
     if rule.any_args:
         return
     check_operands(name, rule, parse_options(name, rest, rule))
+
+
+def _check_values(name: str, rest: list[Word]) -> None:
+    """``--help`` anywhere, option values that write, and ``%G`` pretty formats
+    (they run gpg); a format that is only known at run time could be one."""
+    for word in rest:
+        prefix = word.value if word.static else word.prefix
+        flag, eq, value = prefix.partition("=")
+        if word.static and flag.startswith("--h") and "--help".startswith(flag):
+            raise Blocked(f"{name}: {word.value} runs the configured man viewer")
+        for option, bad, why in _BAD_VALUES:
+            if len(flag) > 3 and option.startswith(flag) and (value.startswith(bad) or not word.static):
+                raise Blocked(f"{name}: {option}={value} {why}")
+            if len(flag) > 3 and option == "--diff-merges" and option.startswith(flag) and not eq:
+                raise Blocked(f"{name}: give {option} its value with '=' (--diff-merges=r writes into .git)")
+        if "%G" in prefix or (not word.static and any(f.startswith(flag) for f in _FORMATS if len(flag) > 3)):
+            raise Blocked(f"{name}: {word.source} may use a %G format, which runs gpg")
 
 
 def _listing(name: str, rule: Rule, rest: list[Word]) -> None:

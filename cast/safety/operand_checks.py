@@ -3,7 +3,7 @@
 Each function takes the command name, its rule and the resolved arguments,
 and raises ``Blocked`` unless the invocation only reads: ``date`` operands
 that set the clock, ``sed``/``awk`` scripts, ``xxd``'s output operand,
-``find`` actions, ``test -v``, and the few ``pip`` subcommands that list.
+``find`` actions and ``test -v``.
 """
 
 from __future__ import annotations
@@ -223,25 +223,3 @@ def check_test(name: str, rule: Rule, args: list[Word]) -> None:
             raise Blocked("[: missing ']'")
         args = args[:-1]
     check_test_args(name, args)
-
-
-_PIP = {
-    "list": Rule(allowed_short="loeuv", allowed_long=frozenset({
-        "--local", "--outdated", "--uptodate", "--editable", "--user", "--format",
-        "--not-required", "--exclude-editable", "--include-editable", "--verbose"}),
-        long_value=frozenset({"--format"})),
-    "show": Rule(allowed_short="fv", allowed_long=frozenset({"--files", "--verbose"})),
-    "freeze": Rule(allowed_short="lv", allowed_long=frozenset({
-        "--local", "--user", "--all", "--exclude-editable", "--verbose"})),
-}
-
-
-def check_pip(name: str, rule: Rule, args: list[Word]) -> None:
-    """Listing subcommands with allowlisted flags (``--log`` and friends write)."""
-    if len(args) == 1 and args[0].static and args[0].value in ("--version", "-V"):
-        return
-    if not args or not args[0].static or args[0].value not in _PIP:
-        shown = args[0].source if args else ""
-        raise Blocked(f"{name}: only list, show and freeze are allowed (got {shown!r})")
-    sub = args[0].value
-    parse_options(f"{name} {sub}", args[1:], _PIP[sub])

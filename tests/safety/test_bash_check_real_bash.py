@@ -35,6 +35,7 @@ class RealCase:
     needs: tuple[str, ...] = ()
     git: bool = False
     executable: tuple[str, ...] = ()
+    git_config: tuple[tuple[str, str], ...] = ()
 
 
 _IN = {"in.txt": "b\na\nb\n"}
@@ -122,6 +123,15 @@ CASES = [
         needs=("git",),
     ),
     RealCase("git-reflog-expire", "git reflog expire --expire=now --all", git=True, needs=("git",)),
+    RealCase("git-help-man-viewer", "git log --help", git=True, needs=("git",),
+             git_config=(("man.viewer", "evil"), ("man.evil.cmd", "touch pwned; :"), ("help.format", "man"))),
+    # sed labels end at whitespace; awk reads '/' after length as a regex
+    RealCase("sed-label-e", "sed -n ':a e touch pwned' in.txt", _IN, needs=("sed",)),
+    RealCase("sed-label-w", "sed -n ':a w out' in.txt", _IN, needs=("sed",)),
+    RealCase("sed-label-tab-w", "sed -n ':a\tw out' in.txt", _IN, needs=("sed",)),
+    RealCase("sed-bracket-delimiter", "sed -n '/[/]/w out' in.txt", _IN, needs=("sed",)),
+    RealCase("awk-length-regex", "mawk 'BEGIN { x = length /#/; print \"touch pwned\" | \"sh\" }'", needs=("mawk",)),
+    RealCase("command-p", "command -p touch pwned"),
 ]
 
 
@@ -165,6 +175,8 @@ def _setup(case: RealCase, work: Path, env: dict[str, str]) -> None:
         (work / "tracked.txt").write_text("one\n")
         subprocess.run(["git", "add", "tracked.txt"], cwd=work, env=env, check=True)
         subprocess.run(["git", "commit", "-qm", "init"], cwd=work, env=env, check=True)
+        for key, value in case.git_config:
+            subprocess.run(["git", "config", key, value], cwd=work, env=env, check=True)
     for name, text in case.files.items():
         (work / name).write_text(text)
     for name in case.executable:
