@@ -124,7 +124,10 @@ def driver_overrides(root: Path, env: dict[str, str] | None = None) -> list[tupl
     except (OSError, subprocess.TimeoutExpired):
         return []
     names = sorted({os.fsdecode(n).strip() for n in out.stdout.split(b"\0") if n.strip()})
-    return [(name, _DRIVER_OFF.get(name.rpartition(".")[2].lower(), "")) for name in names]
+    pairs = [(name, _DRIVER_OFF.get(name.rpartition(".")[2].lower(), "")) for name in names]
+    # A required filter without its program is an error; without it, git reads the bytes as they are.
+    filters = sorted({name.rpartition(".")[0] for name in names if name.lower().startswith("filter.")})
+    return pairs + [(f"{driver}.required", "false") for driver in filters]
 
 
 def git_env(root: Path | None, env: dict[str, str] | None = None) -> dict[str, str]:

@@ -16,8 +16,8 @@ The traps:
   change and an unstaged one, so ``git diff``, ``git log -p`` and
   ``git show`` render through it.
 * ``extdiff``: ``*.ext diff=ext`` with ``diff.ext.command``.
-* ``filter``: ``*.flt filter=flt`` with a ``clean`` filter and stale stat
-  data, so status and diff re-hash the file through the filter.
+* ``filter``: ``*.flt filter=flt`` with a required ``clean`` filter and stale
+  stat data, so status and diff re-hash the file through the filter.
 * ``fsmonitor``: ``core.fsmonitor`` names a program in the main repository.
 * ``signature``: ``log.showSignature`` with ``gpg.program``, and HEAD is a
   commit carrying a ``gpgsig`` header.
@@ -211,6 +211,7 @@ def build(base: Path, traps: tuple[str, ...] = TRAPS) -> HostileRepo:
     if "filter" in traps:
         config("filter.flt.clean", _marker_program(markers, bindir, "filter", "cat"))
         config("filter.flt.smudge", _marker_program(markers, bindir, "filter", "cat"))
+        config("filter.flt.required", "true")  # as git-lfs sets it
     if "fsmonitor" in traps:
         config("core.fsmonitor", _marker_program(markers, bindir, "fsmonitor", "exit 1"))
     if "signature" in traps:

@@ -162,3 +162,15 @@ def test_env_drops_redirecting_variables(tmp_path: Path) -> None:
     assert env["PATH"].split(":")[0] == str(git.shim_dir())
     keys = {env[f"GIT_CONFIG_KEY_{i}"]: env[f"GIT_CONFIG_VALUE_{i}"] for i in range(int(env["GIT_CONFIG_COUNT"]))}
     assert keys["core.hooksPath"] == "/dev/null" and keys["safe.bareRepository"] == "explicit"
+
+
+def test_git_runs_only_through_cast_git() -> None:
+    """One hardening: no other module starts git itself."""
+    import re
+
+    package = Path(git.__file__).parent
+    offenders = [
+        str(path.relative_to(package)) for path in package.rglob("*.py")
+        if path.name != "git.py" and re.search(r"""\[\s*["']git["']\s*,""", path.read_text())
+    ]
+    assert offenders == []
