@@ -161,19 +161,29 @@ def shim_dir() -> Path:
 # --- running ------------------------------------------------------------------
 
 
-def run(root: Path | None, *args: str, cwd: Path | None = None, timeout: float = TIMEOUT) -> bytes | None:
-    """stdout of ``git args`` in the repository at ``root``; None when git is
-    missing, fails or times out. ``root=None`` discovers the repository from
-    ``cwd`` (bare repositories only when explicit)."""
+def call(root: Path | None, *args: str, cwd: Path | None = None, timeout: float = TIMEOUT,
+         env: dict[str, str] | None = None, input: bytes | None = None) -> subprocess.CompletedProcess[bytes] | None:
+    """``git args`` in the repository at ``root`` with cast's hardening; None when git is
+    missing or times out. ``root=None`` discovers the repository from ``cwd`` (bare ones only
+    when explicit). ``env`` adds variables after the hardening, e.g. a private ``GIT_DIR`` and
+    ``GIT_INDEX_FILE`` for a repository cast keeps itself."""
     where = cwd or root
     if where is None:
-        raise ValueError("run() needs a root or a cwd")
+        raise ValueError("git needs a root or a cwd")
+    full = git_env(root)
+    full.update(env or {})
     try:
-        out = subprocess.run(["git", "--no-pager", *args], cwd=where, env=git_env(root), capture_output=True,
-                             timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+        return subprocess.run(["git", "--no-pager", *args], cwd=where, env=full, capture_output=True, timeout=timeout,
+                              input=input, stdin=None if input is not None else subprocess.DEVNULL, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return out.stdout if out.returncode == 0 else None
+
+
+def run(root: Path | None, *args: str, cwd: Path | None = None, timeout: float = TIMEOUT,
+        env: dict[str, str] | None = None) -> bytes | None:
+    """stdout of ``git args`` (see ``call``), or None when it fails."""
+    out = call(root, *args, cwd=cwd, timeout=timeout, env=env)
+    return out.stdout if out is not None and out.returncode == 0 else None
 
 
 def _line(out: bytes | None) -> str | None:

@@ -99,7 +99,7 @@ def _sed_leaves_no_file(script: str, tmp: Path) -> list[str]:
 
 # Pieces that stress where labels, regexes and commands end.
 _LABELISH = st.text(alphabet="ab1_.-}#;/ \t\nepw", min_size=0, max_size=6)
-_REGEX = st.text(alphabet="ax[]^:/\\#;} .*", min_size=0, max_size=6)
+_REGEX = st.text(alphabet="ax[]^:/\\#;} .*\n", min_size=0, max_size=6)
 _SAFE = st.sampled_from(["p", "d", "n", "N", "h", "G", "x", "=", "l", "q", "z", "P", "D", "g", "H"])
 _DANGER = st.sampled_from(["w MARKw", "e touch MARKe", "s/x/y/w MARKs", "W MARKW", "r /etc/hostname", "1e touch MARK1"])
 _ADDRESS = st.sampled_from(["", "1", "$", "1,2", "0~2", "2,+1", "$!", "1!"]) | _REGEX.map(lambda r: f"/{r}/")
