@@ -106,6 +106,11 @@ def check(command: str, *, strict: bool = False) -> Verdict:
         STRICT.reset(token)
 
 
+def check_strict(command: str) -> Verdict:
+    """``check`` for plan mode without a kernel sandbox: the strict subset."""
+    return check(command, strict=True)
+
+
 def _check(command: str) -> Verdict:
     try:
         _precheck(command)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from cast.safety.bash_check import check
+from cast.safety.bash_check import check, check_strict
 from cast.safety.command_rules import READS_TREE_CONFIG, RULES, VERSION_PROBES
 
 STRICT_BLOCKED = [
@@ -66,3 +66,8 @@ def test_strict_does_not_leak_into_later_checks() -> None:
     assert not check("git status", strict=True).allowed
     assert check("git status").allowed
     assert not check("git status", strict=True).allowed
+
+
+def test_check_strict_is_the_strict_subset() -> None:
+    assert not check_strict("git log -1").allowed
+    assert check_strict("ls -la").allowed
