@@ -174,3 +174,28 @@ def test_git_runs_only_through_cast_git() -> None:
         if path.name != "git.py" and re.search(r"""\[\s*["']git["']\s*,""", path.read_text())
     ]
     assert offenders == []
+
+
+def test_submodule_config_is_hardened_too(tmp_path: Path) -> None:
+    """git status asks each submodule's own git, which reads the submodule's config: the
+    hardening travels with it (GIT_CONFIG_COUNT reaches the git processes git starts)."""
+    repo = build(tmp_path / "outer", traps=())
+    env = plain_env(repo.home)
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "lib"]):
+        subprocess.run(["git", *args], cwd=lib, env=env, check=True, capture_output=True)
+    repo.plain_git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "sub")
+    repo.plain_git("commit", "-qm", "add sub")
+    trap = tmp_path / "fsmonitor.sh"
+    trap.write_text(f"#!/bin/sh\n: > '{repo.markers}/submodule'\nexit 1\n")
+    trap.chmod(0o755)
+    repo.plain_git("config", "core.fsmonitor", str(trap), cwd=repo.root / "sub")
+    (repo.root / "sub" / "new.txt").write_text("x\n")
+    repo.plain_git("status")
+    assert repo.fired() == ["submodule"]  # armed
+    repo.reset()
+    for command in ("git status", "git status --ignore-submodules=none", "git diff --submodule=log"):
+        output = _plan_mode_run(repo, command)
+        assert repo.fired() == [], (command, output)
+    assert "sub" in _plan_mode_run(repo, "git status --short --ignore-submodules=none")
