@@ -37,10 +37,10 @@ def check_awk_program(program: str) -> None:
     for word in _AWK_BANNED_WORDS:
         if word in program:
             raise Blocked(f"awk: {word} can run commands")
-    _AwkProgram(program, [_AWK_MAX_READINGS]).run()
+    _AwkProgram(program, [_AWK_MAX_READINGS], set()).run()
 
 
-_AWK_MAX_READINGS = 64
+_AWK_MAX_READINGS = 256
 
 
 class _AwkSyntax(Blocked):
@@ -48,7 +48,7 @@ class _AwkSyntax(Blocked):
 
 
 class _AwkProgram:
-    def __init__(self, text: str, budget: list[int]) -> None:
+    def __init__(self, text: str, budget: list[int], seen: set[tuple[object, ...]]) -> None:
         self.s = text
         self.pos = 0
         self.operand_before = False  # did the last token end an operand?
@@ -56,6 +56,7 @@ class _AwkProgram:
         self.last_ident = ""
         self.print_depth: int | None = None
         self.budget = budget  # readings left, shared by every fork
+        self.seen = seen  # states after a regex reading already checked from there on
 
     def fail(self, why: str) -> Blocked:
         return Blocked(f"awk: {why}")
@@ -65,13 +66,17 @@ class _AwkProgram:
 
     def read_as_regex(self) -> None:
         """Read the rest of the program with the ``/`` at ``pos`` opening a regex."""
-        self.budget[0] -= 1
-        if self.budget[0] < 0:
-            raise self.fail("too many '/' that could start a regex")
-        other = _AwkProgram(self.s, self.budget)
+        other = _AwkProgram(self.s, self.budget, self.seen)
         other.pos, other.parens, other.print_depth = self.pos, list(self.parens), self.print_depth
         try:
             other.regex()
+            state = (other.pos, tuple(other.parens), other.print_depth)
+            if state in self.seen:
+                return
+            self.seen.add(state)
+            self.budget[0] -= 1
+            if self.budget[0] < 0:
+                raise self.fail("too many '/' that could start a regex")
             other.run()
         except _AwkSyntax:
             pass

@@ -780,6 +780,15 @@ SED_BLOCKED = [
     ("sed -n 'p;w out' f", "command 'w'"),
     ("sed 'y/ab/xy/;w out' f", "command 'w'"),
     ("sed 'bend;w x' f", "command 'w'"),
+    ("sed -n ':a e touch X' a.txt", "command 'e' runs shell commands"),
+    ("sed -n ':a w out' a.txt", "command 'w' writes files"),
+    ("sed -n ':a\tw out' a.txt", "command 'w'"),
+    ("sed -n 'b a w out' a.txt", "command 'w'"),
+    ("sed -n ':a#x' f", "seds disagree"),
+    ("sed -n 'ba}x' f", "seds disagree"),
+    ("sed -n ':a;s/x/y\\\nz/' f", "backslash-newline on a label's line"),
+    ("sed -n '/[/]/w out' f", "inside a bracket expression"),
+    ("sed 's/[/]/x/' f", "inside a bracket expression"),
 ]
 
 SED_OK = [
@@ -848,6 +857,9 @@ AWK_BLOCKED = [
     ("nawk '{print | \"sh\"}' f", "pipes"),
     ("awk 'BEGIN { sys\\\ntem(\"id\") }'", "backslash-newline"),
     ("awk 'BEGIN { while ((\"ls\" | getline x) > 0) print x }'", "getline"),
+    ("awk 'BEGIN { x = length /#/; print \"id\" | \"sh\" }'", "pipes run shell commands"),
+    ("awk 'BEGIN { x = length /\"/; print 1 > \"out\" } #\"'", "inside a regex"),
+    ("awk 'BEGIN { x = NR /#/; print 1 > \"out\" }'", "output redirection"),
 ]
 
 AWK_OK = [
@@ -871,6 +883,9 @@ AWK_OK = [
     "awk -- '{print}' file",
     "awk '{ x = $1 / $2; print x }' file",
     "awk 'ENVIRON[\"HOME\"] { print ENVIRON[\"HOME\"] }'",
+    "awk '{ print $1/$2, $3/$4, $5/$6, $7/$8, $9/$10, $11/$12, $13/$14, $15/$16, $17/$18, $19/$20 }' f",
+    "awk '{ n = length / 2; print n }' f",
+    "awk 'length / 2 > 40' f",
 ]
 
 FIND_OK = [

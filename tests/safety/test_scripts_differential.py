@@ -54,8 +54,8 @@ def _debug_commands(script: str) -> list[str] | None:
     commands = []
     for line in lines:
         text = line.strip()
-        if not text:
-            continue
+        if not text or not line.startswith("  "):
+            continue  # empty, or the rest of a replacement that holds an escaped newline
         text = _after_address(text)
         commands.append("{" if text.endswith("{") and text[0] != "s" and text[0] != "y" else text[0])
     return commands
