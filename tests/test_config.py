@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import cast_env
 
 from cast.config import Config, ConfigError, config_dir, load
-from conftest import cast_env
 
 
 @pytest.fixture(autouse=True)

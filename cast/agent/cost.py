@@ -161,7 +161,7 @@ class UsageLog:
         elif isinstance(event, ev.UsageUpdate):
             # UsageUpdate carries session totals; a record wants this call's share.
             now = (event.input_tokens, event.output_tokens, event.cache_read_tokens, event.cache_write_tokens)
-            delta = Usage(*(max(0, a - b) for a, b in zip(now, self._last)))
+            delta = Usage(*(max(0, a - b) for a, b in zip(now, self._last, strict=True)))
             self._last = now
             self._record("step", delta, event.context_tokens)
 

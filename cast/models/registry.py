@@ -26,9 +26,6 @@ def resolve(spec: str, config: Any) -> Model:
     from cast.models.lookup import ensure
 
     model_spec = ensure(spec)
-    model = AnthropicModel(spec, config)
     # The spec decides what the provider sends (thinking, effort) and the loop's limits; an id
     # nobody could vouch for (offline, not in the table) keeps the provider's own default.
-    if model_spec.source != "assumed":
-        model.spec = model_spec  # type: ignore[attr-defined]
-    return model
+    return AnthropicModel(spec, config, spec=model_spec if model_spec.source != "assumed" else None)
