@@ -13,7 +13,7 @@ from contextlib import suppress
 from pathlib import Path
 
 O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-CAST_IGNORES = ("sessions/", "history")  # transcripts and prompt history are private; plans are not
+CAST_IGNORES = ("sessions/", "history", "checkpoints/")  # transcripts, prompt history, snapshots are private; plans are not
 
 
 def write_at(dir_fd: int, name: str, data: bytes) -> None:

@@ -70,6 +70,16 @@ def test_cast_dir_ignored_files_and_files_over_the_cap_are_left_out_and_never_re
     assert (root / "build" / "out.bin").read_text() == "rebuilt\n"
 
 
+def test_a_nested_repository_is_left_out(tmp_path):
+    root = tmp_path / "w"
+    (root / "vendor" / "lib").mkdir(parents=True)
+    (root / "top.txt").write_text("top\n")
+    (root / "vendor" / "lib" / "x.txt").write_text("x\n")
+    git(root / "vendor" / "lib", "init", "-q")
+    shadow = Shadow(root)
+    assert tree_paths(shadow, shadow.snapshot().tree) == ["top.txt"]
+
+
 def test_modes_symlinks_and_crlf_come_back_byte_for_byte(tmp_path):
     root = tmp_path / "w"
     root.mkdir()

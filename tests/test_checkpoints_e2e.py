@@ -158,9 +158,8 @@ def test_a_file_changed_by_hand_since_the_checkpoint_is_refused_unless_forced(tm
     assert (root / "keep.py").read_text() == "VALUE = 1\n"
 
 
-def test_undo_across_kill_9_and_a_later_run(tmp_path):
-    root = tmp_path / "proj"
-    plan = project(root, True)
+def kill_during_item_two(root: Path, tmp_path: Path) -> None:
+    """Run item 1 and start item 2 (a command writes half.txt, then hangs), then kill -9."""
     script = write_script(tmp_path / "killed.jsonl", ITEM_ONE + [
         {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
         {"tool_uses": [{"name": "bash", "input": {"command": "echo half > half.txt; sleep 29.75"}}]},
@@ -173,12 +172,39 @@ def test_undo_across_kill_9_and_a_later_run(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     subprocess.run(["pkill", "-f", "sleep 29.75"], check=False)
+
+
+REST = [{"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}},
+                       {"name": "update_task", "input": {"id": 3, "status": "done"}}]},
+        {"text": "Done."}, DONE]
+
+
+def test_undo_after_kill_9_and_resume_of_the_same_session(tmp_path):
+    from cast.models.scripted import ScriptedModel
+    from cast.runs import Options, conclude, resume_run, turn
+
+    root = tmp_path / "proj"
+    plan = project(root, True)
+    kill_during_item_two(root, tmp_path)
+    session = next((root / ".cast" / "sessions").glob("*-exec")).name
+    run = resume_run(session, Options(cwd=root, yes=True), model=ScriptedModel(REST))
+    outcome = conclude(run, turn(run, "Carry on.", lambda event: None))
+    assert outcome.code == 0, outcome.reason
+    assert [item for item, *_ in outcome.report.by_item] == [1, 2, 3]  # the session's items, before and after the kill
+    assert checks(plan) == [True, True, True]
+    undone = cast(root, "undo", "2", "--yes")
+    assert undone.returncode == 0, undone.stdout
+    assert not (root / "half.txt").exists() and not (root / "NOTE.md").exists()
+    assert (root / "keep.py").read_text() == "VALUE = 2\n" and checks(plan) == [True, False, False]
+
+
+def test_undo_across_kill_9_and_a_later_run(tmp_path):
+    root = tmp_path / "proj"
+    plan = project(root, True)
+    kill_during_item_two(root, tmp_path)
     assert checks(plan) == [True, False, False]
-    rest = [{"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
-            {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}},
-                           {"name": "update_task", "input": {"id": 3, "status": "done"}}]},
-            {"text": "Done."}, DONE]
-    done = execute(root, tmp_path, rest, "2026-11-30-tidy")
+    done = execute(root, tmp_path, REST, "2026-11-30-tidy")
     assert done.returncode == 0, done.stdout + done.stderr
     shown = cast(root, "diff", "2")  # item 2 began in the killed run and ended in this one
     assert "half.txt" in shown.stdout and "NOTE.md" in shown.stdout
@@ -212,3 +238,23 @@ def test_git_directory_is_never_written_with_uncommitted_work_and_a_stale_index(
     assert cast(root, "redo", "--yes").returncode == 0
     assert tree_digest(root / ".git") == digest
     assert ".cast/checkpoints" not in git(root, "status", "--porcelain", "--untracked-files=all")
+
+
+def test_a_file_over_the_size_cap_is_named_in_the_report_and_left_alone_by_undo(tmp_path):
+    root = tmp_path / "proj"
+    plan = project(root, False)
+    turns = [
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
+        {"tool_uses": [{"name": "bash", "input": {"command": "head -c 9000000 /dev/zero > big.bin && echo small > small.txt"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}},
+                       {"name": "update_task", "input": {"id": 3, "status": "done"}}]},
+        {"text": "Done."}, DONE,
+    ]
+    done = execute(root, tmp_path, turns)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "not checkpointed (over 8 MiB, undo leaves them alone): big.bin" in done.stdout
+    undone = cast(root, "undo", "1", "--yes")
+    assert undone.returncode == 0 and "big.bin" in undone.stdout.split("not covered")[1]
+    assert (root / "big.bin").stat().st_size == 9000000 and not (root / "small.txt").exists()
+    assert checks(plan) == [False, False, False]

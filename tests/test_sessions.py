@@ -112,7 +112,7 @@ class TestRoundTrip:
 class TestGitignore:
     def test_created_when_missing(self, tmp_path):
         new_session(tmp_path)
-        assert (tmp_path / ".cast" / ".gitignore").read_text() == "sessions/\nhistory\n"
+        assert (tmp_path / ".cast" / ".gitignore").read_text() == "sessions/\nhistory\ncheckpoints/\n"
 
     def test_appended_when_it_lacks_sessions_and_left_alone_otherwise(self, tmp_path):
         ignore = tmp_path / ".cast" / ".gitignore"

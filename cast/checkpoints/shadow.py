@@ -10,7 +10,8 @@ with a private index file (`GIT_INDEX_FILE`) and no system or global git config.
 It sits at `<workspace>/.cast/checkpoints/git`: it belongs to this workspace, goes when the
 workspace goes, and `.cast/.gitignore` keeps it out of the user's repository. `.cast/` itself is
 never snapshotted (plans are unticked byte-exactly instead of restored), nor is any file larger
-than the size cap: those are listed as skipped and never touched by a restore.
+than the size cap (those are listed as skipped and never touched by a restore), nor a nested
+git repository (it has a history of its own).
 
 Attributes in the workspace (`.gitattributes`: eol conversion, filters) are switched off for
 every path by the shadow's own `info/attributes`, so what is restored is byte for byte what was
@@ -102,8 +103,10 @@ class Shadow:
     def ensure(self) -> None:
         if (self.git_dir / "HEAD").is_file():
             return
+        from cast.fsutil import ensure_gitignore
+
+        ensure_gitignore(self.root)  # `.cast/.gitignore` lists checkpoints/: the user's repository never sees the store
         self.dir.mkdir(parents=True, exist_ok=True)
-        _ignore_in_cast(self.root)
         try:
             out = subprocess.run(["git", "init", "-q", "--bare", "--template=", str(self.git_dir)], check=False, capture_output=True,
                                  env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
@@ -126,7 +129,9 @@ class Shadow:
         """The tree as it is now: every file git would not ignore, except `.cast/` and files over
         the size cap. Only files whose stat data changed since the last snapshot are read."""
         self.ensure()
-        listed = _paths(self.git("ls-files", "-z", "--others", "--modified", "--exclude-standard"))
+        # A path ending in "/" is a nested repository: it keeps its own history, and is not recorded.
+        listed = [p for p in _paths(self.git("ls-files", "-z", "--others", "--modified", "--exclude-standard"))
+                  if not p.endswith("/")]
         skipped: dict[str, int] = {}
         for path in dict.fromkeys(listed):
             try:
@@ -211,15 +216,3 @@ def _prune_empty(directory: Path, root: Path) -> None:
             return
         directory = directory.parent
 
-
-def _ignore_in_cast(root: Path) -> None:
-    """`.cast/.gitignore` must list `checkpoints/`, so the user's repository never sees the store."""
-    path = root / ".cast" / ".gitignore"
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        text = ""
-    if "checkpoints" in {line.strip().strip("/") for line in text.splitlines()}:
-        return
-    with open(path, "a", encoding="utf-8") as out:
-        out.write(("" if not text or text.endswith("\n") else "\n") + "checkpoints/\n")

@@ -51,7 +51,7 @@ def test_write_plan(root: Path) -> None:
         "---\ntask: Add a --verbose flag\nsession: 2026-11-29-add-a-verbose-flag\n"
         "created: 2026-11-29T11:42:07Z\nbase_commit: 3f2a9c1\n---\n" + BODY
     )
-    assert (root / ".cast" / ".gitignore").read_text() == "sessions/\nhistory\n"
+    assert (root / ".cast" / ".gitignore").read_text() == "sessions/\nhistory\ncheckpoints/\n"
     assert sorted(os.listdir(path.parent)) == ["plan.md"]  # no temp files left behind
 
 
@@ -62,7 +62,7 @@ def test_write_plan_revises_and_keeps_gitignore(root: Path) -> None:
     path, items = plan(root, "plan.md", body="# v2\n- [ ] only\n")
     assert items == 1 and path.read_text().endswith("---\n# v2\n- [ ] only\n")
     # the user's lines stay; what must stay private is appended once, however often plans are written
-    assert (root / ".cast" / ".gitignore").read_text() == "mine\nsessions/\nhistory\n"
+    assert (root / ".cast" / ".gitignore").read_text() == "mine\nsessions/\nhistory\ncheckpoints/\n"
     assert sorted(os.listdir(path.parent)) == ["plan.md"]
 
 
