@@ -58,12 +58,12 @@ ITEM_ONE = [
     {"tool_uses": [{"name": "edit_file", "input": {"path": "keep.py", "old_string": "VALUE = 1", "new_string": "VALUE = 2"}}]},
     {"tool_uses": [{"name": "write_file", "input": {"path": "pkg/new.py", "content": "NEW = True\n"}}]},
     {"tool_uses": [{"name": "bash", "input": {"command": "rm old.txt gone_by_bash.txt && echo made > by_bash.txt && echo noise > run.log"}}]},
-    {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+    {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "checked by hand"}}]},
 ]
 ITEM_TWO = [
     {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
     {"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
-    {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}, {"name": "update_task", "input": {"id": 3, "status": "done"}}]},
+    {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}}, {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}}]},
     {"text": "All done."},
     DONE,
 ]
@@ -175,8 +175,8 @@ def kill_during_item_two(root: Path, tmp_path: Path) -> None:
 
 
 REST = [{"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}},
-                       {"name": "update_task", "input": {"id": 3, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}},
+                       {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}}]},
         {"text": "Done."}, DONE]
 
 
@@ -246,9 +246,9 @@ def test_a_file_over_the_size_cap_is_named_in_the_report_and_left_alone_by_undo(
     turns = [
         {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
         {"tool_uses": [{"name": "bash", "input": {"command": "head -c 9000000 /dev/zero > big.bin && echo small > small.txt"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}},
-                       {"name": "update_task", "input": {"id": 3, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "checked by hand"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}},
+                       {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}}]},
         {"text": "Done."}, DONE,
     ]
     done = execute(root, tmp_path, turns)

@@ -119,9 +119,9 @@ class TestGitignore:
         ignore.parent.mkdir()
         ignore.write_text("history")
         new_session(tmp_path, "s1")
-        assert ignore.read_text() == "history\nsessions/\n"
+        assert ignore.read_text() == "history\nsessions/\ncheckpoints/\n"
         new_session(tmp_path, "s2")
-        assert ignore.read_text() == "history\nsessions/\n"
+        assert ignore.read_text() == "history\nsessions/\ncheckpoints/\n"
 
     def test_git_really_ignores_the_sessions(self, repo):
         session = new_session(repo)

@@ -79,7 +79,7 @@ def test_undo_diff_and_redo_of_an_executed_item(harness, repo):
     h = harness([
         {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
         {"tool_uses": [{"name": "write_file", "input": {"path": "sub.py", "content": "def sub(a, b):\n    return a - b\n"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "checked by hand"}}]},
         {"text": "Done."},
         {"text": '{"complete": true, "missing": []}'},
     ])
