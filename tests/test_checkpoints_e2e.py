@@ -137,7 +137,7 @@ def test_redo_puts_back_the_files_and_the_ticks(tmp_path):
     assert cast(root, "redo", "--yes").returncode == 0
     assert plan.read_bytes() == ticked
     nothing = cast(root, "redo", "--yes")
-    assert nothing.returncode == 1 and "nothing to redo" in nothing.stdout
+    assert nothing.returncode == 1 and "nothing to redo" in nothing.stderr
 
 
 def test_a_file_changed_by_hand_since_the_checkpoint_is_refused_unless_forced(tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -19,6 +20,10 @@ from cast.checkpoints.shadow import ShadowError
 
 Say = Callable[[str], None]
 Ask = Callable[[str], bool]
+
+
+def _stderr(text: str) -> None:
+    sys.stderr.write(text + "\n")
 
 
 def _restore(journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: Ask | None, confirm: str) -> int:
@@ -42,33 +47,33 @@ def _restore(journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: A
 
 
 def undo(root: Path, item: int | None, plan: str | None, yes: bool, force: bool, say: Say, ask: Ask | None,
-         prefix: str = "cast ") -> int:
+         prefix: str = "cast ", err: Say = _stderr) -> int:
     journal = Journal(root)
     try:
         restore = ops.prepare_undo(journal, item, plan, force)
         confirm = f"`{prefix}undo {restore.item} --yes{' --force' if force else ''}`"
         return _restore(journal, restore, say, yes, ask, confirm)
     except (ops.UndoError, ShadowError) as exc:
-        say(f"cast: {exc}")
+        err(f"cast: {exc}")
         return 1
 
 
-def redo(root: Path, yes: bool, force: bool, say: Say, ask: Ask | None, prefix: str = "cast ") -> int:
+def redo(root: Path, yes: bool, force: bool, say: Say, ask: Ask | None, prefix: str = "cast ", err: Say = _stderr) -> int:
     journal = Journal(root)
     try:
         confirm = f"`{prefix}redo --yes{' --force' if force else ''}`"
         return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm)
     except (ops.UndoError, ShadowError) as exc:
-        say(f"cast: {exc}")
+        err(f"cast: {exc}")
         return 1
 
 
-def diff(root: Path, item: int | None, plan: str | None, say: Say, color: bool = False) -> int:
+def diff(root: Path, item: int | None, plan: str | None, say: Say, color: bool = False, err: Say = _stderr) -> int:
     try:
         say(ops.diff(Journal(root), item, plan, color).rstrip("\n"))
         return 0
     except (ops.UndoError, ShadowError) as exc:
-        say(f"cast: {exc}")
+        err(f"cast: {exc}")
         return 1
 
 

@@ -146,12 +146,15 @@ def _checkpoint(repl: Any, arg: str, what: str) -> None:
     words = arg.split()
     item = next((int(w) for w in words if w.isdigit()), None)
     yes, force = bool({"--yes", "-y", "yes"} & set(words)), "--force" in words
+    def err(text: str) -> None:
+        repl.say(text.removeprefix("cast: "), "yellow")
+
     if what == "undo":
-        checkpoints.undo(repl.state.root, item, None, yes, force, repl.say, None, prefix="/")
+        checkpoints.undo(repl.state.root, item, None, yes, force, repl.say, None, prefix="/", err=err)
     elif what == "redo":
-        checkpoints.redo(repl.state.root, yes, force, repl.say, None, prefix="/")
+        checkpoints.redo(repl.state.root, yes, force, repl.say, None, prefix="/", err=err)
     else:
-        checkpoints.diff(repl.state.root, item, None, repl.say)
+        checkpoints.diff(repl.state.root, item, None, repl.say, err=err)
 
 
 def _exit(repl: Any, arg: str) -> None:
