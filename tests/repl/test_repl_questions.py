@@ -155,7 +155,7 @@ def test_slash_commands_at_the_hand_off_run_as_commands(harness):
 
 
 def test_a_command_that_must_wait_leaves_the_hand_off_and_runs(harness, repo):
-    h = harness([WRITE, {"text": "Planned."}, {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+    h = harness([WRITE, {"text": "Planned."}, {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
                  {"text": "Ticked."}, *SPARE])
     h.send("fix discounts\r")
     asking(h, "Plan written")

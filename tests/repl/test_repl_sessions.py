@@ -11,7 +11,7 @@ from cast.ui.render import Renderer
 from replkit import harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n"
-TICK = {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]}
+TICK = {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]}
 VERDICT = {"text": '{"complete": true, "missing": []}'}
 SHIFT_TAB = "\x1b[Z"
 
