@@ -58,7 +58,7 @@ from fakeapi_blocks import (  # noqa: F401  (re-exported: tests script replies w
     tool_use,
 )
 from fakeapi_check import BETA_BINDING, ApiError, bad, validate
-from fakeapi_context import apply_edits
+from fakeapi_context import apply_edits, compaction_due
 from fakeapi_models import find, lineup_infos, list_page, model_info, reads  # noqa: F401  (model_info re-exported)
 from fakeapi_wire import PromptCache, canonical, check_thinking_blocks, flatten, sign_turn, without_paths
 
@@ -74,6 +74,7 @@ class Turn:
     output_tokens: int = 17
     chunk: int = 4
     message_id: str = "msg_fake"
+    compaction: str = "Summary: the conversation so far, compacted."  # a compaction block's content, when one is due
 
 
 @dataclass
@@ -274,7 +275,12 @@ class FakeAPI:
         request did not ask to stream."""
         turn, body = stream.turn, record.body
         assert turn is not None
-        blocks = sign_turn(model.id, flatten(body), adapt(turn.blocks, body, model))
+        scripted = adapt(turn.blocks, body, model)
+        compact = compaction_due(body, seen)
+        if compact is not None:
+            summary = {"type": "compaction", "content": turn.compaction}
+            scripted = [summary] if compact.get("pause_after_compaction") else [summary, *scripted]
+        blocks = sign_turn(model.id, flatten(body), scripted)
         record.reply = blocks
         if (body.get("output_config") or {}).get("format"):
             for block in blocks:
@@ -287,6 +293,8 @@ class FakeAPI:
         usage["output_tokens"] = 1
         usage.update(turn.usage or {})
         stop_reason = turn.stop_reason
+        if compact is not None and compact.get("pause_after_compaction"):
+            stop_reason = "compaction"
         if stop_reason is None:
             stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
         if stop_reason == "pause_turn":

@@ -5,18 +5,31 @@ The request's `messages` are never rewritten (the client's history stays as sent
 signatures stay valid); the edits change the items the fake counts and caches. A cleared tool
 result is counted as `{"type": "tool_result", "tool_use_id": ..., "content": "[cleared]"}`; with
 `clear_tool_inputs` the tool call's input is counted as `{}`. `clear_thinking_20251015` removes
-the thinking blocks of all but the last `keep` assistant turns (default 1).
+the thinking blocks of all but the last `keep` assistant turns (default 1). `compact_20260112`
+past its trigger makes the reply start with a `compaction` block (the scripted turn's
+`compaction` text); with `pause_after_compaction` the reply is that block alone, stop reason
+`compaction`. Later requests count from the last compaction block on.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from fakeapi_wire import THINKING_KINDS, Item
+from fakeapi_wire import THINKING_KINDS, Item, effective
 
 CLEARED = "[cleared]"
 
 
+def compaction_due(body: dict[str, Any], items: list[Item]) -> dict[str, Any] | None:
+    """The `compact_20260112` edit, when the prompt has passed its trigger (default 150,000)."""
+    for edit in ((body.get("context_management") or {}).get("edits")) or []:
+        if edit.get("type") == "compact_20260112":
+            trigger = (edit.get("trigger") or {}).get("value", 150_000)
+            return edit if _total(items) > trigger else None
+    return None
+
+
 def apply_edits(body: dict[str, Any], items: list[Item]) -> tuple[list[Item], list[dict[str, Any]]]:
+    items = effective(items)
     edits = ((body.get("context_management") or {}).get("edits")) or []
     applied: list[dict[str, Any]] = []
     for edit in edits:

@@ -19,6 +19,10 @@ it, so changing them keeps every signature valid.
 (a `redacted_thinking` block carries the same token as its `data`). On a later request the block
 is valid when its own text still hashes to `b` and the prefix it is sent after still hashes to `p`.
 
+**Compaction.** A `compaction` block in `messages` replaces everything before it: the items the
+model sees (and the fake counts, caches and checks) are tools, system, and the messages from the
+last compaction block on; a prefix digest starts there too.
+
 **Tokens.** An item costs `max(1, len(canonical)//4)` tokens; a request's input is the sum.
 
 **Prompt cache.** A second chain, `C`, runs over the same items but starts from the model id and
@@ -128,13 +132,26 @@ def signature_matches(data: dict[str, str], prefix: str, block: dict[str, Any]) 
     return data["p"] == prefix[:32] and data["b"] == body
 
 
+def effective(items: list[Item]) -> list[Item]:
+    """What the model sees: everything before the last `compaction` block in `messages` is
+    replaced by it (tools and system stay)."""
+    last = max((k for k, it in enumerate(items) if it.path is not None and isinstance(it.block, dict)
+                and it.block.get("type") == "compaction"), default=None)
+    if last is None:
+        return items
+    return [it for it in items if it.path is None] + items[last:]
+
+
 def sign_turn(model: str, request_items: list[Item], blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The reply's blocks with every thinking block signed against its prefix: the request's
-    items, then the reply's earlier blocks."""
-    chain = digest_chain(request_items)[-1]
+    items as the model sees them (from the last compaction block on), then the reply's earlier
+    blocks (a compaction block in the reply starts the prefix afresh)."""
+    chain = digest_chain(effective(request_items))[-1]
     out = []
     for block in blocks:
         block = dict(block)
+        if block.get("type") == "compaction":
+            chain = digest_chain([it for it in request_items if it.path is None])[-1]
         if block.get("type") == "thinking":
             block["signature"] = sign(model, chain, block)
         elif block.get("type") == "redacted_thinking":
@@ -227,6 +244,7 @@ def check_thinking_blocks(body: dict[str, Any], items: list[Item], reader: Any, 
     thinking = body.get("thinking") or {}
     binding = thinking.get("block_binding") if thinking.get("type") == "adaptive" else None
     drop = isinstance(binding, dict) and binding.get("prefix_mismatch_behavior") == "drop_block"
+    items = effective(items)  # blocks before a compaction block are not shown, so not checked
     chain = digest_chain(items)
     out: list[dict[str, Any]] = []
     dropping_turn: int | None = None  # a dropped block takes the rest of its turn's consecutive thinking blocks

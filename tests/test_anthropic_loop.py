@@ -141,3 +141,15 @@ def test_cast_plan_without_a_key_says_which_variable_to_set(fake_api, repo):
     assert "ANTHROPIC_API_KEY" in done.stderr and "Traceback" not in done.stderr
     assert fake_api.requests == []
     assert os.environ.get("ANTHROPIC_API_KEY") == "test-key"  # the fixture's key, untouched
+
+
+def test_empty_thinking_blocks_go_back_too(fake_api, tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    fake_api.reply(thinking(""), note(""), tool_use("toolu_01", "read_file", {"path": "a.py"}))
+    fake_api.reply(thinking(""), text("a.py sets x to 1."))
+    events = list(agent_for(tmp_path).run("Explain a.py"))
+    assert last(events, ev.Stopped).status == "done", last(events, ev.Stopped).reason
+    first_turn = fake_api.requests[0].reply
+    assert [b["thinking"] for b in first_turn[:2]] == ["", ""] and all(b["signature"] for b in first_turn[:2])
+    assert fake_api.requests[1].body["messages"][1]["content"] == first_turn and fake_api.requests[1].status == 200
+

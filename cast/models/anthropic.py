@@ -26,6 +26,14 @@ attempt streams its reply from the start, and only the final `Stop.content` ente
 transcript. When the attempts are spent, `config.fallback_model` (if set) gets one attempt; then
 a `ModelError(retryable=True)` names the failure and the number of attempts.
 
+Request shape: `cast.models.wire` adds what depends on the model (thinking, effort, structured
+output, the betas the body uses; never sampling parameters, budget thinking or prefill). A body
+that needs a beta goes through `client.beta.messages`. Stop reasons pass through untouched, with
+the API's details on `Stop.details`: a `refusal` (its category) is not retried here, and
+`pause_turn` / `model_context_window_exceeded` are the loop's to handle. The fallback model is
+used only where it can read the current model's thinking blocks, or with `drop_block`
+(`fallback_refusal`). A base URL the HTTP client cannot use is a configuration error (exit 2).
+
 Prompt caching: breakpoints on the last tool, the system block, and the last block of the last
 two user messages (the newest end of the transcript, and the previous request's end so its cache
 entry is read): at most four, the API's limit. The request is copied, never mutated.
@@ -40,7 +48,8 @@ import os
 import random
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from cast.models import wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
@@ -156,7 +165,7 @@ class AnthropicModel:
         return request.cancel.wait(seconds)
 
     # -- one attempt ----------------------------------------------------------------------
-    def _attempt(self, client: Any, model: str, params: dict[str, Any], state: "_Attempt") -> Iterator[ModelEvent]:
+    def _attempt(self, client: Any, model: str, params: dict[str, Any], state: _Attempt) -> Iterator[ModelEvent]:
         sdk = _sdk()
         betas = wire.betas(params)
         try:

@@ -26,7 +26,7 @@ def mark_messages(messages: tuple[dict[str, Any], ...], budget: int) -> list[dic
         if isinstance(content, str):
             if not content:
                 continue
-            blocks = [{"type": "text", "text": content}]
+            blocks: list[Any] = [{"type": "text", "text": content}]
         else:
             blocks = list(content or [])
         target = next((i for i in range(len(blocks) - 1, -1, -1) if _cacheable(blocks[i])), None)

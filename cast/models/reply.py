@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from cast.models.base import ModelEvent, Stop, TextDelta, ThinkingDelta, ToolUse, Usage
 
@@ -118,7 +119,7 @@ def _wire(model: Any) -> dict[str, Any]:
     (optional fields; leaving them out is always accepted on input). The SDK's models keep fields
     in alphabetical order, so the API's own order is restored for the common block types."""
     data = model.to_dict(mode="json", exclude_unset=True) if hasattr(model, "to_dict") else dict(model)
-    order = WIRE_ORDER.get(data.get("type"), ("type",))
+    order = WIRE_ORDER.get(str(data.get("type")), ("type",))
     block = {key: data[key] for key in order if data.get(key) is not None}
     block.update((key, value) for key, value in data.items() if value is not None and key not in block)
     return block
