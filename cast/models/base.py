@@ -28,13 +28,11 @@ class Request:
     # Server-side context editing / compaction (`context_management` body field, beta): the API
     # clears old tool results itself, so the history cast sends stays append-only.
     context_management: dict[str, Any] | None = field(default=None, compare=False)
-    # A JSON schema the reply's text must follow (structured outputs: `output_config.format`).
+    # A JSON schema the reply's text must follow (structured outputs: `output_config.format`), e.g.
+    # the self-check's verdict: strict JSON without prefill or a forced tool.
     output_schema: dict[str, Any] | None = field(default=None, compare=False)
     # Set when the user interrupts: a provider waiting between retries stops waiting. Not sent.
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
-    # A JSON schema the reply's text must follow (structured outputs, `output_config.format`),
-    # e.g. the self-check's verdict: strict JSON without prefill or a forced tool.
-    output_schema: dict[str, Any] | None = field(default=None, compare=False)
 
     def wire(self) -> dict[str, Any]:
         """What goes to a model: everything but the cancel signal."""
