@@ -16,9 +16,11 @@ O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 CAST_IGNORES = ("sessions/", "history", "checkpoints/")  # transcripts, prompt history, snapshots are private; plans are not
 
 
-def write_at(dir_fd: int, name: str, data: bytes) -> None:
+def write_at(dir_fd: int, name: str, data: bytes, durable: bool = True) -> None:
     """Write `name` in the directory `dir_fd` atomically: a reader sees the old file or the new
-    one, never half of either, and a crash leaves at most a hidden temp file (removed on error)."""
+    one, never half of either, and a crash leaves at most a hidden temp file (removed on error).
+    `durable=False` skips the fsyncs: still atomic for readers and a killed process, for files
+    rewritten every step where waiting for the disk would cost more than a lost update."""
     try:
         mode: int | None = stat.S_IMODE(os.stat(name, dir_fd=dir_fd).st_mode)
     except FileNotFoundError:
@@ -33,7 +35,8 @@ def write_at(dir_fd: int, name: str, data: bytes) -> None:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
@@ -41,17 +44,18 @@ def write_at(dir_fd: int, name: str, data: bytes) -> None:
         with suppress(OSError):
             os.unlink(tmp, dir_fd=dir_fd)
         raise
-    with suppress(OSError):  # some file systems refuse fsync on a directory
-        os.fsync(dir_fd)
+    if durable:
+        with suppress(OSError):  # some file systems refuse fsync on a directory
+            os.fsync(dir_fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, durable: bool = True) -> None:
     """Replace `path` atomically (temp file in the same directory, fsync, rename, fsync the
     directory). A symlink at `path` is kept and the file it points to is replaced."""
     target = Path(os.path.realpath(path))
     dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | O_CLOEXEC)
     try:
-        write_at(dir_fd, target.name, data)
+        write_at(dir_fd, target.name, data, durable)
     finally:
         os.close(dir_fd)
 

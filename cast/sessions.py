@@ -2,7 +2,9 @@
 
 Why a journal and not a snapshot: a session can die at any instant (Ctrl+C, a closed terminal,
 kill -9), and everything before that instant must survive. So every message the `Transcript`
-emits is one JSON line, flushed and fsynced before the loop moves on. The journal records
+emits is one JSON line, written through to the kernel before the loop moves on: a killed process
+loses nothing. The fsync that also survives a machine crash runs on a background thread (at most
+one pending at a time, and a last one on close), because a step must not wait for the disk. The journal records
 exactly what the listener saw, including partial appends to the last user message
 (`"merged": true`) and whole-history rewrites (`{"role": "meta", "replace": [...]}` from aging
 and compaction); `load` replays those records to rebuild the very list the model last saw.
@@ -21,6 +23,7 @@ import copy
 import json
 import os
 import threading
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -51,8 +54,8 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def atomic_write_json(path: Path, data: dict[str, Any]) -> None:
-    atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+def atomic_write_json(path: Path, data: dict[str, Any], durable: bool = True) -> None:
+    atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"), durable)
 
 
 class Session:
@@ -63,7 +66,9 @@ class Session:
         self.dir = directory
         self.meta = meta
         self._lock = threading.Lock()
-        self._file = None
+        self._file: Any = None
+        self._dirty = threading.Event()  # the journal has bytes not yet fsynced
+        self._syncer: threading.Thread | None = None
 
     @property
     def id(self) -> str:
@@ -121,7 +126,20 @@ class Session:
             out = self._file or self._open_journal()
             out.write(data)
             out.flush()
-            os.fsync(out.fileno())
+            if self._syncer is None:
+                self._syncer = threading.Thread(target=self._sync_loop, args=(out,), name="cast-journal-sync", daemon=True)
+                self._syncer.start()
+        self._dirty.set()
+
+    def _sync_loop(self, out: Any) -> None:
+        """fsync whenever the journal has new bytes; ends when the journal is closed."""
+        while True:
+            self._dirty.wait()
+            self._dirty.clear()
+            if out.closed:
+                return
+            with suppress(OSError, ValueError):
+                os.fsync(out.fileno())
 
     def _open_journal(self):
         """Open for appending, first cutting off a torn last line left by a crash."""
@@ -138,8 +156,14 @@ class Session:
     def close(self) -> None:
         with self._lock:
             if self._file:
+                with suppress(OSError):
+                    os.fsync(self._file.fileno())
                 self._file.close()
                 self._file = None
+            syncer, self._syncer = self._syncer, None
+        if syncer is not None:
+            self._dirty.set()  # wakes it to see the closed file and end
+            syncer.join(timeout=5)
 
     def discard_if_unused(self) -> bool:
         """Remove a session that holds nothing to go back to: no message at all (built, never
@@ -159,18 +183,18 @@ class Session:
         return True
 
     # -- meta -------------------------------------------------------------------------------
-    def update(self, **fields: Any) -> None:
+    def update(self, durable: bool = True, **fields: Any) -> None:
         with self._lock:
             self.meta.update(fields)
             self.meta["updated"] = _now()
-            atomic_write_json(self.dir / META, self.meta)
+            atomic_write_json(self.dir / META, self.meta, durable)
 
     def observe(self, event: ev.Event) -> None:
         """Keep meta.json current from the loop's events (one write per step, not per delta)."""
         if isinstance(event, ev.UsageUpdate):
             usage = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
                      "cache_read_tokens": event.cache_read_tokens, "cache_write_tokens": event.cache_write_tokens}
-            self.update(usage=usage, cost=round(event.cost, 6))
+            self.update(durable=False, usage=usage, cost=round(event.cost, 6))  # every step: not worth a disk sync
         elif isinstance(event, ev.StepStarted):
             self.meta["steps"] = self.meta.get("steps", 0) + 1  # written with the next usage/stop
         elif isinstance(event, ev.Stopped):

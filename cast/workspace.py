@@ -42,18 +42,37 @@ def snapshot(path: Path) -> Snapshot | None:
     return Snapshot(stat.st_mtime_ns, stat.st_size, digest)
 
 
-class ReadTracker:
-    """Files the model has read, as they were when read. Thread-safe: reads run concurrently."""
+STALE_WATCH = 64  # most recently read files checked for changes before every request
+STALE_SWEEP = 16  # older reads checked per request, in turn
 
-    def __init__(self) -> None:
+
+class ReadTracker:
+    """Files the model has read, as they were when read. Thread-safe: reads run concurrently.
+
+    Every read file is remembered, so an edit based on a stale view is always refused; but the
+    check before each request looks at the `STALE_WATCH` most recently read ones and, in turn,
+    `STALE_SWEEP` of the older ones, so its cost does not grow with the session while every read
+    file is still looked at every few requests (older reads have mostly aged out of the context)."""
+
+    def __init__(self, watch: int = STALE_WATCH, sweep: int = STALE_SWEEP) -> None:
         self._seen: dict[Path, Snapshot] = {}
+        self._recent: dict[Path, None] = {}  # insertion-ordered: oldest read first
+        self._older: dict[Path, None] = {}  # read before the recent ones; rotated by the sweep
+        self.watch, self.sweep = watch, sweep
         self._lock = threading.Lock()
 
     def record(self, path: Path) -> None:
         snap = snapshot(path)
         with self._lock:
+            self._recent.pop(path, None)
+            self._older.pop(path, None)
             if snap:
                 self._seen[path] = snap
+                self._recent[path] = None
+                while len(self._recent) > self.watch:
+                    oldest = next(iter(self._recent))
+                    del self._recent[oldest]
+                    self._older[oldest] = None
             else:
                 self._seen.pop(path, None)
 
@@ -76,14 +95,21 @@ class ReadTracker:
         return current is None or current.digest != seen.digest
 
     def stale(self) -> list[Path]:
-        """Read files that changed since they were read; each is reported once, then forgotten
-        until it is read again."""
+        """Recently read files that changed since they were read; each is reported once, then
+        forgotten until it is read again."""
         with self._lock:
-            paths = list(self._seen)
+            paths = list(self._recent)
+            for _ in range(min(self.sweep, len(self._older))):
+                path = next(iter(self._older))
+                del self._older[path]
+                self._older[path] = None  # to the back of the queue
+                paths.append(path)
         changed = [p for p in paths if self.is_stale(p)]
         with self._lock:
             for p in changed:
                 self._seen.pop(p, None)
+                self._recent.pop(p, None)
+                self._older.pop(p, None)
         return changed
 
 

@@ -33,7 +33,7 @@ import re
 from typing import Any, Callable, Iterator
 
 from cast.agent import events as ev
-from cast.agent.transcript import Transcript, text_block
+from cast.agent.transcript import Transcript, size, text_block
 from cast.models import base as m
 from cast.text import clip
 
@@ -153,6 +153,7 @@ class ContextEconomy:
         self._real_chars = 0  # message chars of that request
         self._sent_chars = 0  # message chars when the last request left prepare
         self._prefix_tokens = 0  # system + tools, learned from the first real count
+        self._scanned: tuple[int, int] | None = None  # (transcript chars, reclaimable chars) at the last scan
 
     @classmethod
     def from_config(cls, config: Any, model: m.Model, **kwargs: Any) -> "ContextEconomy":
@@ -173,7 +174,7 @@ class ContextEconomy:
         self._prefix_tokens = max(0, tokens - self._sent_chars // CHARS_PER_TOKEN)
 
     def estimate(self, transcript: Transcript) -> int:
-        chars = message_chars(transcript.messages)
+        chars = transcript.chars
         if self._real is not None:
             return max(0, self._real + (chars - self._real_chars) // CHARS_PER_TOKEN)
         return self._prefix_tokens + chars // CHARS_PER_TOKEN
@@ -185,8 +186,9 @@ class ContextEconomy:
     # -- the hook -------------------------------------------------------------------------------
     def __call__(self, transcript: Transcript) -> Iterator[ev.Event]:
         estimate = self.estimate(transcript)
-        if not self._forced and estimate > self.age_threshold:
+        if not self._forced and estimate > self.age_threshold and self._may_be_worth(transcript, estimate):
             plan, saved, count = self._aging_plan(transcript.messages)
+            self._scanned = (transcript.chars, saved + self._recent_chars(transcript.messages))
             after = estimate - saved // CHARS_PER_TOKEN
             if estimate <= self.compact_threshold:
                 worth = saved // CHARS_PER_TOKEN >= self.min_batch  # a batch worth a cache rewrite
@@ -199,9 +201,25 @@ class ContextEconomy:
                 estimate = self.estimate(transcript)
         if self._forced or estimate > self.compact_threshold:
             yield from self.compact(transcript)
-        self._sent_chars = message_chars(transcript.messages)
+        self._sent_chars = transcript.chars
 
     # -- aging ----------------------------------------------------------------------------------
+    def _may_be_worth(self, transcript: Transcript, estimate: int) -> bool:
+        """Whether a scan for old results could find a batch worth aging. What a scan can reclaim
+        grows by at most what was added since the last one (plus the recent turns it had to keep),
+        so between epochs the history is not walked every step: that walk would make a step's cost
+        grow with the session."""
+        if self._scanned is None or transcript.chars < self._scanned[0]:
+            return True
+        chars, saved = self._scanned
+        needed = self.min_batch if estimate <= self.compact_threshold else estimate - self.age_threshold
+        return saved + (transcript.chars - chars) >= needed * CHARS_PER_TOKEN
+
+    def _recent_chars(self, messages: list[dict[str, Any]]) -> int:
+        """Size of the last `keep_recent` turns, which a scan keeps but a later one may age."""
+        turns = [i for i, msg in enumerate(messages) if msg["role"] == "assistant"]
+        return size(messages[turns[-self.keep_recent]:]) if len(turns) >= self.keep_recent else size(messages)
+
     def _aging_plan(self, messages: list[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]], int, int]:
         """{message index: rewritten message} for every old, large, not yet elided tool result,
         the characters that saves, and how many results. Old = before the last `keep_recent` turns."""
@@ -233,6 +251,7 @@ class ContextEconomy:
 
     def _age(self, transcript: Transcript, plan: dict[int, dict[str, Any]], count: int, before: int, after: int) -> ev.Notice:
         transcript.replace([plan.get(i, msg) for i, msg in enumerate(transcript.messages)])
+        self._scanned = None
         self.epochs += 1
         return ev.Notice(
             f"context ~{before:,} tokens passed {self.age_threshold:,}: shrank {count} old tool results "
@@ -263,6 +282,7 @@ class ContextEconomy:
         carried = _latest_user_blocks(messages)
         transcript.replace([{"role": "user", "content": [text_block(self._restart_text(messages, summary)), *carried]}])
         self.compactions += 1
+        self._scanned = None
         self._real = None
         after = self.estimate(transcript)
         yield ev.Notice(f"compacted the conversation into a summary: ~{before:,} → ~{after:,} tokens")

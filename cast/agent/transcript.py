@@ -4,24 +4,35 @@ Invariants the API enforces and a crash or Ctrl+C must not break: roles alternat
 tool_use is answered by a tool_result in the next user message. `Transcript` merges consecutive
 user content and is the only writer of `messages`, so a listener (the session file) sees each
 message exactly once, in order.
+
+`chars` is a running total of the messages' serialized size, kept as they are added: sizing the
+context must not cost a pass over the whole history every step.
 """
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 Message = dict[str, Any]
+
+
+def size(value: Any) -> int:
+    """Characters of `value` as JSON, the unit the context estimate counts in."""
+    return len(json.dumps(value))
 
 
 class Transcript:
     def __init__(self, messages: list[Message] | None = None, on_append: Callable[[Message], None] | None = None):
         self.messages: list[Message] = list(messages or [])
         self.on_append = on_append
+        self.chars = size(self.messages)
 
     def add_user(self, blocks: list[dict[str, Any]]) -> None:
         if not blocks:
             return
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages[-1]["content"].extend(blocks)
+            self.chars += size(blocks)
             self._notify({"role": "user", "content": blocks, "merged": True})
             return
         self._append({"role": "user", "content": list(blocks)})
@@ -50,10 +61,12 @@ class Transcript:
     def replace(self, messages: list[Message]) -> None:
         """Swap in a compacted history; listeners get a marker so a replay can do the same."""
         self.messages = list(messages)
+        self.chars = size(self.messages)
         self._notify({"role": "meta", "replace": messages})
 
     def _append(self, message: Message) -> None:
         self.messages.append(message)
+        self.chars += size(message) + 2
         self._notify(message)
 
     def _notify(self, message: Message) -> None:
