@@ -249,7 +249,7 @@ def run(label: str, config: Config, *, heavy: bool = False, min_batch: int | Non
             economy = ContextEconomy.from_config(config, model, min_batch_tokens=min_batch, reinject=lambda: "")
             workspace = Workspace(root)
             ctx = ToolContext(workspace=workspace, task="refactor caching", services={"session_id": "2026-01-01-bench"})
-            agent = Agent(model=model, tools=PLAN.tools, system=system_prompt(PLAN, workspace), ctx=ctx,
+            agent = Agent(model=model, tools=PLAN.tools, system=system_prompt(workspace), ctx=ctx,
                           max_steps=STEPS + 5, hooks=Hooks(prepare=economy))
             stop = None
             for event in agent.run("Plan a refactor of the caching helpers across src/."):

@@ -1,8 +1,16 @@
-"""Plan and execute: each mode is a tool set plus a prompt section. Switching mode swaps both;
-the prefix within one mode never changes, so prompt caching keeps hitting."""
+"""Plan and execute: each mode is a tool set plus a prompt section.
+
+The system prompt is the same in every mode and byte-stable: today's models sign their thinking
+against it, and the prompt cache keys on it. A mode's instructions therefore travel as a system
+notice appended to the conversation (`mode_notice`), once when it starts and again at each switch.
+Where the model supports mid-conversation tool changes, every mode's tools are declared once
+(`declared_tools`: those the starting mode does not offer are `defer_loading`) and a switch adds
+and removes them by reference inside that notice; elsewhere the tool list is the mode's own.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from cast.tools.base import Tool
 from cast.tools.edit import EDIT_FILE, WRITE_FILE
@@ -53,10 +61,51 @@ EXECUTE = Mode("execute", (READ_FILE, LIST_FILES, GREP, EXECUTE_BASH, EDIT_FILE,
 MODES = {mode.name: mode for mode in (PLAN, EXECUTE)}
 
 
-def system_prompt(mode: Mode, workspace: Workspace) -> str:
-    """The stable prefix: no timestamps, nothing that changes between steps of one mode."""
-    parts = [BASE_PROMPT, mode.prompt]
+# One `bash` serves both modes when the tools are declared once; what it may do is in the notice.
+SHARED_BASH_DESCRIPTION = (
+    "Run a bash command in the workspace root (non-interactive: stdin is empty). What runs depends on "
+    "the mode: in plan mode only commands cast can prove read-only; in execute mode commands that are "
+    "not provably read-only may need the user's approval. Output starts with exit_code=N."
+)
+SWITCHED = "[cast: the user switched to {name} mode. From now on these instructions apply, and only this mode's tools work.]"
+
+
+def system_prompt(workspace: Workspace) -> str:
+    """The stable prefix: no timestamps, nothing that depends on the mode or the step."""
+    parts = [BASE_PROMPT]
     instructions = workspace.instructions()
     if instructions:
         parts.append("# Project instructions (AGENTS.md)\n" + instructions)
     return "\n\n".join(parts)
+
+
+def declared_tools(mode: Mode, tool_changes: bool) -> tuple[dict[str, Any], ...]:
+    """The tool declarations a conversation starts with: the mode's own, or, with tool changes,
+    every mode's (one `bash`), those `mode` does not offer marked `defer_loading`."""
+    if not tool_changes:
+        return tuple(tool.spec() for tool in mode.tools)
+    offered = {tool.name for tool in mode.tools}
+    specs: dict[str, dict[str, Any]] = {}
+    for each in MODES.values():
+        for tool in each.tools:
+            if tool.name not in specs:
+                spec = tool.spec()
+                if tool.name == "bash":
+                    spec["description"] = SHARED_BASH_DESCRIPTION
+                if tool.name not in offered:
+                    spec["defer_loading"] = True
+                specs[tool.name] = spec
+    return tuple(specs.values())
+
+
+def mode_notice(mode: Mode, previous: Mode | None = None, tool_changes: bool = False) -> list[dict[str, Any]]:
+    """The system notice that starts `mode` (or switches to it from `previous`): its instructions,
+    and with tool changes the tool_removal / tool_addition blocks."""
+    text = mode.prompt if previous is None else SWITCHED.format(name=mode.name) + "\n\n" + mode.prompt
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    if tool_changes and previous is not None:
+        old = [t.name for t in previous.tools]
+        new = [t.name for t in mode.tools]
+        blocks += [{"type": "tool_removal", "tool": {"type": "tool_reference", "name": n}} for n in old if n not in new]
+        blocks += [{"type": "tool_addition", "tool": {"type": "tool_reference", "name": n}} for n in new if n not in old]
+    return blocks

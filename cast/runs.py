@@ -11,13 +11,14 @@ from datetime import date
 from pathlib import Path
 from typing import Callable, Iterator
 
+from cast import conversation
 from cast.agent import events as ev
 from cast.agent.context import ContextEconomy
 from cast.agent.cost import UsageLog, price_for
 from cast.agent.loop import Agent, Hooks
 from cast.agent.report import Report, ReportBuilder, final_text
 from cast.agent.selfcheck import SelfCheck
-from cast.agent.transcript import Message, Transcript
+from cast.agent.transcript import Message, Prefix, Transcript
 from cast.checkpoints.journal import Journal
 from cast.checkpoints.recorder import Recorder
 from cast.config import Config, load
@@ -80,10 +81,10 @@ def make_model(spec: str, config: Config) -> Model:
 
 
 def _agent(mode: Mode, workspace: Workspace, config: Config, ctx: ToolContext, model: Model | None) -> Agent:
+    model = model or make_model(config.model_for(mode.name), config)
     return Agent(
-        model=model or make_model(config.model_for(mode.name), config),
-        tools=mode.tools, system=system_prompt(mode, workspace), ctx=ctx,
-        max_steps=config.max_steps, max_tokens=config.max_tokens, hooks=Hooks(),
+        model=model, tools=mode.tools, system=system_prompt(workspace), ctx=ctx,
+        max_steps=config.max_steps, max_tokens=config.max_tokens, hooks=Hooks(), effort=conversation.effort(config, mode, model),
     )
 
 
@@ -99,7 +100,9 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     session_id = new_session_id(workspace.root, task or "plan", date.today())
     ctx = ToolContext(workspace=workspace, task=task, session_id=session_id)
     run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
-    return _instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
+    run = _instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
+    conversation.start(run.agent, run.config, run.mode)
+    return run
 
 
 def execute_run(plan_ref: str | None, options: Options, model: Model | None = None) -> Run:
@@ -122,7 +125,9 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model)
     session = Session.create(workspace.root, session_id, mode="execute", task=run.ctx.task,
                              model=run.agent.model.name, plan_path=plan_path)
-    return _instrument(run, session)
+    run = _instrument(run, session)
+    conversation.start(run.agent, run.config, run.mode)
+    return run
 
 
 def _execute(workspace: Workspace, config: Config, options: Options, board: TaskBoard, task: str,
@@ -148,6 +153,7 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     if meta.get("status") == "running" and meta.get("pid") != os.getpid():
         raise SessionError(f"session {session_id} is still running (process {meta.get('pid')}); stop it first")
     session, messages = Session.resume(workspace.root, session_id)
+    recorded = session.prefix
     session.update(status=meta.get("status", "interrupted"))  # "running" only once a turn runs
     meta = session.meta
     plan_path = Path(meta["plan_path"]) if meta.get("plan_path") else None
@@ -156,16 +162,20 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     else:
         ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), session_id=session_id, plan_path=plan_path)
         run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
-    run = _instrument(run, session, messages)
     if meta.get("mode") == "execute" and run.mode is PLAN:  # switched by hand, without a plan
         run.mode = EXECUTE
-        run.agent.tools, run.agent.system = EXECUTE.tools, system_prompt(EXECUTE, workspace)
+        run.agent.tools, run.agent.effort = EXECUTE.tools, conversation.effort(config, EXECUTE, run.agent.model)
         if run.ctx.approval is None:
             run.ctx.approval = _approval(options, config, workspace)
+    run = _instrument(run, session, messages, Prefix.from_record(recorded) if recorded else None)
+    if recorded is None:  # a session from before prefixes were recorded: this starts its record
+        conversation.start(run.agent, run.config, run.mode)
+    else:
+        run.agent.transcript.fresh = conversation.fresh(run.agent, run.config, run.mode)
     return run
 
 
-def _instrument(run: Run, session: Session, messages: list[Message] | None = None) -> Run:
+def _instrument(run: Run, session: Session, messages: list[Message] | None = None, prefix: Prefix | None = None) -> Run:
     """Attach what watches a run: the session file, the usage log and price, context economy,
     the self-check (execute), and the evidence report."""
     agent, config, board = run.agent, run.config, run.tasks
@@ -177,10 +187,10 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
                                    lambda: [k for k, _, status, _ in board.rows() if status == "done"])
     run.session, run.usage = session, UsageLog(price)
     run.report = ReportBuilder(run.workspace.root, plan_path)
-    agent.transcript = Transcript(messages, on_append=session.append)
+    agent.transcript = Transcript(messages, on_append=session.append, prefix=prefix)
     economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
     run.economy = economy
-    hooks = Hooks(prepare=economy, price=price,
+    hooks = Hooks(prepare=economy, compact=economy.compact, price=price,
                   observers=[economy.observe, run.usage.observe, session.observe, run.report.observe, _plan_recorder(session)])
     if board is not None:
         check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add)
@@ -330,10 +340,12 @@ def _watch_tasks(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:
     def after_tools(agent: Agent) -> Iterator[ev.Event]:
         changes = board.sync()
         if changes:
-            agent.transcript.note(
-                "[cast: the user edited the plan file while you work: " + "; ".join(changes)
-                + f". The task list is now:\n{board.listing()}\nFollow the plan as it is now.]"
-            )
+            # The plan's text is the user's file, so it travels in the user turn; the system
+            # notice only says what happened (never untrusted text in a system message).
+            agent.transcript.add_user([{"type": "text", "text": "[cast: the user edited the plan file while you work: " + "; ".join(changes)
+                                        + f". The task list is now:\n{board.listing()}\nFollow the plan as it is now.]"}])
+            agent.transcript.notice("[cast: the user edited the plan file while you work. What changed and the task list as "
+                                    "it is now are in the last user turn; follow that list from now on.]")
             yield ev.Notice("plan edited: " + "; ".join(changes))
         if board.version != seen[0]:
             seen[0] = board.version
@@ -343,11 +355,12 @@ def _watch_tasks(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:
 
 
 def switch_mode(run: Run, name: str) -> Run:
-    """Swap the tool set and prompt; the conversation goes on and the model is told."""
+    """Another mode, in the same conversation and without changing anything already sent (see
+    `conversation.switch`)."""
     mode = MODES[name]
     if name == "execute" and run.ctx.approval is None:
         run.ctx.approval = _approval(run.options, run.config, run.workspace)
-    run.agent.set_mode(mode.tools, system_prompt(mode, run.workspace), f"[cast: switched to {name} mode by the user. Your tools changed accordingly.]")
+    conversation.switch(run.agent, run.config, run.mode, mode)
     hooks = run.agent.hooks  # the executor's self-check is for execute mode: never after plan-mode chat
     if name == "plan" and hooks.on_finish is not None:
         run.idle_check, hooks.on_finish = hooks.on_finish, None

@@ -5,9 +5,12 @@ kill -9), and everything before that instant must survive. So every message the 
 emits is one JSON line, written through to the kernel before the loop moves on: a killed process
 loses nothing. The fsync that also survives a machine crash runs on a background thread (at most
 one pending at a time, and a last one on close), because a step must not wait for the disk. The journal records
-exactly what the listener saw, including partial appends to the last user message
-(`"merged": true`) and whole-history rewrites (`{"role": "meta", "replace": [...]}` from aging
-and compaction); `load` replays those records to rebuild the very list the model last saw.
+exactly what the listener saw, including partial appends to the last message (`"merged": true`),
+whole-history rewrites (`{"role": "meta", "replace": [...]}` from aging and compaction) and the
+conversation's declared prefix (`{"role": "meta", "prefix": {...}}`: system prompt, tools,
+drop_block, server-side context management); `load` replays those records to rebuild the very
+list the model last saw, and `resume` hands back the last prefix, so a resumed request is the
+same bytes as the one before it.
 
 A kill mid-write can leave a torn last line. Loading ignores it, and the next append cuts it off
 before writing, so one crash never poisons the file. The rebuilt transcript is then made valid
@@ -68,6 +71,7 @@ class Session:
         self._lock = threading.Lock()
         self._file: Any = None
         self._dirty = threading.Event()  # the journal has bytes not yet fsynced
+        self.prefix: dict[str, Any] | None = None  # the conversation's last declared prefix (set by resume)
         self._syncer: threading.Thread | None = None
 
     @property
@@ -108,9 +112,11 @@ class Session:
         record first, so the file keeps matching what the model will be sent."""
         directory = sessions_dir(root) / id
         _read_meta(directory)
-        replayed = replay(read_records(directory / TRANSCRIPT))
+        records = read_records(directory / TRANSCRIPT)
+        replayed = replay(records)
         messages = make_valid(replayed)
         session = cls.open(root, id)
+        session.prefix = last_prefix(records)
         if messages != replayed:
             session.append({"role": "meta", "replace": messages})
         return session, messages
@@ -271,6 +277,14 @@ def replay(records: list[Message]) -> list[Message]:
         else:
             messages.append(message)
     return messages
+
+
+def last_prefix(records: list[Message]) -> dict[str, Any] | None:
+    """The prefix the conversation declared last (None for a session that never recorded one)."""
+    for record in reversed(records):
+        if record["role"] == "meta" and isinstance(record.get("prefix"), dict):
+            return copy.deepcopy(record["prefix"])
+    return None
 
 
 def make_valid(messages: list[Message]) -> list[Message]:

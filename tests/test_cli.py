@@ -96,8 +96,8 @@ def test_agents_md_is_capped(repo):
 
 def test_system_prompt_is_byte_stable(repo):
     (repo / "AGENTS.md").write_text("Use tabs.")
-    first = system_prompt(PLAN, Workspace(repo))
-    second = system_prompt(PLAN, Workspace(repo))
+    first = system_prompt(Workspace(repo))
+    second = system_prompt(Workspace(repo))
     assert first == second and "Use tabs." in first
 
 

@@ -51,7 +51,8 @@ def test_sessions_lists_runs_and_resume_continues_the_conversation(repo, tmp_pat
     sent = json.loads(record.read_text().splitlines()[0])["messages"]
     assert sent[0]["content"][0]["text"] == "Do x"
     assert "make it shorter" in json.dumps(sent[-1])
-    assert len(sent) == 7  # task, 3 model turns with 2 tool results between, and the new message
+    assert sent[1]["role"] == "system" and sent[1]["content"][0]["text"].startswith("# Mode: plan")  # the mode, as a notice
+    assert len(sent) == 8  # task, mode notice, 3 model turns with 2 tool results between, and the new message
 
 
 def test_resume_unknown_session_is_a_clear_error(repo):

@@ -134,7 +134,7 @@ def test_plan_edited_mid_run_adds_and_rewords_items(calc, tmp_path):
     assert done.returncode == 0, done.stderr + done.stdout
     items = parse(plan_path.read_text())
     assert [(i.text.split()[0], i.checked) for i in items] == [("Fix", True), ("Update", True), ("Add", True)]
-    told = json.dumps(requests(record)[2]["messages"][-1])
+    told = json.dumps(requests(record)[2]["messages"][-2:])  # the plan in the user turn, then a system notice
     assert "edited the plan file" in told and "2. [ ] Update README.md" in told and "3. [ ] Add `test_add_zero`" in told
 
 

@@ -148,7 +148,8 @@ class TestDeduplication:
                 target.write_text("two, longer\n")
         second = results(collected)[1]
         assert not second.cached and "two, longer" in second.text
-        assert "changed since" in str(model.requests[1].messages[-1]["content"])
+        notice = model.requests[1].messages[-1]
+        assert notice["role"] == "system" and "changed since" in str(notice["content"])  # appended, never an edit
 
     def test_failed_calls_are_not_recorded(self, tmp_path):
         log: list = []
@@ -304,6 +305,7 @@ class TestGuidance:
         second = model.requests[1].messages
         assert "use the v2 API instead" in str(second[-1]["content"])
         assert "Guidance from the user" in str(second[-1]["content"])
+        assert second[-1]["role"] == "system" and second[-2]["content"][0]["type"] == "tool_result"  # after the results
         assert model.requests[0].messages[-1]["content"][0]["text"] == "task"
 
 

@@ -102,7 +102,7 @@ def test_execute_reports_a_plan_moved_away_mid_run_once_and_consistently(repo, t
     assert len(requests) == 4
     history = json.dumps(requests[-1]["messages"])
     assert history.count("no longer exists") == 1, "the model is told once, not after every step"
-    assert "no longer exists" in json.dumps(requests[1]["messages"][-1])
+    assert "no longer exists" in json.dumps(requests[1]["messages"][-2])  # the user turn; a system notice follows
     back = json.dumps(requests[3]["messages"][-1])
     assert "self-check" in back and "is missing; 2 items were unfinished when it was last read" in back
     assert "Fix the menu" in back and "Test the menu" in back

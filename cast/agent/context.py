@@ -21,10 +21,17 @@ with the square of its steps. Two levers, in this order:
    task list as they are on disk now, because those live outside the transcript and a summary of
    them would go stale.
 
-Both rewrite through `Transcript.replace()`, so a session journal records them and a resume
-rebuilds exactly what the model saw. The size estimate uses the provider's real count of the last
-request (`observe`/`tell_context`) plus chars/4 of what was added since; before any usage is known,
-chars/4 of the whole.
+Today's models sign their thinking against everything before it, so rewriting old messages would
+be a 400. Hence: where the model supports server-side context editing, the conversation declares
+it (`Prefix.context_management`) and the API clears old tool results itself, with the history
+cast sends left append-only; this class then does no aging. Elsewhere aging goes through
+`Transcript.rewrite()`, which switches the conversation to `drop_block` (the thinking signed
+before the rewrite is dropped by the API, not refused). Compaction goes through
+`Transcript.restart()`: a new conversation that sends nothing signed before. Both are journalled
+with the session, so a resume sends exactly what the model saw.
+
+The size estimate uses the provider's real count of the last request (`observe`/`tell_context`)
+plus chars/4 of what was added since; before any usage is known, chars/4 of the whole.
 """
 from __future__ import annotations
 
@@ -186,7 +193,8 @@ class ContextEconomy:
     # -- the hook -------------------------------------------------------------------------------
     def __call__(self, transcript: Transcript) -> Iterator[ev.Event]:
         estimate = self.estimate(transcript)
-        if not self._forced and estimate > self.age_threshold and self._may_be_worth(transcript, estimate):
+        managed = transcript.prefix is not None and transcript.prefix.context_management
+        if not (self._forced or managed) and estimate > self.age_threshold and self._may_be_worth(transcript, estimate):
             plan, saved, count = self._aging_plan(transcript.messages)
             self._scanned = (transcript.chars, saved + self._recent_chars(transcript.messages))
             after = estimate - saved // CHARS_PER_TOKEN
@@ -250,7 +258,7 @@ class ContextEconomy:
         return plan, saved, count
 
     def _age(self, transcript: Transcript, plan: dict[int, dict[str, Any]], count: int, before: int, after: int) -> ev.Notice:
-        transcript.replace([plan.get(i, msg) for i, msg in enumerate(transcript.messages)])
+        transcript.rewrite([plan.get(i, msg) for i, msg in enumerate(transcript.messages)])
         self._scanned = None
         self.epochs += 1
         return ev.Notice(
@@ -280,7 +288,7 @@ class ContextEconomy:
             yield ev.Notice("compaction produced an empty summary; continuing with the full context", "warning")
             return
         carried = _latest_user_blocks(messages)
-        transcript.replace([{"role": "user", "content": [text_block(self._restart_text(messages, summary)), *carried]}])
+        transcript.restart([{"role": "user", "content": [text_block(self._restart_text(messages, summary)), *carried]}])
         self.compactions += 1
         self._scanned = None
         self._real = None

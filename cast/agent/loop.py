@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from cast.agent import events as ev
 from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak
-from cast.agent.transcript import Transcript, text_block, tool_result_block
+from cast.agent.transcript import Prefix, Transcript, text_block, tool_result_block
 from cast.models import base as m
 from cast.safety.paths import relative
 from cast.tools.base import Observation, Tool, ToolContext, run_tool
@@ -28,6 +28,7 @@ class Hooks:
     """Seams for the parts of a session that are not the loop itself."""
 
     prepare: Callable[[Transcript], Iterator[ev.Event]] | None = None  # aging / compaction before a request
+    compact: Callable[[Transcript], Iterator[ev.Event]] | None = None  # when the reply hit the context window
     on_finish: Callable[["Agent"], str | None] | None = None  # self-check: text to continue with, or None
     after_tools: Callable[["Agent"], Iterator[ev.Event]] | None = None  # e.g. task list changes
     price: Callable[[m.Usage], float] | None = None
@@ -44,6 +45,7 @@ class Agent:
     max_steps: int = 60
     max_tokens: int = 8192
     hooks: Hooks = field(default_factory=Hooks)
+    effort: str = ""  # output_config.effort for this mode; empty: the model's default
 
     def __post_init__(self) -> None:
         self.record = CallRecord()
@@ -71,9 +73,28 @@ class Agent:
             guidance, self._guidance = self._guidance, []
         return guidance
 
-    def set_mode(self, tools: Sequence[Tool], system: str, announcement: str) -> None:
-        self.tools, self.system = tools, system
-        self.transcript.note(announcement)
+    def set_mode(self, tools: Sequence[Tool], notice: list[dict[str, Any]], declare: tuple[dict[str, Any], ...] | None = None,
+                 effort: str | None = None) -> None:
+        """Another tool set from the next request on, announced by an appended system notice (which
+        may carry tool_addition / tool_removal blocks). The executors change here and only here, so a
+        call to a tool outside the mode is refused whatever the model was offered. `declare`
+        re-declares the tools (a model without mid-conversation tool changes): the prefix changes,
+        so the conversation switches to drop_block, unless nothing was sent yet."""
+        self.tools = tools
+        if effort is not None:
+            self.effort = effort
+        prefix = self.transcript.prefix
+        if declare is not None and prefix is not None and tuple(declare) != prefix.tools:
+            self.transcript.declare(Prefix(prefix.system, tuple(declare), bool(self.transcript.messages) or prefix.drop_block,
+                                           prefix.context_management))
+        self.transcript.add_system(notice)
+
+    def prefix(self) -> Prefix:
+        """The conversation's prefix, declared from this agent's system and tools if not yet."""
+        if self.transcript.prefix is None:
+            self.transcript.declare(Prefix(self.system, tuple(t.spec() for t in self.tools)))
+        assert self.transcript.prefix is not None
+        return self.transcript.prefix
 
     # -- the loop -------------------------------------------------------------------------
     def run(self, user_text: str | None) -> Iterator[ev.Event]:
@@ -110,6 +131,7 @@ class Agent:
         if user_text:
             self.transcript.add_user([text_block(user_text)])
         self._step = step = 0
+        exceeded = 0  # replies in a row that hit the context window
         while True:
             if self.ctx.cancel.is_set():
                 yield self._stop("interrupted", INTERRUPTED, step)
@@ -128,7 +150,24 @@ class Agent:
             if reply is None:
                 yield self._stop("interrupted", INTERRUPTED, step)
                 return
-            calls, stop_reason = reply
+            calls, stop_reason, details = reply
+            if stop_reason == "refusal":
+                category = str(details.get("category") or "unspecified")
+                yield self._stop("failed", f"the model refused to continue (category: {category})", step,
+                                 exit_code=1, extra={"refusal": category})
+                return
+            if stop_reason == "model_context_window_exceeded":
+                exceeded += 1
+                if exceeded > 1 or self.hooks.compact is None:
+                    yield self._stop("failed", "the conversation no longer fits the model's context window", step, exit_code=1)
+                    return
+                yield ev.Notice("the reply hit the model's context window; compacting and going on", "warning")
+                self.settle()
+                yield from self.hooks.compact(self.transcript)
+                continue
+            exceeded = 0
+            if stop_reason == "pause_turn" and not calls:
+                continue  # the API paused its own long turn: send the conversation back as it is
             if not calls:
                 if stop_reason == "max_tokens":
                     yield ev.Notice("the reply was cut at max_tokens", "warning")
@@ -152,17 +191,20 @@ class Agent:
         if stale:
             self.record.changed()
             names = ", ".join(relative(self.ctx.workspace.root, p) for p in stale)
-            self.transcript.note(f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]")
+            self.transcript.notice(f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]")
             yield ev.Notice(f"changed since read: {names}")
 
     def _ask(self) -> Iterator[ev.Event]:
         """Stream one reply. Returns (tool calls, stop reason), or None when interrupted."""
-        request = m.Request(self.system, tuple(t.spec() for t in self.tools), tuple(self.transcript.messages),
-                            self.max_tokens, cancel=self.ctx.cancel)
+        prefix = self.prefix()
+        request = m.Request(prefix.system, prefix.tools, tuple(self.transcript.messages), self.max_tokens,
+                            effort=self.effort, drop_block=prefix.drop_block, context_management=prefix.context_management,
+                            cancel=self.ctx.cancel)
         text: list[str] = []
         calls: list[m.ToolUse] = []
         content: tuple[dict[str, Any], ...] | None = None
         stop_reason = ""
+        details: dict[str, Any] = {}
         stream = self.model.stream(request)
         try:
             for item in stream:
@@ -178,7 +220,7 @@ class Agent:
                 elif isinstance(item, m.Usage):
                     yield self._account(item)
                 elif isinstance(item, m.Stop):
-                    content, stop_reason = item.content, item.reason
+                    content, stop_reason, details = item.content, item.reason, dict(getattr(item, "details", {}) or {})
                 elif isinstance(item, m.Retrying):
                     if item.partial:
                         text.clear()  # the failed attempt's words are not part of the reply
@@ -198,7 +240,7 @@ class Agent:
         for block in content:  # the model's notes between tool calls (thinking blocks with text)
             if block.get("type") == "thinking" and str(block.get("thinking") or "").strip():
                 yield ev.Note(str(block["thinking"]).strip())
-        return calls, stop_reason
+        return calls, stop_reason, details
 
     def _account(self, usage: m.Usage) -> ev.UsageUpdate:
         self.usage = self.usage + usage
@@ -282,17 +324,21 @@ class Agent:
         with self._lock:
             guidance, self._guidance = self._guidance, []
         for text in guidance:
-            self.transcript.note(f"[Guidance from the user, sent while you were working. Take it into account and carry on with the task:]\n{text}")
+            self.transcript.notice(
+                "[cast: Guidance from the user, typed while you were working, quoted below as the user wrote it. It is "
+                "about the current task, not a new task: take it into account and carry on.]\n<user-guidance>\n"
+                + text + "\n</user-guidance>")
 
     def settle(self) -> None:
         """Answer tool calls left without a result, so the transcript stays valid for the API."""
         for use in self.transcript.pending_tool_uses_unanswered():
             self.transcript.add_user([tool_result_block(use["id"], f"[{INTERRUPTED}: not run]", True)])
 
-    def _stop(self, status: str, reason: str, step: int, exit_code: int | None = None) -> ev.Stopped:
+    def _stop(self, status: str, reason: str, step: int, exit_code: int | None = None,
+              extra: dict[str, Any] | None = None) -> ev.Stopped:
         self.settle()
         details = {"exit_code": exit_code} if exit_code is not None else {}
-        return ev.Stopped(status, reason, step, details)
+        return ev.Stopped(status, reason, step, {**details, **(extra or {})})
 
 
 def _batches(calls: list[m.ToolUse], by_name: dict[str, Tool]) -> Iterator[list[m.ToolUse]]:
