@@ -1,33 +1,31 @@
-"""What prompt caching does to the cost of a 40-step planning session.
+"""What prompt caching, aging and mode switches cost a planning session at today's prices.
 
-Replays a scripted planning session (list, grep, ~45 file reads, write_plan) through cast's real
-Anthropic provider and the real SDK, against the fake Messages API from tests/fakeapi.py, and
-records the request bodies cast actually sent (cache_control breakpoints included). Then prices
-them the way prompt caching does:
+Replays a scripted planning session (list, grep, file reads, write_plan) through cast's real run
+assembly (runs.py), its Anthropic provider and the real SDK, against the fake Messages API from
+tests/fakeapi.py, and bills it from the usage the fake reports. Until the fake emulates caching
+itself, `MeteredAPI` answers that usage from a cache meter:
 
 - each request is flattened into its blocks in cache order (tools, system, messages), ~chars/4
   tokens each;
 - at each cache_control breakpoint the API looks back (up to 20 blocks) for the longest prefix a
-  previous request cached: those tokens are a cache read (0.1x);
-- the rest of the prefix up to the last breakpoint is newly cached: a cache write (1.25x); every
-  breakpoint prefix of at least 1024 tokens becomes readable for later requests;
-- whatever follows the last breakpoint is plain input (1x);
+  previous request cached: those tokens are a cache read;
+- the rest of the prefix up to the last breakpoint is newly cached: a cache write; every
+  breakpoint prefix of at least the model's minimum (512 tokens on Sonnet 5.5) becomes readable;
+- whatever follows the last breakpoint is plain input (1x).
 
-and compares that with sending the same requests uncached (1x). The same meter answers the
-usage numbers in the fake replies, so cast's own estimate of its context size is realistic.
-Input tokens only (output is the same either way); the 5-minute cache lifetime is not modelled
-(a replay has no pauses).
+Prices are Claude Sonnet 5.5's, as multiples of its input price: cache read 0.05x, 5-minute cache
+write 1.25x, output 5x (the 5-minute lifetime is not modelled: a replay has no pauses). The bill
+counts input and output, so a summary call is paid for in full.
 
-Rows: a mixed planning session (listing, greps, whole and partial reads, a sentence of reasoning
-per turn) with cast's defaults and with aging off; a read-heavy one (~45 whole files) with the
-defaults, with aging forced early (20k tokens) in epochs, and with aging on every step (no epochs).
+Rows: a mixed planning session as a naive agent would send it (no caching, no aging), cached but
+never aged, and with cast's defaults on a model without server-side context editing (client
+aging at 80k tokens, which switches the conversation to drop_block); a read-heavy session with
+aging forced early (20k tokens) in epochs and on every step. Then the mode switch: the mixed
+session followed by 12 execute-mode steps, switched three ways: with mid-conversation tool
+changes (nothing sent changes), by declaring the new tools with drop_block (every message kept),
+and by a fresh conversation from a summary (compaction into the new mode).
 
-    python3 bench/bench_cache.py          # prints a Markdown table and the headline ratios
-
-Why the ratio to "the same requests uncached" rises when aging starts: aging shrinks the requests,
-so it shrinks that ratio's denominator faster than the bill (every epoch rewrites the cache from
-its first change on). The absolute bill (billed column) is what aging lowers; the mixed rows show
-both, and the last two rows show why aging must come in epochs.
+    python3 bench/bench_cache.py          # prints Markdown tables and the headline ratios
 """
 from __future__ import annotations
 
@@ -45,22 +43,24 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
-from fakeapi import FakeAPI, Recorded, Stream, message_events, text, tool_use  # noqa: E402
+from fakeapi import FakeAPI, Recorded, Stream, message_events, text, tool_use
 
-from cast.agent import events as ev  # noqa: E402
-from cast.agent.context import ContextEconomy  # noqa: E402
-from cast.agent.loop import Agent, Hooks  # noqa: E402
-from cast.config import Config  # noqa: E402
-from cast.models.anthropic import AnthropicModel  # noqa: E402
-from cast.modes import PLAN, system_prompt  # noqa: E402
-from cast.tools.base import ToolContext  # noqa: E402
-from cast.workspace import Workspace  # noqa: E402
+from cast import runs
+from cast.agent import events as ev
+from cast.models.anthropic import AnthropicModel
+from cast.models.catalog import builtin
 
-TARGET = 0.2
-READ, WRITE = 0.1, 1.25
-MIN_CACHEABLE = 1024  # tokens; shorter prefixes are not cached
+READ, WRITE, OUTPUT = 0.05, 1.25, 5.0  # Sonnet 5.5, times its input price
+MIN_CACHEABLE = 512  # tokens; shorter prefixes are not cached (Sonnet 5.5)
 LOOKBACK = 20  # blocks the API checks before each breakpoint
 STEPS = 40
+EXECUTE_STEPS = 12
+SONNET = builtin("claude-sonnet-5-5")
+assert SONNET is not None
+CLIENT_AGING = replace(SONNET, context_management=False)  # cast ages the context itself
+TOOL_CHANGES = replace(CLIENT_AGING, tool_changes=True)
+SUMMARY = "## Done\n" + "".join(f"- read src/mod_{n:02d}.py: its helpers call the cache through two entry points\n" for n in range(40)) \
+    + "## Decisions\n- keep the cache API; move the retry limit into config\n## Open\n- write the changes\n"
 
 
 # -- the cache meter --------------------------------------------------------------------------
@@ -142,9 +142,10 @@ class MeteredAPI(FakeAPI):
                 blocks = self.turns[min(self.position, len(self.turns) - 1)]
                 self.position += 1
             else:
-                blocks = [text("## Done\n- explored the code\n## Open\n- write the plan")]
+                blocks = [text(SUMMARY)]
         usage = {"input_tokens": c.plain, "cache_read_input_tokens": c.read, "cache_creation_input_tokens": c.write}
-        self._send_stream(handler, Stream(message_events(*blocks, usage=usage, output_tokens=120, chunk=4096)))
+        out = len(json.dumps(blocks)) // 4
+        self._send_stream(handler, Stream(message_events(*blocks, usage=usage, output_tokens=out, chunk=4096)))
 
 
 # -- the session --------------------------------------------------------------------------------
@@ -208,85 +209,137 @@ def script(files: list[str], heavy: bool = False) -> list[list[dict[str, Any]]]:
     return turns
 
 
+def execute_script(files: list[str]) -> list[list[dict[str, Any]]]:
+    """12 execute-mode steps after the switch: re-read files the change touches, then report."""
+    turns = [[text("Checking the module before changing it."), tool_use(f"toolu_x{n:02d}", "read_file", {"path": files[n]})]
+             for n in range(EXECUTE_STEPS)]
+    return turns + [[text("Checked the first modules; ready to edit.")]]
+
+
 @dataclass
 class Row:
     label: str
     requests: int
-    uncached: int
     read: int
     write: int
     plain: int
-    epochs: int
-    compactions: int
+    output: int
+    epochs: int = 0
+    compactions: int = 0
+    kept: str = ""  # what the model still sees after a mode switch
+
+    @property
+    def input(self) -> int:
+        return self.read + self.write + self.plain
 
     @property
     def billed(self) -> float:
-        """Input cost in token-equivalents at the base input price."""
-        return self.read * READ + self.write * WRITE + self.plain
+        """Cost in token-equivalents at the base input price."""
+        return self.read * READ + self.write * WRITE + self.plain + self.output * OUTPUT
 
     @property
-    def ratio(self) -> float:
-        return self.billed / self.uncached
+    def naive(self) -> float:
+        """The same requests with no caching."""
+        return self.input + self.output * OUTPUT
 
-    def markdown(self) -> str:
-        return (f"| {self.label} | {self.requests} | {self.uncached:,} | {self.read:,} | {self.write:,} | "
-                f"{self.plain:,} | {self.epochs}/{self.compactions} | {self.billed:,.0f} | **{self.ratio:.3f}x** |")
-
-
-HEADER = ("| session | requests | input tokens | cache read (0.1x) | cache write (1.25x) | plain (1x) "
-          "| epochs/compactions | billed (token-eq.) | vs same requests uncached |\n|---|---|---|---|---|---|---|---|---|")
+    def markdown(self, naive: float) -> str:
+        return (f"| {self.label} | {self.requests} | {self.input:,} | {self.read:,} | {self.write:,} | {self.plain:,} | "
+                f"{self.output:,} | {self.epochs}/{self.compactions} | {self.billed:,.0f} | **{self.billed / naive:.3f}x** |")
 
 
-def run(label: str, config: Config, *, heavy: bool = False, min_batch: int | None = None) -> Row:
+HEADER = ("| session | requests | input tokens | cache read (0.05x) | cache write (1.25x) | plain (1x) | output (5x) "
+          "| epochs/compactions | billed (input-token eq.) | vs naive agent |\n|---|---|---|---|---|---|---|---|---|---|")
+
+
+def run(label: str, spec: Any, *, heavy: bool = False, age: int = 80_000, compact: int = 150_000,
+        min_batch: int | None = None, switch: str = "") -> Row:
+    """One session through runs.plan_run; `switch` ("changes", "drop_block", "fresh") adds the
+    switch to execute mode and the execute steps."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         root.mkdir()
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # no personal AGENTS.md
         files = make_workspace(root)
-        api = MeteredAPI(script(files, heavy)).start()
+        (root / ".cast" / "config.toml").parent.mkdir(exist_ok=True)
+        (root / ".cast" / "config.toml").write_text(f"age_threshold_tokens = {age}\ncompact_threshold_tokens = {compact}\n")
+        turns = script(files, heavy) + (execute_script(files) if switch else [])
+        api = MeteredAPI(turns).start()
         try:
+            options = runs.Options(cwd=root, max_steps=STEPS + 5, yes=True)
+            _, config = runs.setup(options)
             model = AnthropicModel(config.model, config, api_key="bench", base_url=api.url)
-            economy = ContextEconomy.from_config(config, model, min_batch_tokens=min_batch, reinject=lambda: "")
-            workspace = Workspace(root)
-            ctx = ToolContext(workspace=workspace, task="refactor caching", services={"session_id": "2026-01-01-bench"})
-            agent = Agent(model=model, tools=PLAN.tools, system=system_prompt(workspace), ctx=ctx,
-                          max_steps=STEPS + 5, hooks=Hooks(prepare=economy))
-            stop = None
-            for event in agent.run("Plan a refactor of the caching helpers across src/."):
-                economy.observe(event)
-                if isinstance(event, ev.Stopped):
-                    stop = event
-            assert stop is not None and stop.status == "done", stop
-            assert api.position == STEPS, f"{api.position} of {STEPS} scripted turns used"
+            model.spec = spec  # type: ignore[attr-defined]  # the capabilities this row assumes
+            plan = runs.plan_run("refactor caching", options, model=model)
+            assert plan.economy is not None
+            if min_batch is not None:
+                plan.economy.min_batch = min_batch
+            stops = [_drive(plan, "Plan a refactor of the caching helpers across src/.")]
+            kept = ""
+            if switch:
+                before = [json.dumps(m, sort_keys=True) for m in plan.agent.transcript.messages]
+                if switch == "fresh":
+                    plan.economy.force()  # the next request starts a new conversation from a summary
+                runs.switch_mode(plan, "execute")
+                mark = len(api.requests)
+                stops.append(_drive(plan, "Now execute: check the first modules of the plan."))
+                after = next(r.body for r in api.requests[mark:] if r.body.get("tools"))["messages"]
+                sent = {json.dumps(_unmarked(m), sort_keys=True) for m in after}
+                kept = f"{sum(m in sent for m in before)} of {len(before)} messages"
+            runs.finish(plan)
+            assert all(stop.status == "done" for stop in stops), stops
+            assert api.position == len(turns), f"{api.position} of {len(turns)} scripted turns used"
         finally:
             api.stop()
-        bodies = [r.body for r in api.requests]
-    assert all("cache_control" in json.dumps(body) for body in bodies), "a request went without cache breakpoints"
-    meter = CacheMeter()  # re-price the captured requests from scratch
-    charges = [meter.charge(body) for body in bodies]
-    return Row(label, len(bodies), sum(c.total for c in charges), sum(c.read for c in charges),
-               sum(c.write for c in charges), sum(c.plain for c in charges), economy.epochs, economy.compactions)
+        assert plan.usage is not None
+        total = plan.usage.total()
+        return Row(label, len(api.requests), total.cache_read_tokens, total.cache_write_tokens, total.input_tokens,
+                   total.output_tokens, plan.economy.epochs, plan.economy.compactions, kept)
+
+
+def _unmarked(message: dict[str, Any]) -> dict[str, Any]:
+    content = message["content"]
+    return {**message, "content": [_strip(b) for b in content] if isinstance(content, list) else content}
+
+
+def _drive(run_: runs.Run, text_: str) -> ev.Stopped:
+    stop = None
+    for event in run_.agent.run(text_):
+        if isinstance(event, ev.Stopped):
+            stop = event
+    assert stop is not None
+    return stop
 
 
 def main() -> int:
-    base = Config()
-    off = replace(base, age_threshold_tokens=10**9, compact_threshold_tokens=10**9)
-    early = replace(base, age_threshold_tokens=20_000, compact_threshold_tokens=60_000)
+    no_aging = {"age": 10**9, "compact": 10**9}
+    cached = run("mixed plan session, cached, never aged", CLIENT_AGING, **no_aging)
+    naive = cached.naive
     rows = [
-        run("mixed plan session, defaults (age 80k, compact 150k)", base),
-        run("mixed, no aging", off),
-        run("read-heavy plan session, defaults", base, heavy=True),
-        run("read-heavy, aging at 20k tokens in epochs", early, heavy=True),
-        run("read-heavy, aging at 20k tokens every step (no epochs)", early, heavy=True, min_batch=0),
+        replace(cached, label="mixed plan session, naive agent (no caching, no aging)", read=0, write=0, plain=cached.input),
+        cached,
+        run("mixed, cast defaults without server-side editing (age 80k, compact 150k)", CLIENT_AGING),
+        run("read-heavy plan session, cast defaults", CLIENT_AGING, heavy=True),
+        run("read-heavy, aging at 20k tokens in epochs", CLIENT_AGING, heavy=True, age=20_000, compact=60_000),
+        run("read-heavy, aging at 20k tokens every step (no epochs)", CLIENT_AGING, heavy=True, age=20_000, compact=60_000, min_batch=0),
     ]
     print(HEADER)
     for row in rows:
-        print(row.markdown())
-    cast, naive = rows[0], rows[1]
-    print(f"\ncast, mixed 40-step plan session, defaults: {cast.ratio:.3f}x the same requests uncached "
-          f"(target <= {TARGET}x: {'met' if cast.ratio <= TARGET else 'not met'}); "
-          f"{cast.billed / naive.uncached:.3f}x a session without caching or aging; "
-          f"{cast.billed / naive.billed:.3f}x the same session cached but never aged.")
+        print(row.markdown(naive))
+    switches = [
+        run("switch with tool changes (nothing sent changes)", TOOL_CHANGES, switch="changes"),
+        run("switch by new tools + drop_block (cast's choice)", CLIENT_AGING, switch="drop_block"),
+        run("switch to a fresh conversation from a summary", CLIENT_AGING, switch="fresh"),
+    ]
+    print("\n| plan session, then switch to execute and 12 steps | requests | billed (input-token eq.) | vs tool changes "
+          "| the model still sees after the switch |\n|---|---|---|---|---|")
+    for row in switches:
+        print(f"| {row.label} | {row.requests} | {row.billed:,.0f} | {row.billed / switches[0].billed:.2f}x | {row.kept} |")
+    best = rows[2] if rows[2].billed < rows[1].billed else rows[1]
+    print(f"\nmixed 40-step plan session: cast costs {rows[2].billed / naive:.3f}x a naive agent "
+          f"({rows[1].billed / naive:.3f}x cached without aging); the cheaper setting is '{best.label}'.")
+    fresh, dropped = switches[2], switches[1]
+    print(f"mode switch without tool changes: drop_block costs {dropped.billed / fresh.billed:.2f}x a fresh conversation "
+          f"and keeps {dropped.kept} against {fresh.kept}.")
     return 0
 
 
