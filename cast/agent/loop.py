@@ -8,9 +8,10 @@ imports no UI.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from cast.agent import events as ev
 from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak
@@ -29,8 +30,8 @@ class Hooks:
 
     prepare: Callable[[Transcript], Iterator[ev.Event]] | None = None  # aging / compaction before a request
     compact: Callable[[Transcript], Iterator[ev.Event]] | None = None  # when the reply hit the context window
-    on_finish: Callable[["Agent"], str | None] | None = None  # self-check: text to continue with, or None
-    after_tools: Callable[["Agent"], Iterator[ev.Event]] | None = None  # e.g. task list changes
+    on_finish: Callable[[Agent], str | None] | None = None  # self-check: text to continue with, or None
+    after_tools: Callable[[Agent], Iterator[ev.Event]] | None = None  # e.g. task list changes
     price: Callable[[m.Usage], float] | None = None
     observers: list[Callable[[ev.Event], None]] = field(default_factory=list)  # session, report, usage log
 
@@ -127,7 +128,7 @@ class Agent:
         for observe in self.hooks.observers:
             observe(event)
 
-    def _turn(self, user_text: str | None) -> Iterator[ev.Event]:
+    def _turn(self, user_text: str | None) -> Generator[ev.Event, None, None]:
         if user_text:
             self.transcript.add_user([text_block(user_text)])
         self._step = step = 0
@@ -194,7 +195,7 @@ class Agent:
             self.transcript.notice(f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]")
             yield ev.Notice(f"changed since read: {names}")
 
-    def _ask(self) -> Iterator[ev.Event]:
+    def _ask(self) -> Generator[ev.Event, None, tuple[list[m.ToolUse], str, dict[str, Any]] | None]:
         """Stream one reply. Returns (tool calls, stop reason), or None when interrupted."""
         prefix = self.prefix()
         request = m.Request(prefix.system, prefix.tools, tuple(self.transcript.messages), self.max_tokens,
@@ -251,7 +252,7 @@ class Agent:
         return ev.UsageUpdate(u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, context, cost)
 
     # -- tools ----------------------------------------------------------------------------
-    def _run_tools(self, calls: list[m.ToolUse], step: int) -> Iterator[ev.Event]:
+    def _run_tools(self, calls: list[m.ToolUse], step: int) -> Generator[ev.Event, None, ev.Stopped | None]:
         """Run one turn's calls: consecutive read-only calls concurrently, others in order.
         Each batch's results join the transcript as soon as it finishes, so a crash loses at most
         the batch in flight. Returns a Stopped event when a guard ends the run."""
