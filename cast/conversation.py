@@ -47,8 +47,7 @@ def effort(config: Config, mode: Mode, model: Model) -> str:
     """The mode's configured effort if the model takes it; empty: the model's default."""
     from cast.models.catalog import builtin
 
-    effort_for = getattr(config, "effort_for", None)
-    wanted = str(effort_for(mode.name) or "") if effort_for else ""
+    wanted = config.effort_for(mode.name)
     spec = getattr(model, "spec", None) or builtin(model.name)
     return spec.effort_or_default(wanted) if spec is not None else wanted
 

@@ -221,3 +221,16 @@ class TestStopReasons:
             assert stop.status == "done" and model.rejected == []
         else:  # a second overflow right after compacting cannot be helped by compacting again
             assert stop.status == "failed" and "context window" in stop.reason
+
+
+def test_each_request_carries_the_effort_of_its_mode(tmp_path):
+    project(tmp_path, files=1, size=300)
+    (tmp_path / ".cast" / "config.toml").write_text('plan_effort = "low"\nexecute_effort = "xhigh"\n')
+    model = SigningModel([thinking_turn("look", "read_file", path="src/m00.py"), {"text": "planned"}, {"text": "done"}],
+                         spec=SONNET)
+    run = runs.plan_run("x", runs.Options(cwd=tmp_path), model=model)
+    drive(run, "Plan.")
+    runs.switch_mode(run, "execute")
+    drive(run, "Do it.")
+    assert [r.get("effort") for r in model.sent] == ["low", "low", "xhigh"]
+    assert model.rejected == []  # effort is not part of the prefix
