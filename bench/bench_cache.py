@@ -1,9 +1,10 @@
 """What prompt caching, aging and mode switches cost a planning session at today's prices.
 
 Replays a scripted planning session (list, grep, file reads, write_plan) through cast's real run
-assembly (runs.py), its Anthropic provider and the real SDK, against the fake Messages API from
-tests/fakeapi.py, and bills it from the usage the fake reports. Until the fake emulates caching
-itself, `MeteredAPI` answers that usage from a cache meter:
+assembly (runs.py), its Anthropic provider and the real SDK, against the strict fake Messages API
+from tests/fakeapi.py (which checks every request as today's API does, thinking prefixes
+included), and bills it from the usage the fake reports: its emulated prompt caching. The
+`CacheMeter` below re-prices the same requests independently, as a cross-check:
 
 - each request is flattened into its blocks in cache order (tools, system, messages), ~chars/4
   tokens each;
@@ -22,8 +23,9 @@ never aged, and with cast's defaults on a model without server-side context edit
 aging at 80k tokens, which switches the conversation to drop_block); a read-heavy session with
 aging forced early (20k tokens) in epochs and on every step. Then the mode switch: the mixed
 session followed by 12 execute-mode steps, switched three ways: with mid-conversation tool
-changes (nothing sent changes), by declaring the new tools with drop_block (every message kept),
-and by a fresh conversation from a summary (compaction into the new mode).
+changes (nothing sent changes; Claude Opus 5, the fake's model with that beta, billed at the same
+multiples), by declaring the new tools with drop_block (every message kept), and by a fresh
+conversation from a summary (compaction into the new mode).
 
     python3 bench/bench_cache.py          # prints Markdown tables and the headline ratios
 """
@@ -43,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
-from fakeapi import FakeAPI, Recorded, Stream, message_events, text, tool_use
+from fakeapi import FakeAPI, text, tool_use
 
 from cast import runs
 from cast.agent import events as ev
@@ -58,7 +60,9 @@ EXECUTE_STEPS = 12
 SONNET = builtin("claude-sonnet-5-5")
 assert SONNET is not None
 CLIENT_AGING = replace(SONNET, context_management=False)  # cast ages the context itself
-TOOL_CHANGES = replace(CLIENT_AGING, tool_changes=True)
+OPUS5 = builtin("claude-opus-5")  # a model with mid-conversation tool changes (billed at the same multiples)
+assert OPUS5 is not None
+TOOL_CHANGES = replace(OPUS5, context_management=False)
 SUMMARY = "## Done\n" + "".join(f"- read src/mod_{n:02d}.py: its helpers call the cache through two entry points\n" for n in range(40)) \
     + "## Decisions\n- keep the cache API; move the retry limit into config\n## Open\n- write the changes\n"
 
@@ -120,32 +124,6 @@ class CacheMeter:
         result = Charge(total, read, write, total - read - write)
         self.charges.append(result)
         return result
-
-
-class MeteredAPI(FakeAPI):
-    """The fake Messages API answering a scripted session, with usage from the cache meter.
-    A request without tools is a compaction summary call and gets a summary."""
-
-    def __init__(self, turns: list[list[dict[str, Any]]]):
-        super().__init__()
-        self.turns = turns
-        self.position = 0
-        self.meter = CacheMeter()
-
-    def _handle(self, handler: Any) -> None:
-        raw = handler.rfile.read(int(handler.headers.get("content-length") or 0))
-        body = json.loads(raw)
-        with self.lock:
-            self.requests.append(Recorded(handler.path, {k.lower(): v for k, v in handler.headers.items()}, body, raw))
-            c = self.meter.charge(body)
-            if body.get("tools"):
-                blocks = self.turns[min(self.position, len(self.turns) - 1)]
-                self.position += 1
-            else:
-                blocks = [text(SUMMARY)]
-        usage = {"input_tokens": c.plain, "cache_read_input_tokens": c.read, "cache_creation_input_tokens": c.write}
-        out = len(json.dumps(blocks)) // 4
-        self._send_stream(handler, Stream(message_events(*blocks, usage=usage, output_tokens=out, chunk=4096)))
 
 
 # -- the session --------------------------------------------------------------------------------
@@ -227,6 +205,7 @@ class Row:
     epochs: int = 0
     compactions: int = 0
     kept: str = ""  # what the model still sees after a mode switch
+    meter: float = 0.0  # the same requests billed by CacheMeter, as a cross-check of the fake
 
     @property
     def input(self) -> int:
@@ -244,11 +223,13 @@ class Row:
 
     def markdown(self, naive: float) -> str:
         return (f"| {self.label} | {self.requests} | {self.input:,} | {self.read:,} | {self.write:,} | {self.plain:,} | "
-                f"{self.output:,} | {self.epochs}/{self.compactions} | {self.billed:,.0f} | **{self.billed / naive:.3f}x** |")
+                f"{self.output:,} | {self.epochs}/{self.compactions} | {self.billed:,.0f} | {self.meter:,.0f} | "
+                f"**{self.billed / naive:.3f}x** |")
 
 
 HEADER = ("| session | requests | input tokens | cache read (0.05x) | cache write (1.25x) | plain (1x) | output (5x) "
-          "| epochs/compactions | billed (input-token eq.) | vs naive agent |\n|---|---|---|---|---|---|---|---|---|---|")
+          "| epochs/compactions | billed (input-token eq.) | CacheMeter's bill | vs naive agent |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def run(label: str, spec: Any, *, heavy: bool = False, age: int = 80_000, compact: int = 150_000,
@@ -262,12 +243,16 @@ def run(label: str, spec: Any, *, heavy: bool = False, age: int = 80_000, compac
         files = make_workspace(root)
         (root / ".cast" / "config.toml").parent.mkdir(exist_ok=True)
         (root / ".cast" / "config.toml").write_text(f"age_threshold_tokens = {age}\ncompact_threshold_tokens = {compact}\n")
-        turns = script(files, heavy) + (execute_script(files) if switch else [])
-        api = MeteredAPI(turns).start()
+        turns = script(files, heavy)
+        if switch:
+            turns += ([[text(SUMMARY)]] if switch == "fresh" else []) + execute_script(files)
+        api = FakeAPI().start()
+        for blocks in turns:
+            api.reply(*blocks, output_tokens=len(json.dumps(blocks)) // 4)
         try:
             options = runs.Options(cwd=root, max_steps=STEPS + 5, yes=True)
             _, config = runs.setup(options)
-            model = AnthropicModel(config.model, config, api_key="bench", base_url=api.url)
+            model = AnthropicModel(spec.id, config, api_key="bench", base_url=api.url)
             model.spec = spec  # type: ignore[attr-defined]  # the capabilities this row assumes
             plan = runs.plan_run("refactor caching", options, model=model)
             assert plan.economy is not None
@@ -287,13 +272,18 @@ def run(label: str, spec: Any, *, heavy: bool = False, age: int = 80_000, compac
                 kept = f"{sum(m in sent for m in before)} of {len(before)} messages"
             runs.finish(plan)
             assert all(stop.status == "done" for stop in stops), stops
-            assert api.position == len(turns), f"{api.position} of {len(turns)} scripted turns used"
+            assert not api.responses, f"{len(api.responses)} scripted turns left unused"
+            assert all(r.status == 200 for r in api.requests), [r.error for r in api.requests if r.status != 200]
         finally:
             api.stop()
         assert plan.usage is not None
         total = plan.usage.total()
-        return Row(label, len(api.requests), total.cache_read_tokens, total.cache_write_tokens, total.input_tokens,
-                   total.output_tokens, plan.economy.epochs, plan.economy.compactions, kept)
+        meter = CacheMeter()
+        checked = [meter.charge(r.body) for r in api.requests]
+        row = Row(label, len(api.requests), total.cache_read_tokens, total.cache_write_tokens, total.input_tokens,
+                  total.output_tokens, plan.economy.epochs, plan.economy.compactions, kept)
+        row.meter = sum(c.read * READ + c.write * WRITE + c.plain for c in checked) + row.output * OUTPUT
+        return row
 
 
 def _unmarked(message: dict[str, Any]) -> dict[str, Any]:
@@ -315,7 +305,7 @@ def main() -> int:
     cached = run("mixed plan session, cached, never aged", CLIENT_AGING, **no_aging)
     naive = cached.naive
     rows = [
-        replace(cached, label="mixed plan session, naive agent (no caching, no aging)", read=0, write=0, plain=cached.input),
+        replace(cached, label="mixed plan session, naive agent (no caching, no aging)", read=0, write=0, plain=cached.input, meter=naive),
         cached,
         run("mixed, cast defaults without server-side editing (age 80k, compact 150k)", CLIENT_AGING),
         run("read-heavy plan session, cast defaults", CLIENT_AGING, heavy=True),
