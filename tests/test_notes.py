@@ -75,5 +75,6 @@ def test_notes_from_the_api_are_shown_and_empty_blocks_are_not(fake_api, repo):
     lines = done.stdout.splitlines()
     assert lines.index("Looking at app.py.") < next(i for i, line in enumerate(lines) if line.startswith("✓ read_file"))
     assert fake_api.requests[0].body["model"] == "claude-sonnet-5-5"
-    empty = fake_api.requests[1].body["messages"][1]["content"][0]  # the empty block goes back too
+    reply = next(m for m in fake_api.requests[1].body["messages"] if m["role"] == "assistant")
+    empty = reply["content"][0]  # the empty block goes back too
     assert empty["type"] == "thinking" and empty["thinking"] == "" and empty["signature"]
