@@ -283,11 +283,11 @@ def doctor() -> None:
 @app.command("check-command")
 def check_command(command: Annotated[str, typer.Argument(help="A bash command line.")]) -> None:
     """Say whether plan mode would run COMMAND: prints `allowed` or `blocked: <reason>`."""
-    from cast.safety.bash_check import check
+    from cast.tools.shell import read_only_verdict  # without a kernel sandbox: the strict subset
 
-    verdict = check(command)
-    print("allowed" if verdict.allowed else f"blocked: {verdict.reason}")
-    raise typer.Exit(0 if verdict.allowed else 1)
+    allowed, reason = read_only_verdict(command)
+    print("allowed" if allowed else f"blocked: {reason}")
+    raise typer.Exit(0 if allowed else 1)
 
 
 def _show(run, outcome, json: bool, show_report: bool) -> None:

@@ -22,3 +22,15 @@ def test_doctor_names_the_layer_and_says_plainly_when_there_is_none():
     assert line.startswith("ok" if layer.active else "warn") and f"sandbox: {layer.name}:" in line
     off = next(line for line in _doctor({"CAST_SANDBOX": "off"}).splitlines() if "sandbox:" in line)
     assert off.startswith("warn") and "strict subset" in off
+
+
+def test_check_command_answers_as_plan_mode_does_without_a_layer():
+    def verdict(extra: dict[str, str]) -> str:
+        done = subprocess.run([sys.executable, "-m", "cast", "check-command", "git log -1"], env={**os.environ, **extra},
+                              capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+        return done.stdout
+
+    assert "strict subset" in verdict({"CAST_SANDBOX": "off"})
+    detect.cache_clear()
+    if detect().active:
+        assert verdict({}).startswith("allowed")

@@ -28,3 +28,18 @@ def test_landlock_spec_names_scratch_workspace_and_network(tmp_path):
     spec = json.loads(argv[4])
     assert spec["landlock"] and spec["net"] and spec["write"] == ["/tmp/s", str(tmp_path.resolve())]
     assert spec["drop_caps"] and spec["files"] == ["/dev/null"]
+
+
+def test_without_a_layer_plan_mode_says_so_once_and_runs_only_the_strict_subset(sandbox_off, repo, monkeypatch):
+    from cast.tools import shell
+    from cast.tools.base import ToolContext, run_tool
+    from cast.workspace import Workspace
+
+    monkeypatch.setattr(shell, "_NO_LAYER_SAID", [])
+    ctx = ToolContext(workspace=Workspace(repo))
+    first = run_tool(shell.PLAN_BASH, {"command": "ls"}, ctx)
+    second = run_tool(shell.PLAN_BASH, {"command": "ls"}, ctx)
+    assert first.text.startswith("exit_code=0\n[") and "strict subset" in first.text.splitlines()[1]
+    assert "strict subset" not in second.text and "README.md" in second.text
+    refused = run_tool(shell.PLAN_BASH, {"command": "git log -1"}, ctx)
+    assert not refused.ok and "strict subset" in refused.text
