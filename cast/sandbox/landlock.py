@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
+from collections.abc import Sequence
 
 _CREATE, _ADD_RULE, _RESTRICT = 444, 445, 446  # the same numbers on every architecture Landlock has
 _VERSION_FLAG = 1
@@ -56,7 +57,7 @@ def _handled_fs(abi: int) -> int:
     return rights
 
 
-def restrict(writable: list[str], allow_network: bool = False, files: list[str] = ()) -> int:  # type: ignore[assignment]
+def restrict(writable: Sequence[str], allow_network: bool = False, files: Sequence[str] = ()) -> int:
     """Confine this process: write only beneath `writable` (and into the single `files`, such as
     /dev/null); no TCP unless allowed; from ABI 6, no abstract unix sockets or signals reaching
     outside. Returns the ABI used. Raises LandlockError when the kernel has none."""

@@ -108,6 +108,7 @@ def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
     if notice:  # after exit_code=N, which stays the first line
         first, _, rest = obs.text.partition("\n")
         obs.text = f"{first}\n{notice}\n{rest}"
+        obs.summary += " · no kernel sandbox here: only the checker's strict subset runs (cast doctor)"
     return obs
 
 
