@@ -24,6 +24,14 @@ def use_layer(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         pytest.skip(f"kernel sandbox layer {name} is not available here ({found.name}: {found.detail})")
 
 
+def need_abi(layer: str, abi: int, what: str) -> None:
+    """Skip when the Landlock layer is too old for `what`."""
+    from cast.sandbox.landlock import abi_version
+
+    if layer == "landlock" and abi_version() < abi:
+        pytest.skip(f"Landlock ABI {abi_version()} cannot {what} (ABI {abi} can)")
+
+
 @pytest.fixture(params=LAYERS)
 def layer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     use_layer(monkeypatch, request.param)

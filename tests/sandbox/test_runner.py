@@ -6,7 +6,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from sandboxkit import Listener, no_stray
+from sandboxkit import Listener, need_abi, no_stray
 
 from cast.sandbox.policy import READ_ONLY, detect, workspace_write
 from cast.tools.process import run_command
@@ -29,6 +29,7 @@ def test_read_only_writes_only_to_a_scratch_dir_that_is_thrown_away(layer, tmp_p
 
 
 def test_no_network(layer, tmp_path, listener: Listener):
+    need_abi(layer, 4, "restrict TCP")
     result = run_command(f"exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo connected", tmp_path, timeout=20,
                          sandbox=READ_ONLY)
     assert "connected" not in result.output and result.exit_code != 0
@@ -43,6 +44,7 @@ def test_root_keeps_no_capabilities(layer, tmp_path):
 
 
 def test_cannot_signal_processes_outside(layer, tmp_path):
+    need_abi(layer, 6, "scope signals")
     victim = subprocess.Popen(["sleep", "30"])
     try:
         run_command(f"kill -9 {victim.pid}", tmp_path, timeout=20, sandbox=READ_ONLY)
@@ -54,6 +56,7 @@ def test_cannot_signal_processes_outside(layer, tmp_path):
 
 
 def test_workspace_write_writes_the_workspace_and_nothing_else(layer, tmp_path, listener: Listener):
+    need_abi(layer, 4, "restrict TCP")
     work = tmp_path / "work"
     work.mkdir()
     command = f"touch {work}/made && touch {tmp_path}/outside; exec 3<>/dev/tcp/127.0.0.1/{listener.port}"
