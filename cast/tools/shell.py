@@ -60,34 +60,8 @@ def read_only_verdict(command: str) -> tuple[bool, str]:
     """The checker's verdict; without a kernel layer, its strict subset's."""
     from cast.safety import bash_check  # tree-sitter loads only when bash is used
 
-    if detect().active:
-        verdict = bash_check.check(command)
-    else:
-        try:
-            verdict = bash_check.check(command, strict=True)  # type: ignore[call-arg]
-        except TypeError:  # a checker without its strict subset yet
-            verdict = _interim_strict(command, bash_check.check(command))
+    verdict = bash_check.check(command, strict=not detect().active)
     return verdict.allowed, verdict.reason
-
-
-_CONFIG_READERS = ("git", "pip", "pip3", "python", "python3", "rustc", "cargo", "rustup", "npm", "node", "make",
-                   "sed", "awk", "gawk", "mawk", "find", "rg", "gpg", "man", "less", "more")
-
-
-def _interim_strict(command: str, verdict: Any) -> Any:
-    """Until the checker ships its strict subset: refuse any command line that names a program
-    whose behaviour the tree can configure, wherever the word stands (fail closed)."""
-    import re
-
-    from cast.safety.bash_check import Verdict
-
-    if not verdict.allowed:
-        return verdict
-    for name in _CONFIG_READERS:
-        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", command):
-            return Verdict(False, f"'{name}' reads configuration the repository can set, and there is no kernel "
-                                  "sandbox here (cast doctor), so plan mode runs only the strict subset")
-    return verdict
 
 
 def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
