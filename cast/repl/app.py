@@ -322,6 +322,17 @@ class Repl:
             if not left:
                 self.say("interrupting…", "yellow")
 
+    def show_last_output(self) -> None:
+        """Ctrl+O: the last command's output, whole (as the agent saw it), into the scrollback."""
+        from rich.text import Text
+
+        last = self.renderer.last_output
+        if last is None:
+            self.say("No command has run yet; Ctrl+O shows the last command's full output.", "dim")
+            return
+        label, text = last
+        self.show(Text(f"── output of {label}\n", style="dim") + Text(text.rstrip("\n") or "(no output)"))
+
     # -- output ---------------------------------------------------------------------------------
     def say(self, text: str, style: str = "") -> None:
         from rich.text import Text

@@ -49,6 +49,10 @@ def key_bindings(repl: Any) -> KeyBindings:
             return
         repl.on_escape()
 
+    @kb.add("c-o")
+    def _(event: KeyPressEvent) -> None:
+        repl.show_last_output()
+
     @kb.add("c-d", filter=empty)
     def _(event: KeyPressEvent) -> None:
         repl.request_exit()

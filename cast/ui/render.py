@@ -8,6 +8,7 @@ list). The REPL draws `live()` above its prompt; a plain pipe simply never draws
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable
 
 from rich.console import Group, RenderableType
@@ -84,6 +85,8 @@ class Renderer:
         self._stream = MarkdownStream()
         self._thinking: list[str] = []
         self._running: dict[str, str] = {}  # tool call id -> label, for calls not answered yet
+        self._started: dict[str, float] = {}  # tool call id -> when it started (the live view's clock)
+        self.last_output: tuple[str, str] | None = None  # the last command's label and output
         self._tasks: tuple[ev.Task, ...] = ()
         self._blocks = 0  # Markdown blocks committed in the current reply (for spacing)
         self._last_fence = False
@@ -111,9 +114,13 @@ class Renderer:
         elif isinstance(event, ev.ToolCall):
             with self._lock:
                 self._running[event.id] = call_label(event.name, event.input)
+                self._started[event.id] = time.monotonic()
         elif isinstance(event, ev.ToolResult):
             with self._lock:
                 label = self._running.pop(event.id, None) or event.name
+                self._started.pop(event.id, None)
+            if event.name == "bash":
+                self.last_output = (label, event.text)  # for the key that shows it whole
             self.commit(self.tool_line(label, event))
             diff = extract_diff(event.text, getattr(event, "facts", None)) if event.name in ("edit_file", "write_file") and event.ok else ""
             if diff:
@@ -209,7 +216,8 @@ class Renderer:
         """What is still changing, or None when nothing is."""
         with self._lock:
             pending = self._stream.pending
-            running = list(self._running.values())
+            now = time.monotonic()
+            running = [f"{label} · {now - self._started.get(key, now):.0f}s" for key, label in self._running.items()]
             tasks = self._tasks
             thinking = bool(self._thinking)
         parts: list[RenderableType] = []

@@ -62,3 +62,22 @@ def test_guidance_typed_during_a_final_reply_is_not_glued_to_the_next_message(ha
     h.send("what time is it\r")
     h.wait_text("It is noon.")
     assert "mention the tests too" not in requests(h)[-1]
+
+
+def test_a_running_command_shows_its_time_and_ctrl_o_shows_its_output(harness, repo):
+    command = WAIT.replace("echo built", "seq 1 50")
+    h = harness([{"tool_uses": [{"name": "bash", "input": {"command": command}}]}, {"text": "Built."}, *SPARE])
+    plan = repo / ".cast" / "plans" / "2026-01-01-wait" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(PLAN)
+    h.send("/execute\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the approval")
+    h.send("y\r")
+    h.wait(lambda: "s\n" in "".join(t for _, t in h.repl.view.message()).split("⋯ bash", 1)[-1], "the elapsed time")
+    (repo / "release").touch()
+    h.wait_text("Built.")
+    h.wait_idle()
+    assert "\n25\n" not in h.out.text()  # the output is not in the scrollback by itself
+    h.send("\x0f")  # Ctrl+O
+    h.wait_text("── output of bash")
+    h.wait_text("\n25\n")
