@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,24 +43,23 @@ def shadow_dir(root: Path) -> Path:
     return Path(root) / ".cast" / "checkpoints"
 
 
-def run_git(git_dir: Path, work_tree: Path, *args: str, index: Path | None = None, data: bytes | None = None) -> bytes:
-    """The one place the shadow repository runs git. The environment is built from scratch for
-    git's part: every inherited GIT_* variable is dropped (a user's GIT_INDEX_FILE or GIT_DIR must
-    not redirect a snapshot into their repository), and no system or global config is read."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_DIR=str(git_dir), GIT_WORK_TREE=str(work_tree), GIT_INDEX_FILE=str(index or git_dir / "index"),
-        GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0", GIT_NO_REPLACE_OBJECTS="1",
-        GIT_AUTHOR_NAME="cast", GIT_AUTHOR_EMAIL="cast@localhost", GIT_COMMITTER_NAME="cast",
-        GIT_COMMITTER_EMAIL="cast@localhost", LC_ALL="C",
-    )
-    try:
-        out = subprocess.run(["git", *args], check=False, cwd=work_tree, env=env, input=data, capture_output=True, timeout=300,
-                             stdin=None if data is not None else subprocess.DEVNULL)
-    except FileNotFoundError:
-        raise ShadowError("git is not installed; checkpoints need it") from None
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ShadowError(f"git {args[0]} failed: {exc}") from None
+def run_git(git_dir: Path, work_tree: Path, *args: str, index: Path | None = None, data: bytes | None = None,
+            cwd: Path | None = None) -> bytes:
+    """The one place the shadow repository runs git: through cast's hardened runner (no system or
+    global config, no hooks, no inherited GIT_* variable), pointed at the shadow repository, so
+    a user's GIT_DIR or GIT_INDEX_FILE can never redirect a snapshot into their repository."""
+    from cast import git
+
+    env = {
+        "GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree), "GIT_INDEX_FILE": str(index or git_dir / "index"),
+        "GIT_NO_REPLACE_OBJECTS": "1", "GIT_AUTHOR_NAME": "cast", "GIT_AUTHOR_EMAIL": "cast@localhost",
+        "GIT_COMMITTER_NAME": "cast", "GIT_COMMITTER_EMAIL": "cast@localhost", "LC_ALL": "C",
+    }
+    if args[:1] == ("init",):  # creating the repository: no GIT_DIR or work tree yet
+        env = {"LC_ALL": "C"}
+    out = git.call(None, *args, cwd=cwd or work_tree, timeout=300, env=env, input=data)
+    if out is None:
+        raise ShadowError(f"git {args[0]} could not run (is git installed?) or timed out; checkpoints need it")
     if out.returncode != 0:
         message = out.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ShadowError(f"git {args[0]} failed: {message[-1] if message else f'exit {out.returncode}'}")
@@ -107,15 +105,7 @@ class Shadow:
 
         ensure_gitignore(self.root)  # `.cast/.gitignore` lists checkpoints/: the user's repository never sees the store
         self.dir.mkdir(parents=True, exist_ok=True)
-        try:
-            out = subprocess.run(["git", "init", "-q", "--bare", "--template=", str(self.git_dir)], check=False, capture_output=True,
-                                 env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
-                                     "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull},
-                                 stdin=subprocess.DEVNULL, timeout=60)
-        except FileNotFoundError:
-            raise ShadowError("git is not installed; checkpoints need it") from None
-        if out.returncode != 0:
-            raise ShadowError(f"cannot create {self.git_dir}: {out.stderr.decode('utf-8', 'replace').strip()}")
+        run_git(self.git_dir, self.root, "init", "-q", "--bare", "--template=", str(self.git_dir), cwd=self.dir)
         with open(self.git_dir / "config", "a", encoding="utf-8") as config:  # one write, not a git call per key
             for key, value in SHADOW_CONFIG.items():
                 section, name = key.split(".")
