@@ -146,7 +146,7 @@ def execute(
             print(message)
         raise typer.Exit(0)
     outcome = runs.conclude(run, _drive(run, json, lambda handle: runs.execute_turn(run, handle)))
-    if outcome.status == "incomplete":
+    if outcome.status in ("incomplete", "plan missing", "tests failing"):
         sys.stderr.write(f"cast: {outcome.reason}\n")
     _show(run, outcome, json, show_report=True)
     raise typer.Exit(outcome.code)

@@ -16,7 +16,7 @@ from cast.agent import events as ev
 from cast.agent.context import ContextEconomy
 from cast.agent.cost import UsageLog, price_for
 from cast.agent.loop import Agent, Hooks
-from cast.agent.report import Report, ReportBuilder, final_text
+from cast.agent.report import Report, ReportBuilder, final_text, ledger_feed
 from cast.agent.selfcheck import SelfCheck
 from cast.agent.transcript import Message, Prefix, Transcript
 from cast.checkpoints.journal import Journal
@@ -186,7 +186,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
                                    lambda n: next((t for k, t, *_ in board.rows() if k == n), ""), lambda: run.mode is EXECUTE,
                                    lambda: [k for k, _, status, _ in board.rows() if status == "done"])
     run.session, run.usage = session, UsageLog(price)
-    run.report = ReportBuilder(run.workspace.root, plan_path)
+    run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board)
     agent.transcript = Transcript(messages, on_append=session.append, prefix=prefix)
     economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
     run.economy = economy
@@ -195,7 +195,8 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     if board is not None:
         check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add)
         hooks.after_tools, hooks.on_finish = _watch_tasks(board), check
-        hooks.observers.append(check.observe)
+        hooks.observers += [check.observe, ledger_feed(board.ledger)]  # what each tick can rest on
+        board.on_evidence = lambda evidence: session.update(evidence=evidence)
         if run.checkpoints is not None:
             hooks.observers.insert(0, run.checkpoints.observe)
     agent.hooks = hooks
@@ -252,9 +253,14 @@ def finish(run: Run) -> Report | None:
         return None
     if run.report.plan_path is None and run.ctx.plan_path is not None:
         run.report.plan_path = run.ctx.plan_path  # written during this run
-    report = run.report.build(final_text(run.agent.transcript.messages))
+    final = final_text(run.agent.transcript.messages)
+    check = run.agent.hooks.on_finish
+    listed = check.claims_for(final) if isinstance(check, SelfCheck) else None
+    report = run.report.build(final, listed)
     if run.checkpoints is not None:
         report.by_item, report.notes = run.checkpoints.item_stats(), report.notes + run.checkpoints.notes()
+    if run.session is not None and report.status != report.stopped and report.stopped == "done":
+        run.session.update(status=report.status, reason=report.reason)  # the facts' word, not the loop's
     return report
 
 
@@ -267,7 +273,7 @@ Handler = Callable[[ev.Event], None]
 class Outcome:
     """How a run ended, decided once from facts: the front-ends only show it."""
 
-    status: str  # the loop's stop status, or "incomplete" / "no plan" when the facts say otherwise
+    status: str  # the loop's stop status, or "incomplete" / "plan missing" / "tests failing" / "no plan" from the facts
     reason: str
     code: int  # the process exit code: 0 done, 1 stopped or failed, 2 usage/configuration
     report: Report | None
@@ -309,7 +315,10 @@ def conclude(run: Run, stopped: ev.Stopped, *, plan_required: bool = False) -> O
     if left and code == 0:
         numbers = ", ".join(str(n) for n, *_ in left)
         code, status, reason = 1, "incomplete", f"{len(left)} plan item{'' if len(left) == 1 else 's'} not done: {numbers}"
-    outcome = Outcome(status, reason, code, finish(run))
+    report = finish(run)
+    if report is not None and report.stopped == "done" and report.status != "done":  # the plan, the tests: see report.py
+        code, status, reason = code or 1, report.status, report.reason
+    outcome = Outcome(status, reason, code, report)
     if run.session is not None:
         run.session.discard_if_unused()  # a run that failed before any reply leaves no session
     return outcome
@@ -331,7 +340,8 @@ def execute_brief(run: Run) -> str:
 
 
 def task_event(board: TaskBoard) -> ev.TaskUpdate:
-    return ev.TaskUpdate(tuple(ev.Task(n, text, status, note) for n, text, status, note in board.rows()))
+    """The task list as rows, each with the evidence its tick rested on (for `/tasks`)."""
+    return ev.TaskUpdate(tuple(ev.Task(n, text, status, note, board.evidence_for(text)) for n, text, status, note in board.rows()))
 
 
 def _watch_tasks(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:

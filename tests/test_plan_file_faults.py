@@ -54,7 +54,7 @@ def test_execute_ticks_a_plan_with_a_latin1_byte_and_crlf_leaving_every_other_by
     path = plan_at(repo, original)
     record = tmp_path / "requests.jsonl"
     script = write_script(tmp_path / "s.jsonl", [
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "the menu needed no change"}}]},
         {"text": "Fixed the menu."},
         {"text": '{"complete": true, "missing": []}'},
     ])
@@ -91,7 +91,9 @@ def test_execute_reports_a_plan_moved_away_mid_run_once_and_consistently(repo, t
         {"tool_uses": [{"name": "bash", "input": {"command": f"mv .cast/plans/{SESSION}/plan.md moved-plan.md"}}]},
         {"tool_uses": [{"name": "bash", "input": {"command": "echo still working"}}]},
         {"text": "All items are done."},
+        {"text": '{"complete": true, "missing": [], "claims": []}'},
         {"text": "The plan file is gone; I stop here."},
+        {"text": '{"complete": false, "missing": ["the plan file"], "claims": []}'},
     ])
     done = cast(repo, "--model", f"script:{script}", "execute", "--yes", record=record)
     assert not path.exists() and (repo / "moved-plan.md").is_file()
@@ -99,11 +101,11 @@ def test_execute_reports_a_plan_moved_away_mid_run_once_and_consistently(repo, t
     assert f"Plan: plan file missing — {path}; when last read, 0/2 items done" in done.stdout, done.stdout
     assert "[ ] 1. Fix the menu" in done.stdout and "[ ] 2. Test the menu" in done.stdout
     requests = [json.loads(line) for line in record.read_text().splitlines()]
-    assert len(requests) == 4
-    history = json.dumps(requests[-1]["messages"])
+    assert len(requests) == 6  # the self-check's call follows each of the two final messages
+    history = json.dumps(requests[-2]["messages"])
     assert history.count("no longer exists") == 1, "the model is told once, not after every step"
     assert "no longer exists" in json.dumps(requests[1]["messages"][-2])  # the user turn; a system notice follows
-    back = json.dumps(requests[3]["messages"][-1])
+    back = json.dumps(requests[4]["messages"][-1])
     assert "self-check" in back and "is missing; 2 items were unfinished when it was last read" in back
     assert "Fix the menu" in back and "Test the menu" in back
 
@@ -142,7 +144,7 @@ def test_self_check_and_report_use_the_items_last_seen(tmp_path):
     board = TaskBoard(path)
     check = SelfCheck(ScriptedModel([]), task="Fix the menu", plan_path=path)
     builder = ReportBuilder(tmp_path, path, git=False)
-    board.update(1, "done", "")
+    board.update(1, "done", "fixed by hand")
     for event in (ev.StepStarted(1), task_event(board), ev.Stopped("done", "finished", 1)):
         check.observe(event)
         builder.observe(event)

@@ -52,7 +52,7 @@ def _content(path: Path, keep: bool = True) -> tuple[str | None, bytes | None]:
         return f"unreadable: {exc.errno}", None
 
 
-def _line_counts(old: bytes | None, new: bytes | None) -> Stat:
+def line_counts(old: bytes | None, new: bytes | None) -> Stat:
     if old is None or new is None:
         return "changed (lines not counted)"
     if b"\0" in old[:8192] or b"\0" in new[:8192]:
@@ -135,12 +135,12 @@ class GitBaseline:
                 rows.append((path, counted[path]))
             elif path in now:  # untracked: all of it is new
                 digest, data = _content(self.top / path)
-                rows.append((path, _line_counts(b"", data) if digest else "deleted"))
+                rows.append((path, line_counts(b"", data) if digest else "deleted"))
         for path, (digest, data) in sorted(self.files.items()):
             now_digest, now_data = _content(self.top / path)
             if now_digest != digest:
                 old = b"" if digest is None else data
-                rows.append((path, _line_counts(old, b"" if now_digest is None else now_data)))
+                rows.append((path, line_counts(old, b"" if now_digest is None else now_data)))
         return sorted(rows)
 
 

@@ -2,88 +2,81 @@
 
 A model's closing summary is its own account ("all tests pass", "verified the fix"), and nothing
 in it is evidence. The report is built from what cast itself observed: the plan file's checkboxes
-on disk, every command with its exit code and test counts, the files tool calls changed and a
-diff stat of this run's changes against the tree it started from (recorded read-only: the user's
-own uncommitted work is neither counted nor touched). Then each success claim in the
-model's final text is matched against that evidence through a small table (pattern -> predicate),
-and claims nothing supports are marked unchecked, so a reader knows which sentences to doubt.
+on disk and what each tick rested on, every command with its exit code and test counts (and the
+ones that never ran: declined, interrupted), the files this run changed against the tree it
+started from (git's view, read-only, so the user's own uncommitted work is neither counted nor
+touched; outside git, a snapshot), and each claim of the model's final message checked against
+all that (claims.py). The status follows the same facts: a run is `done` only when no plan item is
+left, the plan file is there, and each test command passed on its last run.
 """
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
-from cast.agent.git_baseline import GitBaseline, Stat, format_stat  # noqa: F401  (format_stat: used by callers)
+from cast.agent.claims import Claim, Facts, check_claims
+from cast.agent.git_baseline import GitBaseline, Stat, format_stat, line_counts
+from cast.tools.evidence import TEST_COMMAND, CommandRun, Ledger, is_test_command, normal  # noqa: F401  (re-exported)
+from cast.tools.snapshot import Snapshot
 
-TEST_COMMAND = re.compile(
-    r"(?:^|[\s;&|(])(?:pytest|py\.test|python[\d.]* -m (?:pytest|unittest)|tox|nox|(?:npm|yarn|pnpm)(?: run)? test"
-    r"|go test|cargo test|make (?:test|check)|ctest|rspec|jest|vitest|mvn test|gradle test|\./gradlew test"
-    r"|phpunit|mix test|dotnet test)\b"
-)
-BUILD_COMMAND = re.compile(r"\b(?:build|make|compile|lint|ruff|flake8|mypy|pyright|tsc|eslint|cargo check|go vet)\b")
-NEGATION = re.compile(r"\b(?:not|never|cannot|unable|fail(?:s|ed|ing|ure)?)\b|n't\b", re.I)
+if TYPE_CHECKING:
+    from cast.tools.tasks import TaskBoard
 
 
 def is_test_run(facts: dict[str, Any]) -> bool:
-    return bool(facts.get("tests")) or bool(TEST_COMMAND.search(str(facts.get("command", ""))))
+    return bool(facts.get("tests")) or is_test_command(str(facts.get("command", "")))
 
 
-@dataclass(frozen=True)
-class CommandRun:
-    command: str
-    exit_code: int | None
-    tests: dict[str, int] = field(default_factory=dict)
-    timed_out: bool = False
+def ledger_feed(ledger: Ledger) -> Any:
+    """An observer that writes the loop's tool results into `ledger` (with the command a refused
+    bash call asked for, which only its ToolCall carries)."""
+    calls: dict[str, Any] = {}
 
-    @property
-    def is_test(self) -> bool:
-        return is_test_run({"command": self.command, "tests": self.tests})
+    def observe(event: ev.Event) -> None:
+        if isinstance(event, ev.ToolCall):
+            calls[event.id] = event.input
+        elif isinstance(event, ev.ToolResult):
+            ledger.add(event.name, event.ok, calls.pop(event.id, None), event.facts or {}, tuple(event.changed),
+                       event.cached, event.text, event.summary)
 
-    @property
-    def passed(self) -> bool:
-        bad = self.tests.get("failed", 0) + self.tests.get("errors", 0)
-        return self.exit_code == 0 and not self.timed_out and not bad
-
-    def describe(self) -> str:
-        counts = ", ".join(f"{n} {k}" for k, n in self.tests.items())
-        status = "timed out" if self.timed_out else f"exit {self.exit_code}"
-        return f"`{self.command}` {status}" + (f" ({counts})" if counts else "")
+    return observe
 
 
 class Observations:
-    """What the loop's events show: commands with exit codes, files changed, task statuses.
-    Feed it every event; SelfCheck and ReportBuilder both keep one."""
+    """What the loop's events show: commands with exit codes (and the ones not run), files
+    changed, task statuses. Feed it every event; SelfCheck and ReportBuilder both keep one."""
 
     def __init__(self) -> None:
-        self.commands: list[CommandRun] = []
-        self.changed: list[str] = []
+        self.ledger = Ledger()
         self.steps: list[tuple[str, bool, str]] = []  # (tool name, ok, summary)
         self.tasks: dict[int, str] = {}  # task id -> status
         self.stopped: ev.Stopped | None = None
         self._text: list[str] = []
+        self._feed = ledger_feed(self.ledger)
 
     def observe(self, event: ev.Event) -> None:
+        self._feed(event)
         if isinstance(event, ev.StepStarted):
             self._text = []
         elif isinstance(event, ev.TextDelta):
             self._text.append(event.text)
         elif isinstance(event, ev.ToolResult):
             self.steps.append((event.name, event.ok, event.summary))
-            for path in event.changed:
-                if path not in self.changed:
-                    self.changed.append(path)
-            facts = event.facts or {}
-            if "command" in facts and "exit_code" in facts and not event.cached:
-                self.commands.append(CommandRun(str(facts["command"]), facts.get("exit_code"),
-                                                dict(facts.get("tests") or {}), bool(facts.get("timed_out"))))
         elif isinstance(event, ev.TaskUpdate):
             self.tasks = {task.id: task.status for task in event.tasks}
         elif isinstance(event, ev.Stopped):
             self.stopped = event
+
+    @property
+    def commands(self) -> list[CommandRun]:
+        return self.ledger.commands
+
+    @property
+    def changed(self) -> list[str]:
+        return self.ledger.changed
 
     @property
     def last_text(self) -> str:
@@ -91,93 +84,30 @@ class Observations:
         return "".join(self._text)
 
     def last_test(self) -> CommandRun | None:
-        return next((c for c in reversed(self.commands) if c.is_test), None)
+        return next((c for c in reversed(self.commands) if c.is_test and c.outcome != "declined"), None)
+
+    def failing_tests(self) -> list[CommandRun]:
+        return failing_tests(self.commands)
 
 
-# -- claims -----------------------------------------------------------------------------------
-Verdict = tuple[bool, str]
-
-
-def _tests_pass(obs: Observations, match: re.Match[str], left: list[str]) -> Verdict:
-    last = obs.last_test()
-    if last is None:
-        return False, "no test command was run"
-    if not last.passed:
-        return False, f"the last test run {last.describe()}"
-    return True, f"the last test run {last.describe()}"
-
-
-def _ran(obs: Observations, match: re.Match[str], left: list[str]) -> Verdict:
-    wanted = " ".join(match["cmd"].split())
-    for run in reversed(obs.commands):
-        if wanted and wanted in " ".join(run.command.split()):
-            return True, run.describe()
-    return False, f"no command `{wanted}` was observed"
-
-
-def _verified(obs: Observations, match: re.Match[str], left: list[str]) -> Verdict:
-    good = [c for c in obs.commands if c.exit_code == 0 and not c.timed_out]
-    if not good:
-        return False, "no command was run that could verify it"
-    return True, f"{len(good)} command(s) exited 0, last {good[-1].describe()}"
-
-
-def _changed(obs: Observations, match: re.Match[str], left: list[str]) -> Verdict:
-    path = match["path"].strip("`'\"").lstrip("./")
-    hit = next((p for p in obs.changed if p == path or p.endswith("/" + path)), None)
-    return (True, f"{hit} was changed by a tool call") if hit else (False, f"no observed change to {path}")
-
-
-def _built(obs: Observations, match: re.Match[str], left: list[str]) -> Verdict:
-    runs = [c for c in obs.commands if BUILD_COMMAND.search(c.command)]
-    if not runs:
-        return False, "no build or lint command was run"
-    return (runs[-1].exit_code == 0), runs[-1].describe()
-
-
-def _all_done(obs: Observations, match: re.Match[str], left: list[str]) -> Verdict:
-    return (not left, "no plan items are left" if not left else f"{len(left)} plan item(s) still unticked")
-
-
-_PATH = r"`?(?P<path>[\w.-]+(?:/[\w.-]+)*\.\w{1,8})`?"
-
-# kind -> (pattern of a success claim, predicate over the observations). Order matters: a
-# sentence is matched against every rule, and each rule that matches yields one claim.
-CLAIM_RULES: tuple[tuple[str, re.Pattern[str], Callable[[Observations, re.Match[str], list[str]], Verdict]], ...] = (
-    ("tests pass", re.compile(
-        r"\b(?:all\s+(?:the\s+)?)?(?:unit\s+)?tests?(?:\s+suite)?\s+(?:now\s+|still\s+)?"
-        r"(?:pass(?:es|ed|ing)?|are\s+(?:passing|green)|(?:is|are)\s+green|succeed(?:s|ed)?)\b", re.I), _tests_pass),
-    ("command ran", re.compile(r"\b(?:ran|run|running|executed)\s+`(?P<cmd>[^`]+)`", re.I), _ran),
-    ("verified", re.compile(r"\b(?:verified|confirmed|double-checked|checked that)\b", re.I), _verified),
-    ("file changed", re.compile(r"\b(?:updated|modified|edited|changed|created|added|wrote|fixed)\s+(?:the\s+file\s+|file\s+)?" + _PATH, re.I), _changed),
-    ("build passes", re.compile(r"\b(?:build|lint(?:ing|er)?|type[- ]?check(?:s|ing)?|mypy|ruff)\b[^.\n]*?\b(?:pass(?:es|ed)?|succeed(?:s|ed)?|clean|green)\b", re.I), _built),
-    ("all items done", re.compile(r"\ball\s+(?:the\s+)?(?:plan\s+|checklist\s+)?(?:items|tasks|steps)\b[^.\n]*?\b(?:done|complete(?:d)?|finished|ticked)\b", re.I), _all_done),
-)
-
-
-@dataclass(frozen=True)
-class Claim:
-    text: str
-    kind: str
-    checked: bool
-    evidence: str
-
-
-def sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[.!?])\s+|\n+", text)
-    return [re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", p).strip() for p in parts if p.strip()]
-
-
-def check_claims(text: str, obs: Observations, left: list[str]) -> list[Claim]:
-    claims = []
-    for sentence in sentences(text):
-        for kind, pattern, predicate in CLAIM_RULES:
-            match = pattern.search(sentence)
-            if not match or NEGATION.search(sentence):
-                continue
-            ok, why = predicate(obs, match, left)
-            claims.append(Claim(sentence[:200], kind, ok, why))
-    return claims
+def failing_tests(commands: list[CommandRun]) -> list[CommandRun]:
+    """Test commands whose last run did not pass. A later passing run of a command whose words
+    begin the failing one's (`pytest` after `pytest -x`, `pytest` after `pytest tests/a.py`)
+    ran at least as much, so it settles it."""
+    last: dict[str, tuple[int, CommandRun]] = {}
+    for index, run in enumerate(commands):
+        if run.is_test and run.outcome != "declined":
+            last[normal(run.command)] = (index, run)
+    failing = []
+    for key, (index, run) in last.items():
+        if run.passed:
+            continue
+        words = key.split()
+        settled = any(later.passed and i > index and words[:len(normal(later.command).split())] == normal(later.command).split()
+                      for i, later in last.values())
+        if not settled:
+            failing.append(run)
+    return failing
 
 
 # -- the plan as last seen ------------------------------------------------------------------------
@@ -225,66 +155,135 @@ class Report:
     reason: str = ""
     plan_path: str | None = None
     plan_lost: str = ""  # "missing"/"unreadable (...)": items are as last known
-    items_done: list[dict[str, Any]] = field(default_factory=list)
+    items_done: list[dict[str, Any]] = field(default_factory=list)  # number, text, evidence (if ticked this run)
     items_left: list[dict[str, Any]] = field(default_factory=list)
     ticked_this_run: int = 0
     commands: list[CommandRun] = field(default_factory=list)
     files_changed: list[str] = field(default_factory=list)
     diff_stat: str = ""
+    files_capped: str = ""  # the marker when the snapshot of a tree outside git hit its cap
     claims: list[Claim] = field(default_factory=list)
     by_item: list[tuple[int, str, str]] = field(default_factory=list)  # (item, text, diffstat) from checkpoints
     notes: list[str] = field(default_factory=list)
+    stopped: str = ""  # the loop's own stop status, before the facts had their say
+
+    @property
+    def unsupported(self) -> list[dict[str, Any]]:
+        """Items ticked this run without the evidence a tick needs (the model gave a note instead)."""
+        return [i for i in self.items_done if i.get("evidence") and not i["evidence"].get("supported", True)]
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for entry, run in zip(data["commands"], self.commands):
-            entry["passed"], entry["is_test"] = run.passed, run.is_test
+            entry["passed"], entry["is_test"], entry["label"] = run.passed, run.is_test, run.label
         data["unchecked_claims"] = sum(1 for c in self.claims if not c.checked)
+        data["ticked_without_evidence"] = [{"number": i["number"], "text": i["text"], "missing": i["evidence"]["missing"],
+                                            "note": i["evidence"]["note"]} for i in self.unsupported]
         return data
 
     def render_text(self) -> str:
-        out = [f"Result: {self.status}" + (f" ({self.reason})" if self.reason else "")]
-        if self.plan_path:
-            total = len(self.items_done) + len(self.items_left)
-            counts = f"{len(self.items_done)}/{total} items done ({self.ticked_this_run} this run)"
-            if self.plan_lost:
-                out.append(f"Plan: plan file {self.plan_lost} — {self.plan_path}; when last read, {counts}")
-            else:
-                out.append(f"Plan: {counts} — {self.plan_path}")
-            out += [f"  [ ] {i['number']}. {i['text']}" for i in self.items_left]
-        out.append(f"Commands run: {len(self.commands)}" if self.commands else "Commands run: none")
-        out += [f"  {'ok  ' if c.passed else 'FAIL'} {c.describe()}" for c in self.commands]
-        out.append(f"Files changed: {len(self.files_changed)}" if self.files_changed else "Files changed: none")
+        return "\n".join([*self.result_lines(), *self.plan_lines(), *self.command_lines(), *self.file_lines(),
+                          *self.item_lines(), *self.claim_lines()])
+
+    def result_lines(self) -> list[str]:
+        return [f"Result: {self.status}" + (f" ({self.reason})" if self.reason else "")]
+
+    def plan_lines(self) -> list[str]:
+        if not self.plan_path:
+            return []
+        total = len(self.items_done) + len(self.items_left)
+        counts = f"{len(self.items_done)}/{total} items done ({self.ticked_this_run} this run)"
+        if self.plan_lost:
+            out = [f"Plan: plan file {self.plan_lost} — {self.plan_path}; when last read, {counts}"]
+        else:
+            out = [f"Plan: {counts} — {self.plan_path}"]
+        for item in sorted(self.items_done + self.items_left, key=lambda i: i["number"]):
+            out.append(f"  [{' ' if item in self.items_left else 'x'}] {item['number']}. {item['text']}")
+            evidence = item.get("evidence")
+            if evidence and evidence.get("supported", True):
+                shown = [*evidence["commands"], *(f"{path} changed" for path in evidence["files"])]
+                out.append("        evidence: " + ("; ".join(shown) if shown else "none recorded"))
+        if self.unsupported:
+            out.append(f"Ticked without evidence: {len(self.unsupported)}")
+            for item in self.unsupported:
+                note = item["evidence"]["note"]
+                out.append(f"  {item['number']}. {item['text']} — {item['evidence']['missing']}" + (f"; note: {note}" if note else ""))
+        return out
+
+    def command_lines(self) -> list[str]:
+        out = [f"Commands run: {len(self.commands)}" if self.commands else "Commands run: none"]
+        return out + [f"  {c.label:<4} {c.describe() if c.outcome == 'ran' else c.brief()}" for c in self.commands]
+
+    def file_lines(self) -> list[str]:
+        out = [f"Files changed: {len(self.files_changed)}" if self.files_changed else "Files changed: none"]
         if self.diff_stat:
             out += ["  " + line for line in self.diff_stat.rstrip().splitlines()]
         elif self.files_changed:
             out += [f"  {path}" for path in self.files_changed]
+        if self.files_capped:
+            out.append(f"  {self.files_capped}")
+        return out
+
+    def item_lines(self) -> list[str]:
+        """The checkpoints' view: what each plan item changed."""
+        out = []
         if self.by_item:
             out.append("Changes by item (cast diff ITEM shows them, cast undo ITEM reverts them):")
             for number, text, stat in self.by_item:
                 out += [f"  {number}. {text}", *("    " + line.strip() for line in stat.splitlines())]
-        out += [f"Note: {note}" for note in self.notes]
-        if self.claims:
-            out.append("Claims in the final message:")
-            out += [f"  {'checked  ' if c.checked else 'UNCHECKED'} \"{c.text}\" — {c.evidence}" for c in self.claims]
-        return "\n".join(out)
+        return out + [f"Note: {note}" for note in self.notes]
+
+    def claim_lines(self) -> list[str]:
+        if not self.claims:
+            return []
+        return ["Claims in the final message:"] + [
+            f"  {'checked  ' if c.checked else 'UNCHECKED'} \"{c.text}\" — {c.evidence}" for c in self.claims]
+
+
+def judged_status(stop: ev.Stopped | None, plan: PlanState | None, left: list[dict[str, Any]],
+                  failing: list[CommandRun]) -> tuple[str, str]:
+    """The run's status from the facts: a loop that stopped by itself as `done` is `done` only
+    when the plan is there, has nothing left, and no test command's last run failed; else the
+    first of `plan missing`, `incomplete`, `tests failing` that holds, with every reason."""
+    status, reason = (stop.status, stop.reason) if stop else ("", "")
+    if status != "done":
+        return status, reason
+    problems: list[tuple[str, str]] = []
+    if plan is not None and plan.lost:
+        problems.append(("plan missing", f"the plan file {plan.path} is {plan.lost}"))
+    if plan is not None and left:
+        numbers = ", ".join(str(i["number"]) for i in left)
+        problems.append(("incomplete", f"{len(left)} plan item{'s' * (len(left) != 1)} not done: {numbers}"))
+    if failing:
+        problems.append(("tests failing", "; ".join(f"the last run of {run.describe()}" for run in failing)))
+    if not problems:
+        return status, reason
+    return problems[0][0], "; ".join(why for _, why in problems)
 
 
 class ReportBuilder:
-    """Create at the start of a run (it records the starting git state and plan ticks, writing
-    nothing), feed it every event with `observe`, and `build()` when the run stops."""
+    """Create at the start of a run (it records the starting tree and plan ticks, writing
+    nothing), feed it every event with `observe`, and `build()` when the run stops. With a task
+    board (execute mode) the plan's facts decide the status and each tick shows its evidence."""
 
-    def __init__(self, root: Path, plan_path: Path | None = None, *, git: bool = True):
+    def __init__(self, root: Path, plan_path: Path | None = None, *, git: bool = True, tasks: TaskBoard | None = None):
         self.root = Path(root)
         self.plan_path = Path(plan_path) if plan_path else None
+        self.tasks = tasks
         self.obs = Observations()
         self.plan = PlanState(self.plan_path)
         self.baseline = GitBaseline.take(self.root) if git else None
+        self.snapshot = Snapshot.take(self.root) if git and self.baseline is None else None
         self.start_ticked = {i.number for i in self.plan.items if i.checked}
 
     def observe(self, event: ev.Event) -> None:
         self.obs.observe(event)
         self.plan.observe(event)
+
+    def _own(self) -> str | None:
+        if not self.plan_path:
+            return None
+        return os.path.relpath(os.path.abspath(self.root / self.plan_path), os.path.abspath(self.root))
 
     def _git_changes(self) -> list[tuple[str, Stat]]:
         """Git's view, as paths relative to the workspace; not the plan file (its ticks have a
@@ -292,7 +291,7 @@ class ReportBuilder:
         if self.baseline is None:
             return []
         root = self.root.resolve()
-        own = os.path.relpath(os.path.abspath(self.root / self.plan_path), os.path.abspath(self.root)) if self.plan_path else None
+        own = self._own()
         rows = []
         for path, counts in self.baseline.changes():
             shown = os.path.relpath(self.baseline.top / path, root).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -300,28 +299,63 @@ class ReportBuilder:
                 rows.append((shown, counts))
         return rows
 
-    def build(self, final_text: str | None = None) -> Report:
+    def _snapshot_changes(self) -> tuple[list[tuple[str, Stat]], str]:
+        """Outside git: the start snapshot against the tree now, with line counts where the
+        old bytes were kept."""
+        if self.snapshot is None:
+            return [], ""
+        found, capped = self.snapshot.changes()
+        rows: list[tuple[str, Stat]] = []
+        for path, kind in found:
+            if path == self._own():
+                continue
+            old = b"" if kind == "added" else self.snapshot.kept.get(path)
+            new = b"" if kind == "deleted" else _small(self.root / path)
+            rows.append((path, line_counts(old, new) if old is not None and new is not None else kind))
+        marker = f"[snapshot capped at {len(self.snapshot.files):,} files: changes past them are not listed]" if capped else ""
+        return rows, marker
+
+    def build(self, final_text: str | None = None, listed: list[dict[str, Any]] | None = None) -> Report:
+        """`listed`: the claims the self-check's model call found in this final text."""
         if self.plan.path != self.plan_path:  # the plan was written during the run
             self.plan = PlanState(self.plan_path)
         items = self.plan.read()
-        done = [{"number": i.number, "text": i.text} for i in items if i.checked]
+        evidence = self.tasks.evidence_for if self.tasks is not None else (lambda text: {})
+        done = [{"number": i.number, "text": i.text, "evidence": evidence(i.text) if i.number not in self.start_ticked else {}}
+                for i in items if i.checked]
         left = [{"number": i.number, "text": i.text} for i in items if not i.checked]
         changed = list(self.obs.changed)
         rows = self._git_changes()
+        snap_rows, capped = self._snapshot_changes()
+        rows += snap_rows
         changed += [path for path, _ in rows if path not in changed]
-        if self.baseline is not None:  # what tool calls changed that git has no lines for
+        if self.baseline is not None or self.snapshot is not None:  # what tool calls changed that the tree has no lines for
             counted = {path for path, _ in rows}
             rows += [(path, "changed") for path in changed if path not in counted]
         stop = self.obs.stopped
+        failing = self.obs.failing_tests()
+        status, reason = judged_status(stop, self.plan if self.tasks is not None else None, left, failing)
         text = self.obs.last_text if final_text is None else final_text
+        unsupported = {i["number"]: i["evidence"]["missing"] for i in done if i["evidence"] and not i["evidence"]["supported"]}
+        facts = Facts(list(self.obs.commands), changed, {i["number"]: i["text"] for i in done},
+                      {i["number"]: i["text"] for i in left}, self.plan.lost, unsupported)
         return Report(
-            status=stop.status if stop else "", reason=stop.reason if stop else "",
+            status=status, reason=reason, stopped=stop.status if stop else "",
             plan_path=str(self.plan_path) if self.plan_path else None, plan_lost=self.plan.lost,
             items_done=done, items_left=left,
             ticked_this_run=sum(1 for i in items if i.checked and i.number not in self.start_ticked),
-            commands=list(self.obs.commands), files_changed=changed, diff_stat=format_stat(rows),
-            claims=check_claims(text, self.obs, [i["text"] for i in left]),
+            commands=list(self.obs.commands), files_changed=changed, diff_stat=format_stat(sorted(rows)),
+            files_capped=capped, claims=check_claims(text, facts, listed),
         )
+
+
+def _small(path: Path) -> bytes | None:
+    try:
+        if path.stat().st_size > 256 * 1024:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def final_text(messages: list[dict[str, Any]]) -> str:

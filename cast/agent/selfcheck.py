@@ -1,16 +1,19 @@
-"""The self-check: when the executor says it is done, is it?
+"""The self-check: when the executor says it is done, is it, and what does its message claim?
 
 Models stop early: an item skipped, a failing test run taken for a passing one. Asking the model
-"are you sure?" mostly gets "yes". So the check looks at facts first — the plan file's unticked
-items on disk, the exit code of the last test run cast observed — and only when those show
-nothing missing does it spend one short model call, which sees the task, the plan and the steps
-actually executed (tool names and their observed summaries, not the model's account of them) and
-answers in strict JSON. A reply that is not the expected JSON counts as "unknown" and ends the
-check: a confused verdict must not keep a run going.
+"are you sure?" mostly gets "yes". So the facts decide first — the plan file's unticked items on
+disk (or the plan gone), each test command's last run as cast observed it. Each time the executor
+ends its turn, one short model call sees the task, the plan, the steps actually executed (tool
+names and their observed summaries, not the model's account of them) and the final message, and
+answers with structured output (`Request.output_schema`): whether anything is missing, and the
+factual claims the final message makes, each with what it rests on, for the report to check
+against the observations (claims.py). A reply that is not the expected JSON counts as "unknown":
+a confused verdict must not keep a run going, and the report still checks claims by its own rules.
 
-It runs at most once per run: if it sends the executor back, the next completion is accepted.
-That bounds the cost, and a model that still disagrees after being told what is missing is better
-reported (see report.py) than argued with.
+It sends the executor back at most once per run: the next completion is accepted (and checked
+for claims). That bounds the cost, and a model that still disagrees after being told what is
+missing is better reported (see report.py) than argued with. The check is a side call: its JSON
+is never part of the conversation or shown as the model's words.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cast.agent import events as ev
+from cast.agent.claims import CLAIMS_SCHEMA
 from cast.agent.context import ask
 from cast.agent.report import Observations, PlanState, final_text
 from cast.agent.transcript import text_block
@@ -33,9 +37,23 @@ STEPS_SHOWN = 80
 VERDICT_SYSTEM = """\
 You check whether a coding agent has finished its task. You get the task, the plan it was
 executing, the steps it actually executed (tool calls with the results cast observed), and its final
-message. Judge from the executed steps, not from the final message's claims. Reply with JSON only,
-no prose and no code fence: {"complete": true, "missing": []} when the task is done, or
-{"complete": false, "missing": ["<short, concrete thing still to do>", ...]} when it is not."""
+message. Judge from the executed steps, not from the final message's claims. Answer in the JSON
+schema given: "complete" is true when the task is done; "missing" lists short, concrete things
+still to do (empty when complete); "claims" lists every factual claim the final message makes
+about tests, commands, files or plan items, each with what it rests on ("tests", "command",
+"file", "item", or "nothing"), "ref" (the command line, file path or item number; "all" for every
+item) and what it "says" (passed, failed, ran, changed, done). List claims as the message makes
+them, true or not: cast checks each against what it observed."""
+VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "complete": {"type": "boolean"},
+        "missing": {"type": "array", "items": {"type": "string"}},
+        "claims": CLAIMS_SCHEMA,
+    },
+    "required": ["complete", "missing", "claims"],
+    "additionalProperties": False,
+}
 
 
 @dataclass
@@ -43,6 +61,7 @@ class Verdict:
     complete: bool | None  # None: unknown (invalid reply or the call failed)
     missing: list[str] = field(default_factory=list)
     source: str = ""  # facts, model, invalid, error
+    claims: list[dict[str, Any]] = field(default_factory=list)  # as the model listed them, unchecked
 
 
 def parse_verdict(text: str) -> Verdict:
@@ -59,7 +78,9 @@ def parse_verdict(text: str) -> Verdict:
         missing = data.get("missing", [])
         if not isinstance(missing, list):
             missing = []
-        return Verdict(data["complete"], [str(x).strip() for x in missing if str(x).strip()], "model")
+        claims = data.get("claims", [])
+        claims = [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
+        return Verdict(data["complete"], [str(x).strip() for x in missing if str(x).strip()], "model", claims)
     return Verdict(None, [], "invalid")
 
 
@@ -67,7 +88,7 @@ class SelfCheck:
     """`Hooks.on_finish` for execute mode. Feed it every loop event with `observe`."""
 
     def __init__(self, model: m.Model, *, task: str, plan_path: Path | None = None,
-                 on_usage: Callable[[m.Usage, str], None] | None = None, max_tokens: int = 512):
+                 on_usage: Callable[[m.Usage, str], None] | None = None, max_tokens: int = 1024):
         self.model = model
         self.task = task
         self.plan_path = Path(plan_path) if plan_path else None
@@ -76,6 +97,7 @@ class SelfCheck:
         self.obs = Observations()
         self.plan = PlanState(self.plan_path)  # kept across runs: it is what the file last said
         self.verdict: Verdict | None = None
+        self.checked_text: str | None = None  # the final message the last model call looked at
         self._calls: dict[str, str] = {}
         self._executed: list[str] = []
         self._sent_back = False
@@ -93,7 +115,7 @@ class SelfCheck:
 
     def reset(self) -> None:
         self.obs = Observations()
-        self.verdict = None
+        self.verdict, self.checked_text = None, None
         self._calls, self._executed, self._sent_back = {}, [], False
 
     # -- deterministic facts ----------------------------------------------------------------
@@ -110,23 +132,32 @@ class SelfCheck:
             )
         else:
             missing += [f"Plan item {i.number} is not ticked: {i.text!r}" for i in open_items]
-        last = self.obs.last_test()
-        if last is not None and not last.passed:
-            missing.append(f"The last test run failed: {last.describe()}")
+        for run in self.obs.failing_tests():
+            missing.append(f"The last test run failed: {run.describe()}")
         return missing
+
+    def claims_for(self, text: str) -> list[dict[str, Any]] | None:
+        """The claims the model listed in `text`, if the last check looked at exactly that."""
+        if self.verdict is None or self.checked_text is None or self.checked_text.strip() != text.strip():
+            return None
+        return self.verdict.claims
 
     # -- the hook -------------------------------------------------------------------------------
     def __call__(self, agent: Any) -> str | None:
+        final = final_text(agent.transcript.messages)
+        verdict = self._ask_model(final)
+        self.checked_text = final
         if self._sent_back:
+            self.verdict = verdict
             return None
         missing = self.facts()
         if missing:
-            self.verdict = Verdict(False, missing, "facts")
+            self.verdict = Verdict(False, missing, "facts", verdict.claims)
         else:
-            self.verdict = self._ask_model(final_text(agent.transcript.messages))
-            if self.verdict.complete is not False:
+            self.verdict = verdict
+            if verdict.complete is not False:
                 return None
-            missing = self.verdict.missing or ["the check found the task unfinished without naming what; compare the plan with what you did"]
+            missing = verdict.missing or ["the check found the task unfinished without naming what; compare the plan with what you did"]
         self._sent_back = True
         lines = "\n".join(f"- {entry}" for entry in missing)
         return (
@@ -146,15 +177,18 @@ class SelfCheck:
         steps = self._executed[-STEPS_SHOWN:]
         skipped = len(self._executed) - len(steps)
         tests = self.obs.last_test()
+        failing = self.obs.failing_tests()
         body = "\n\n".join([
             f"# Task\n{self.task or '(not given)'}",
             f"# Plan\n{clip(plan, PLAN_CHARS)}" if plan else "# Plan\n(none)",
             "# Steps executed\n" + (f"({skipped} earlier steps not shown)\n" if skipped else "")
             + ("\n".join(f"{n}. {s}" for n, s in enumerate(steps, skipped + 1)) or "(none)"),
-            "# Last test run\n" + (tests.describe() if tests else "none observed"),
+            "# Last test run\n" + (tests.describe() if tests else "none observed")
+            + "".join(f"\nFailing on its last run: {run.describe()}" for run in failing if run is not tests),
             f"# Final message\n{clip(final, 4_000) or '(empty)'}",
         ])
-        request = m.Request(VERDICT_SYSTEM, (), ({"role": "user", "content": [text_block(body)]},), self.max_tokens)
+        request = m.Request(VERDICT_SYSTEM, (), ({"role": "user", "content": [text_block(body)]},), self.max_tokens,
+                            output_schema=VERDICT_SCHEMA)
         try:
             text, usage = ask(self.model, request)
         except m.ModelError:

@@ -2,7 +2,8 @@
 
 In a git repository: the dirty set (porcelain status plus each dirty file's size and mtime)
 before and after. Cheap, and it catches edits to already-dirty files that status alone misses.
-Elsewhere: size and mtime of every file, for trees small enough to walk quickly.
+Elsewhere: size and mtime of every file that ignore rules keep, for trees small enough to walk
+quickly (caches such as `.pytest_cache/` are not the command's work).
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ State = dict[str, tuple[str, int, int]]
 
 
 WALK_LIMIT = 20_000
-SKIP_DIRS = {".git", ".cast", "node_modules", "__pycache__", ".venv", "venv"}
 
 
 def workspace_state(root: Path) -> State | None:
@@ -25,19 +25,13 @@ def workspace_state(root: Path) -> State | None:
 
 
 def walk_state(root: Path) -> State | None:
-    state: State = {}
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = [d for d in subdirs if d not in SKIP_DIRS]
-        for name in files:
-            path = os.path.join(directory, name)
-            try:
-                stat = os.lstat(path)
-            except OSError:
-                continue
-            state[os.path.relpath(path, root)] = ("", stat.st_size, stat.st_mtime_ns)
-            if len(state) > WALK_LIMIT:
-                return None  # too big to watch this way; say nothing rather than something wrong
-    return state
+    """Size and mtime of every file ignore rules keep (see snapshot.py), for trees small enough."""
+    from cast.tools.snapshot import walk
+
+    entries, capped = walk(root, WALK_LIMIT)
+    if capped:
+        return None  # too big to watch this way; say nothing rather than something wrong
+    return {rel: ("", info.st_size, info.st_mtime_ns) for rel, info in entries}
 
 
 def dirty_state(root: Path) -> State | None:
