@@ -56,13 +56,13 @@ def requests(record: Path) -> list[dict]:
 def test_plan_then_execute_fixes_the_bug_and_ticks_both_items(calc):
     plan_path = plan(calc)
     assert checks(plan_path) == [False, False]
-    assert subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=calc, capture_output=True).returncode == 1
+    assert subprocess.run([sys.executable, "-m", "unittest"], cwd=calc, capture_output=True).returncode == 1
     done = cast(calc, "--model", f"script:{EXAMPLES / 'scripts' / 'execute.jsonl'}", "execute")
     assert done.returncode == 0, done.stderr + done.stdout
     assert checks(plan_path) == [True, True]
     assert "return a + b" in (calc / "calc.py").read_text()
-    tests = subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=calc, capture_output=True, text=True)
-    assert tests.returncode == 0 and "3 passed" in tests.stdout
+    tests = subprocess.run([sys.executable, "-m", "unittest"], cwd=calc, capture_output=True, text=True)
+    assert tests.returncode == 0 and "Ran 3 tests" in tests.stderr
     listing = cast(calc, "plans")
     assert listing.stdout.startswith("2/2\t")
     again = cast(calc, "execute")
@@ -74,6 +74,7 @@ def test_kill_9_after_item_one_then_resume_finishes_item_two_only(calc, tmp_path
     first = write_script(tmp_path / "first.jsonl", [
         {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}, {"name": "read_file", "input": {"path": "calc.py"}}]},
         {"tool_uses": [{"name": "edit_file", "input": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"}}]},
+        {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m unittest"}}]},
         {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
         {"tool_uses": [{"name": "bash", "input": {"command": "sleep 29.25"}}]},
     ])
@@ -89,9 +90,11 @@ def test_kill_9_after_item_one_then_resume_finishes_item_two_only(calc, tmp_path
     record = tmp_path / "requests.jsonl"
     second = write_script(tmp_path / "second.jsonl", [
         {"tool_uses": [{"name": "read_file", "input": {"path": "test_calc.py"}}]},
-        {"tool_uses": [{"name": "edit_file", "input": {"path": "test_calc.py", "old_string": "def test_mul():", "new_string": "def test_add_negative():\n    assert add(-2, -3) == -5\n\n\ndef test_mul():"}}]},
+        {"tool_uses": [{"name": "edit_file", "input": {"path": "test_calc.py", "old_string": "    def test_mul(self):", "new_string": "    def test_add_negative(self):\n        self.assertEqual(add(-2, -3), -5)\n\n    def test_mul(self):"}}]},
+        {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m unittest"}}]},
         {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}]},
         {"text": "Item 2 done."},
+        {"text": '{"complete": true, "missing": [], "claims": []}'},
     ])
     done = cast(calc, "--model", f"script:{second}", "execute", plan_path.parent.name, record=record)
     assert done.returncode == 0, done.stderr + done.stdout
@@ -124,11 +127,12 @@ def test_plan_edited_mid_run_adds_and_rewords_items(calc, tmp_path):
     plan_path = plan(calc)
     record = tmp_path / "requests.jsonl"
     script = write_script(tmp_path / "edit.jsonl", [
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "done by hand"}}]},
         {"tool_uses": [{"name": "bash", "input": {"command": EDIT_PLAN}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 3, "status": "done"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 3, "status": "done", "note": "done by hand"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "done by hand"}}]},
         {"text": "All three done."},
+        {"text": '{"complete": true, "missing": [], "claims": []}'},
     ])
     done = cast(calc, "--model", f"script:{script}", "execute", "--yes", record=record)
     assert done.returncode == 0, done.stderr + done.stdout
@@ -142,14 +146,17 @@ def test_plan_reordered_mid_run(calc, tmp_path):
     plan_path = plan(calc)
     script = write_script(tmp_path / "reorder.jsonl", [
         {"tool_uses": [{"name": "bash", "input": {"command": REORDER_PLAN}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "done by hand"}}]},
         {"text": "Stopping here."},
+        {"text": '{"complete": true, "missing": [], "claims": []}'},
         {"text": "Still stopping."},
+        {"text": '{"complete": true, "missing": [], "claims": []}'},
     ])
     done = cast(calc, "--model", f"script:{script}", "execute", "--yes")
     items = parse(plan_path.read_text())
     assert [(i.text.split()[0], i.checked) for i in items] == [("Add", True), ("Fix", False)]
     assert done.returncode == 1 and "1 plan item not done" in done.stderr
+    assert "Result: incomplete (1 plan item not done: 2)" in done.stdout
 
 
 def test_no_terminal_without_yes_refuses_and_yes_still_refuses_the_deny_list(calc, tmp_path):

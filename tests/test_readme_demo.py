@@ -1,6 +1,7 @@
 """The README's offline demo is real: its commands produce the output it shows."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -57,3 +58,66 @@ def test_readme_configuration_example_is_accepted_by_the_loader():
     values = tomllib.loads(block[: block.index("```")])
     config = _merge(Config(), values, "README")
     assert config.allow == ("python3 -m pytest*",) and config.keep_recent_steps == 6
+
+
+HIDE_TEST_EXTRA = '''\
+import sys
+class _HideTestExtra:
+    """This environment was installed without cast's `test` extra."""
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.partition(".")[0] in {"pytest", "_pytest", "hypothesis", "pexpect"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, _HideTestExtra)
+'''
+
+
+def offline_commands() -> str:
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index("## Try it offline"):]
+    block = block[block.index("```bash\n") + len("```bash\n"):]
+    return block[: block.index("```")]
+
+
+def test_the_offline_demo_tells_a_true_story_with_only_the_package_installed(tmp_path):
+    """The README's offline demo, its commands run verbatim, in a virtual environment that has cast
+    installed by `pip install -e` and no `test` extra: the example project's tests must run with the
+    standard library, and the report must show exactly what happened.
+
+    A truly fresh venv cannot be built here without the network (cast's dependencies, tree-sitter
+    among them, are not in the machine's local package index), so the venv sees the system's
+    site-packages for the runtime dependencies, cast itself is installed into it (without
+    dependencies, its build backend from the local index when there is one), and the test extra
+    (pytest, hypothesis, pexpect) is made unimportable by a path hook, as if never installed. The
+    test checks that hiding: `python3 -m pytest` fails in that venv with "No module named pytest".
+    """
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (site / "_hide_test_extra.py").write_text(HIDE_TEST_EXTRA)
+    (site / "zz_hide_test_extra.pth").write_text("import _hide_test_extra\n")
+    local_index = Path("/opt/pypi/simple")
+    source = ["--index-url", local_index.as_uri()] if local_index.is_dir() else ["--no-index", "--no-build-isolation"]
+    install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", *source, "-e", str(ROOT)],
+                             capture_output=True, text=True, timeout=600)
+    assert install.returncode == 0, install.stdout + install.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CAST_", "PYTHON", "ANTHROPIC_", "VIRTUAL_ENV"))}
+    env |= {"PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "TMPDIR": str(tmp_path)}
+    python3 = shutil.which("python3", path=env["PATH"])
+    assert python3 == str(venv / "bin" / "python3")
+    no_pytest = subprocess.run([python3, "-m", "pytest", "--version"], capture_output=True, text=True, env=env, timeout=60)
+    assert no_pytest.returncode == 1 and "No module named 'pytest'" in no_pytest.stderr
+    assert subprocess.run([python3, "-c", "import cast, sys; assert cast.__file__.startswith(sys.argv[1])", str(ROOT)],
+                          env=env, timeout=60).returncode == 0
+
+    done = subprocess.run(["bash", "-e", "-c", offline_commands()], cwd=ROOT, env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=300)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert "No module named" not in out and "FAIL" not in out and "UNCHECKED" not in out
+    report = out[out.index("\nResult: "):]
+    assert report.startswith("\nResult: done (the model finished its turn)\nPlan: 2/2 items done (2 this run)")
+    assert "  ok   `python3 -m unittest` exit 0 (2 passed)\n  ok   `python3 -m unittest` exit 0 (3 passed)\n" in report
+    assert "  checked   \"`python3 -m unittest` ran 3 tests, OK\"" in report
+    assert (tmp_path / "calc" / ".cast" / "plans").is_dir() and "return a + b" in (tmp_path / "calc" / "calc.py").read_text()

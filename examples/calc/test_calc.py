@@ -1,9 +1,11 @@
+import unittest
+
 from calc import add, mul
 
 
-def test_add():
-    assert add(2, 3) == 5
+class CalcTest(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(2, 3), 5)
 
-
-def test_mul():
-    assert mul(2, 3) == 6
+    def test_mul(self):
+        self.assertEqual(mul(2, 3), 6)
