@@ -220,7 +220,8 @@ def test_files_changed_outside_git_come_from_a_snapshot(tmp_path):
     assert list((tmp_path / "text" / ".pytest_cache").rglob("*")), "pytest wrote its cache, which is not the run's work"
     assert report.startswith("Result: done (the model finished its turn)")
     assert "  [x] 1. Fix `add` in `calc.py` and bump the version\n        evidence: `sed -i" in report
-    files = report[report.index("Files changed:"):report.index("Claims in")]
+    files = report[report.index("Files changed:"):]
+    files = files[:files.index("\n", files.index(" deletions(-)")) + 1]
     assert files == ("Files changed: 2\n"
                      "   calc.py      | 2 +-\n"
                      "   shop/cart.py | 2 +-\n"
