@@ -254,7 +254,7 @@ def finish(run: Run) -> Report | None:
     if run.report.plan_path is None and run.ctx.plan_path is not None:
         run.report.plan_path = run.ctx.plan_path  # written during this run
     final = final_text(run.agent.transcript.messages)
-    check = run.agent.hooks.on_finish
+    check = run.agent.hooks.on_finish or run.idle_check
     listed = check.claims_for(final) if isinstance(check, SelfCheck) else None
     report = run.report.build(final, listed)
     if run.checkpoints is not None:

@@ -103,7 +103,7 @@ def test_a_tick_after_a_failed_edit_is_refused_and_the_run_is_incomplete(tmp_pat
     run, report, result = both(tmp_path, lambda root: calc(root, plan), turns)
     assert "✗ edit_file calc.py" in run.stdout
     assert "task 1 not ticked: nothing was run and no file was changed since it started" in run.stdout
-    assert "self-check: cast self-check: the task is not finished yet." in run.stdout
+    assert "self-check: the task is not finished yet." in run.stdout
     assert report.startswith("Result: incomplete (1 plan item not done: 1)\nPlan: 0/1 items done (0 this run)")
     assert "  [ ] 1. Fix `add` in `calc.py`\nCommands run: none\nFiles changed: none\n" in report
     assert 'UNCHECKED "Fixed calc.py" — no observed change to calc.py' in report
