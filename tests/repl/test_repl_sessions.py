@@ -76,7 +76,7 @@ def test_the_self_check_says_self_check_once(harness, repo):
     plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN + "- [ ] Test sub\n")
-    h = harness([TICK, {"text": "Only one done."}, {"text": "Still one."}])
+    h = harness([TICK, {"text": "Only one done."}, VERDICT, {"text": "Still one."}, VERDICT])
     h.send("/execute\r")
     h.wait_text("■ done")
     h.wait_idle()
