@@ -127,7 +127,7 @@ def test_a_tick_with_a_failing_verify_command_is_refused_and_tests_failing_is_th
     ]
     run, report, result = both(tmp_path, lambda root: calc(root, plan), turns)
     failed = "`python3 -m unittest` exit 1 (1 passed, 1 failed)"
-    assert f"task 1 not ticked: the last run of the verification {failed}" in run.stdout
+    assert "✗ update_task 1 · task 1 not ticked: the last run of the verification `python3 -m unittest` exit 1" in run.stdout
     assert report.startswith(f"Result: tests failing (the last run of {failed})\nPlan: 1/1 items done (1 this run)")
     assert ("Ticked without evidence: 1\n  1. Fix `add` in `calc.py` — the last run of the verification "
             f"{failed}; note: add is fixed; the failure is elsewhere\n") in report
