@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -22,8 +22,8 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-ModelOpt = Annotated[Optional[str], typer.Option("--model", metavar="ID", help="Model id (env CAST_MODEL); script:PATH replays a scripted session.")]
-StepsOpt = Annotated[Optional[int], typer.Option("--max-steps", min=1, metavar="N", help="Step ceiling for one run.")]
+ModelOpt = Annotated[str | None, typer.Option("--model", metavar="ID", help="Model id (env CAST_MODEL); script:PATH replays a scripted session.")]
+StepsOpt = Annotated[int | None, typer.Option("--max-steps", min=1, metavar="N", help="Step ceiling for one run.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a final result object.")]
 
 
@@ -78,7 +78,7 @@ def _common(ctx: typer.Context, model: str | None, max_steps: int | None, json: 
 @app.command()
 def plan(
     ctx: typer.Context,
-    task: Annotated[Optional[str], typer.Argument(help="What to plan. Omitted: interactive planning.")] = None,
+    task: Annotated[str | None, typer.Argument(help="What to plan. Omitted: interactive planning.")] = None,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
     json: JsonOpt = False,
@@ -111,7 +111,7 @@ def plan(
 @app.command()
 def execute(
     ctx: typer.Context,
-    plan: Annotated[Optional[str], typer.Argument(help="Plan file path or session id. Omitted: the newest plan with unticked items.")] = None,
+    plan: Annotated[str | None, typer.Argument(help="Plan file path or session id. Omitted: the newest plan with unticked items.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every command except the catastrophic deny list.")] = False,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
@@ -201,7 +201,7 @@ def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
 @app.command()
 def resume(
     ctx: typer.Context,
-    session: Annotated[Optional[str], typer.Argument(help="Session id. Omitted: the newest session.")] = None,
+    session: Annotated[str | None, typer.Argument(help="Session id. Omitted: the newest session.")] = None,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
 ) -> None:
@@ -221,8 +221,8 @@ def resume(
         raise fail(str(exc)) from None
 
 
-ItemArg = Annotated[Optional[int], typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the last item touched.")]
-PlanOpt = Annotated[Optional[str], typer.Option("--plan", metavar="PLAN", help="Plan file or session id. Omitted: the plan last executed.")]
+ItemArg = Annotated[int | None, typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the last item touched.")]
+PlanOpt = Annotated[str | None, typer.Option("--plan", metavar="PLAN", help="Plan file or session id. Omitted: the plan last executed.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Also restore files changed outside cast since the checkpoint.")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")]
 
@@ -250,7 +250,7 @@ def redo(yes: YesOpt = False, force: ForceOpt = False) -> None:
 
 
 @app.command()
-def diff(item: Annotated[Optional[int], typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the whole last run.")] = None,
+def diff(item: Annotated[int | None, typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the whole last run.")] = None,
          plan: PlanOpt = None) -> None:
     """Show what a plan item changed (from its checkpoint to its tick), or the last run."""
     from cast.checkpoints import commands

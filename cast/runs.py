@@ -6,10 +6,10 @@ one-shot run and an interactive one are the same machine with different front-en
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Callable, Iterator
 
 from cast import conversation
 from cast.agent import events as ev

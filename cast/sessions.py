@@ -28,7 +28,7 @@ import os
 import threading
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,7 @@ def sessions_dir(root: Path) -> Path:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def atomic_write_json(path: Path, data: dict[str, Any], durable: bool = True) -> None:
@@ -79,7 +79,7 @@ class Session:
         return self.meta["id"]
 
     @classmethod
-    def create(cls, root: Path, id: str, *, mode: str, task: str, model: str, plan_path: Path | str | None = None) -> "Session":
+    def create(cls, root: Path, id: str, *, mode: str, task: str, model: str, plan_path: Path | str | None = None) -> Session:
         directory = sessions_dir(root) / id
         ensure_gitignore(directory.parent.parent.parent)  # the checkout, or the user's state dir
         directory.mkdir(parents=True, exist_ok=False)
@@ -97,7 +97,7 @@ class Session:
         return session
 
     @classmethod
-    def open(cls, root: Path, id: str) -> "Session":
+    def open(cls, root: Path, id: str) -> Session:
         """Reopen an existing session to append to it; prefer `resume`, which also repairs."""
         directory = sessions_dir(root) / id
         meta = _read_meta(directory)
@@ -106,7 +106,7 @@ class Session:
         return session
 
     @classmethod
-    def resume(cls, root: Path, id: str) -> tuple["Session", list[Message]]:
+    def resume(cls, root: Path, id: str) -> tuple[Session, list[Message]]:
         """Reopen a session and return the messages to continue from. If they had to be made
         valid (calls left unanswered by a crash), the repaired list is journalled as a replace
         record first, so the file keeps matching what the model will be sent."""
@@ -322,7 +322,7 @@ def execute_id(root: Path, plan_session: str) -> str:
     return next_id(root, base + EXEC_SUFFIX)
 
 
-def format_sessions(found: list["SessionInfo"], task_width: int = 60) -> list[str]:
+def format_sessions(found: list[SessionInfo], task_width: int = 60) -> list[str]:
     """One aligned line per session: id, mode, status, steps, task."""
     if not found:
         return []

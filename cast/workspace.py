@@ -124,7 +124,7 @@ class Workspace:
         self.cwd = Path(os.path.realpath(self.cwd or self.root))
 
     @classmethod
-    def discover(cls, start: Path | None = None) -> "Workspace":
+    def discover(cls, start: Path | None = None) -> Workspace:
         cwd = (start or Path.cwd()).resolve()
         return cls(root=find_root(cwd), cwd=cwd)
 

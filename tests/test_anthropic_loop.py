@@ -5,8 +5,10 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
+
+from conftest import cast_env
+from fakeapi import fake_api, note, redacted, text, thinking, tool_use  # noqa: F401  (fake_api is a fixture)
 
 from cast.agent import events as ev
 from cast.agent.loop import Agent
@@ -15,8 +17,6 @@ from cast.models.anthropic import AnthropicModel
 from cast.tools.base import ToolContext
 from cast.tools.files import GREP, LIST_FILES, READ_FILE
 from cast.workspace import Workspace
-from conftest import cast_env
-from fakeapi import fake_api, note, redacted, text, thinking, tool_use  # noqa: F401  (fake_api is a fixture)
 
 FAST = Config(retries=3, retry_after_cap=0.05, model_timeout=5.0)
 SYSTEM = "You are cast, planning read-only."

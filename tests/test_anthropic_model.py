@@ -11,12 +11,6 @@ import time
 from dataclasses import replace
 
 import pytest
-
-from cast.config import Config
-from cast.models import base as m
-from cast.models.anthropic import AnthropicModel, preload
-from cast.models.registry import resolve
-from cast.models.scripted import ScriptedModel
 from fakeapi import (  # noqa: F401  (fake_api is a fixture)
     Failure,
     Stream,
@@ -28,6 +22,12 @@ from fakeapi import (  # noqa: F401  (fake_api is a fixture)
     thinking,
     tool_use,
 )
+
+from cast.config import Config
+from cast.models import base as m
+from cast.models.anthropic import AnthropicModel, preload
+from cast.models.registry import resolve
+from cast.models.scripted import ScriptedModel
 
 FAST = Config(retries=3, retry_after_cap=0.05, model_timeout=5.0)
 TOOLS = (

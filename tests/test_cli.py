@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from cast.modes import PLAN, system_prompt
+from cast.modes import system_prompt
 from cast.workspace import AGENTS_CAP, Workspace, find_root
 
 

@@ -107,8 +107,7 @@ def test_execute_a_plan_outside_the_workspace(repo, tmp_path):
 
 def test_set_model_retargets_the_checks_and_the_price(repo, tmp_path):
     from cast.models.scripted import ScriptedModel
-    from cast.runs import Options, set_model
-    from cast.runs import plan_run
+    from cast.runs import Options, plan_run, set_model
 
     run = plan_run("Do x", Options(model="script:/dev/null", cwd=repo))
     other = ScriptedModel([], name="claude-haiku-4-5")

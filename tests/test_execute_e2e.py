@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import git, write_script
 
 from cast.plans.checklist import parse
-from conftest import git, write_script
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

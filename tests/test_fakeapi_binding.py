@@ -115,7 +115,8 @@ def test_dropped_blocks_are_not_billed(client, api):
     api.reply(text("b"))
     binding = {"type": "adaptive", "block_binding": {"prefix_mismatch_behavior": "drop_block"}}
     dropped = send(client, history, betas=[BINDING], thinking=binding).usage
-    total = lambda u: u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
+    def total(u):
+        return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
     assert total(dropped) < total(full)
 
 

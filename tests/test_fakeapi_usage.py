@@ -99,7 +99,8 @@ def test_cleared_tool_results_are_not_counted(client, api):
                                         context_management=edits, betas=["context-management-2025-06-27"])
     cleared = reply.context_management.applied_edits[0]
     assert cleared.cleared_tool_uses == 3 and cleared.cleared_input_tokens > 1000
-    total = lambda u: u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
+    def total(u):
+        return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
     assert total(reply.usage) == total(plain) - cleared.cleared_input_tokens
 
 

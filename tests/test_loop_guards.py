@@ -5,11 +5,12 @@ import json
 import threading
 import time
 
+from conftest import make_agent, run_all
+
 from cast.agent import events as ev
 from cast.agent.loop import drive
 from cast.tools.base import Observation, Params, Tool, ToolError
 from cast.tools.files import READ_FILE
-from conftest import make_agent, run_all
 
 
 class N(Params):

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import write_script
 
 from cast.agent import events as ev
 from cast.agent.report import ReportBuilder
@@ -21,7 +22,6 @@ from cast.plans.checklist import parse
 from cast.runs import task_event
 from cast.tools.base import ToolError
 from cast.tools.tasks import TaskBoard
-from conftest import write_script
 
 SESSION = "2026-01-05-fix-the-menu"
 TWO_ITEMS = f"---\ntask: Fix the menu\nsession: {SESSION}\n---\n# Plan\n- [ ] Fix the menu\n- [ ] Test the menu\n"

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import git
 
 from cast.agent import events as ev
 from cast.agent.report import ReportBuilder
-from conftest import git
 
 
 def git_digest(repo: Path) -> dict[str, str]:

@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from cast.agent import events as ev
 from cast.agent.transcript import Transcript, size, text_block
@@ -163,7 +164,7 @@ class ContextEconomy:
         self._scanned: tuple[int, int] | None = None  # (transcript chars, reclaimable chars) at the last scan
 
     @classmethod
-    def from_config(cls, config: Any, model: m.Model, **kwargs: Any) -> "ContextEconomy":
+    def from_config(cls, config: Any, model: m.Model, **kwargs: Any) -> ContextEconomy:
         return cls(model, age_threshold_tokens=config.age_threshold_tokens,
                    compact_threshold_tokens=config.compact_threshold_tokens,
                    keep_recent_steps=config.keep_recent_steps, **kwargs)

@@ -3,7 +3,7 @@ one stream; the loop knows nothing about how, or whether, it is shown."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class Stopped:
         return 0 if self.status == "done" else 1
 
 
-Event = Union[StepStarted, TextDelta, ThinkingDelta, Note, ToolCall, ToolResult, TaskUpdate, UsageUpdate, Notice, Stopped]
+Event = StepStarted | TextDelta | ThinkingDelta | Note | ToolCall | ToolResult | TaskUpdate | UsageUpdate | Notice | Stopped
 
 
 def to_json(event: Event) -> dict[str, Any]:

@@ -55,7 +55,7 @@ class FailureStreak:
         self._streak: dict[str, int] = {}
         self._last: dict[str, str] = {}
 
-    def turn(self) -> "TurnStreaks":
+    def turn(self) -> TurnStreaks:
         return TurnStreaks(self)
 
     @staticmethod

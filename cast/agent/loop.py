@@ -37,6 +37,15 @@ class Hooks:
 
 
 @dataclass
+class _Reply:
+    """What one streamed reply has produced so far."""
+
+    text: list[str] = field(default_factory=list)
+    calls: list[m.ToolUse] = field(default_factory=list)
+    stop: m.Stop | None = None
+
+
+@dataclass
 class Agent:
     model: m.Model
     tools: Sequence[Tool]
@@ -201,47 +210,50 @@ class Agent:
         request = m.Request(prefix.system, prefix.tools, tuple(self.transcript.messages), self.max_tokens,
                             effort=self.effort, drop_block=prefix.drop_block, context_management=prefix.context_management,
                             cancel=self.ctx.cancel)
-        text: list[str] = []
-        calls: list[m.ToolUse] = []
-        content: tuple[dict[str, Any], ...] | None = None
-        stop_reason = ""
-        details: dict[str, Any] = {}
+        reply = _Reply()
         stream = self.model.stream(request)
         try:
             for item in stream:
                 if self.ctx.cancel.is_set():
                     break
-                if isinstance(item, m.TextDelta):
-                    text.append(item.text)
-                    yield ev.TextDelta(item.text)
-                elif isinstance(item, m.ThinkingDelta):
-                    yield ev.ThinkingDelta(item.text)
-                elif isinstance(item, m.ToolUse):
-                    calls.append(item)
-                elif isinstance(item, m.Usage):
-                    yield self._account(item)
-                elif isinstance(item, m.Stop):
-                    content, stop_reason, details = item.content, item.reason, dict(getattr(item, "details", {}) or {})
-                elif isinstance(item, m.Retrying):
-                    if item.partial:
-                        text.clear()  # the failed attempt's words are not part of the reply
-                    yield ev.Notice(f"model call failed ({item.reason}); retrying in {item.delay:.1f}s, attempt {item.attempt}", "warning")
+                yield from self._take(reply, item)
         except KeyboardInterrupt:
             self.cancel()
         finally:
             close = getattr(stream, "close", None)
             if close:
                 close()
-        if content is None:  # interrupted mid-stream: keep what was said, drop half-formed calls
+        if reply.stop is None:  # interrupted mid-stream: keep what was said, drop half-formed calls
+            text = reply.text
             self.transcript.add_assistant([text_block("".join(text) + f"\n[{INTERRUPTED}]")] if text else [])
             if not self.ctx.cancel.is_set():
                 raise m.ModelError(f"the reply from {self.model.name} ended without a stop event")
             return None
+        content = reply.stop.content
         self.transcript.add_assistant(list(content))
         for block in content:  # the model's notes between tool calls (thinking blocks with text)
             if block.get("type") == "thinking" and str(block.get("thinking") or "").strip():
                 yield ev.Note(str(block["thinking"]).strip())
-        return calls, stop_reason, details
+        return reply.calls, reply.stop.reason, dict(reply.stop.details or {})
+
+    def _take(self, reply: _Reply, item: m.ModelEvent) -> Iterator[ev.Event]:
+        """One streamed item: text and thinking go to the front-end as they come; tool calls and
+        the stop are kept for the end of the reply."""
+        if isinstance(item, m.TextDelta):
+            reply.text.append(item.text)
+            yield ev.TextDelta(item.text)
+        elif isinstance(item, m.ThinkingDelta):
+            yield ev.ThinkingDelta(item.text)
+        elif isinstance(item, m.ToolUse):
+            reply.calls.append(item)
+        elif isinstance(item, m.Usage):
+            yield self._account(item)
+        elif isinstance(item, m.Stop):
+            reply.stop = item
+        elif isinstance(item, m.Retrying):
+            if item.partial:
+                reply.text.clear()  # the failed attempt's words are not part of the reply
+            yield ev.Notice(f"model call failed ({item.reason}); retrying in {item.delay:.1f}s, attempt {item.attempt}", "warning")
 
     def _account(self, usage: m.Usage) -> ev.UsageUpdate:
         self.usage = self.usage + usage

@@ -321,9 +321,9 @@ class ReportBuilder:
             self.plan = PlanState(self.plan_path)
         items = self.plan.read()
         evidence = self.tasks.evidence_for if self.tasks is not None else (lambda text: {})
-        done = [{"number": i.number, "text": i.text, "evidence": evidence(i.text) if i.number not in self.start_ticked else {}}
+        done: list[dict[str, Any]] = [{"number": i.number, "text": i.text, "evidence": evidence(i.text) if i.number not in self.start_ticked else {}}
                 for i in items if i.checked]
-        left = [{"number": i.number, "text": i.text} for i in items if not i.checked]
+        left: list[dict[str, Any]] = [{"number": i.number, "text": i.text} for i in items if not i.checked]
         changed = list(self.obs.changed)
         rows = self._git_changes()
         snap_rows, capped = self._snapshot_changes()

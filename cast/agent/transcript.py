@@ -20,8 +20,9 @@ context must not cost a pass over the whole history every step.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 Message = dict[str, Any]
 NO_REPLY = "[no reply: the request was interrupted or failed]"

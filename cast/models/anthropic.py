@@ -92,10 +92,13 @@ def _sdk() -> Any:
 def _transport_errors() -> tuple[type[BaseException], ...]:
     """Errors of the HTTP library raised while reading a stream (the SDK does not wrap those)."""
     try:
-        import httpx2 as httpx
+        import httpx2
+
+        return (httpx2.TransportError,)
     except ImportError:
         import httpx
-    return (httpx.TransportError,)
+
+        return (httpx.TransportError,)
 
 
 class AnthropicModel:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class Retrying:
     model: str = ""  # the model the attempt goes to
 
 
-ModelEvent = Union[TextDelta, ThinkingDelta, ToolUse, Usage, Stop, Retrying]
+ModelEvent = TextDelta | ThinkingDelta | ToolUse | Usage | Stop | Retrying
 
 
 class ModelError(Exception):

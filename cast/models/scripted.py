@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from cast.models.base import ModelError, ModelEvent, Request, Stop, TextDelta, ThinkingDelta, ToolUse, Usage
 
@@ -53,7 +54,7 @@ class ScriptedModel:
         self.record = record
 
     @classmethod
-    def from_path(cls, path: Path) -> "ScriptedModel":
+    def from_path(cls, path: Path) -> ScriptedModel:
         record = os.environ.get("CAST_SCRIPT_RECORD")
         return cls(load_script(path), name=f"script:{path.name}", record=Path(record) if record else None)
 

@@ -21,7 +21,7 @@ import stat
 import unicodedata
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -130,8 +130,8 @@ def _unscalar(value: str) -> str:
 
 
 def _utc(created: datetime) -> str:
-    aware = created if created.tzinfo else created.replace(tzinfo=timezone.utc)
-    return aware.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    aware = created if created.tzinfo else created.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def front_matter(task: str, session: str, created: datetime, base_commit: str | None) -> str:
@@ -243,7 +243,7 @@ class PlanInfo:
 
 def _created_ts(created: str, mtime: float) -> float:
     try:
-        return datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
+        return datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
     except ValueError:
         return mtime  # hand-made plans without front matter sort by when they were written
 

@@ -3,8 +3,9 @@ line. Commands that would change the run refuse while the agent works."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 Handler = Callable[[Any, str], None]
 

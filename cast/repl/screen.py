@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from rich.console import RenderableType
 

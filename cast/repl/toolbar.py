@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 
 MODE_STYLE = {"plan": "cyan", "execute": "yellow"}
@@ -39,11 +40,11 @@ def _window(model: str) -> int:
     return spec_for(model).max_input_tokens
 
 
-def prompt_label(mode: str) -> list[tuple[str, str]]:
+def prompt_label(mode: str) -> StyleAndTextTuples:
     return [(f"class:mode.{mode}", f"{mode} ›"), ("", " ")]
 
 
-def toolbar_fragments(state: Any, busy: bool, width: int) -> list[tuple[str, str]]:
+def toolbar_fragments(state: Any, busy: bool, width: int) -> StyleAndTextTuples:
     """One line that fits `width`: the least useful parts go first, then long ones shorten; the
     mode, the cost and the attached plan's progress stay to the last."""
     usage = state.total()

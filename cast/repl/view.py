@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from prompt_toolkit.formatted_text import ANSI, to_formatted_text
+from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 
 from cast.repl.toolbar import prompt_label, toolbar_fragments
 
@@ -13,7 +13,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.12
 RESERVED_ROWS = 10  # rows kept free for the input, the question and the completion menu
 
-Fragments = list[tuple[str, str]]
+Fragments = StyleAndTextTuples  # prompt-toolkit's (style, text[, handler]) list
 
 
 def hard_wrap(text: str, width: int, indent: str) -> str:

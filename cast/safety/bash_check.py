@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from cast.safety.blocked import Blocked
 from cast.safety.command_rules import STRICT, check_argv

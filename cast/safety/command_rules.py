@@ -14,9 +14,9 @@ runs must be safe with any arguments at all.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 from cast.safety.blocked import Blocked
 from cast.safety.git_rules import check_git

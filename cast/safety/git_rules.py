@@ -10,8 +10,8 @@ allowlist of harmless ones passes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import MappingProxyType
-from typing import Callable
 
 from cast.safety.blocked import Blocked
 from cast.safety.options import Parsed, Rule, check_operands, parse_options

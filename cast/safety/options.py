@@ -13,9 +13,9 @@ flag or operand.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 from cast.safety.blocked import Blocked
 from cast.safety.words import Word

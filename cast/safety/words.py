@@ -164,6 +164,14 @@ def resolve_pattern(node: Node, ctx: Context) -> Word:
     return builder.finish(ctx.text(node))
 
 
+# Word syntax bash would transform in ways the checker does not compute: refused, with the reason.
+_REFUSED_SYNTAX = {
+    "ansi_c_string": "ANSI-C quoting {!r} is not supported",
+    "translated_string": "locale quoting {!r} is not supported",
+    "brace_expression": "brace expansion in {!r} is not supported",
+}
+
+
 def _add(node: Node, b: _Builder, ctx: Context, *, last: bool, whole: bool, pattern: bool) -> None:
     kind = node.type
     if kind == "concatenation":
@@ -178,34 +186,37 @@ def _add(node: Node, b: _Builder, ctx: Context, *, last: bool, whole: bool, patt
             raise Blocked(f"extended glob pattern {text!r} is not supported")
         _unquoted(text, b, last=last)
     elif kind == "raw_string":
-        text = ctx.text(node)
-        if len(text) < 2 or text[0] != "'" or text[-1] != "'":
-            raise Blocked(f"malformed single-quoted string {text!r}")
-        for c in text[1:-1]:
-            b.lit(c, True)
+        _single_quoted(ctx.text(node), b)
     elif kind == "string":
         _double_quoted(node, b, ctx)
     elif kind in EXPANSIONS:
         _expansion(node, b, ctx, quoted=False)
     elif kind == "process_substitution":
-        if not whole:
-            raise Blocked(f"process substitution inside a word ({ctx.text(node)!r}) is not supported")
-        if ctx.text(node).startswith(">("):
-            raise Blocked(f"output process substitution {ctx.text(node)!r} can feed a writer")
-        ctx.substitution(node)
-        b.dyn(ctx.text(node), quoted=False, splits=False, safe=True)
+        _process_substitution(node, b, ctx, whole=whole)
     elif kind == "$":
         if not last:
             raise Blocked("'$' followed by quoting ($\"...\") is not supported")
         b.lit("$", False)
-    elif kind == "ansi_c_string":
-        raise Blocked(f"ANSI-C quoting {ctx.text(node)!r} is not supported")
-    elif kind == "translated_string":
-        raise Blocked(f"locale quoting {ctx.text(node)!r} is not supported")
-    elif kind == "brace_expression":
-        raise Blocked(f"brace expansion in {ctx.text(node)!r} is not supported")
+    elif kind in _REFUSED_SYNTAX:
+        raise Blocked(_REFUSED_SYNTAX[kind].format(ctx.text(node)))
     else:
         raise Blocked(f"unsupported word syntax ({kind}): {ctx.text(node)!r}")
+
+
+def _single_quoted(text: str, b: _Builder) -> None:
+    if len(text) < 2 or text[0] != "'" or text[-1] != "'":
+        raise Blocked(f"malformed single-quoted string {text!r}")
+    for c in text[1:-1]:
+        b.lit(c, True)
+
+
+def _process_substitution(node: Node, b: _Builder, ctx: Context, *, whole: bool) -> None:
+    if not whole:
+        raise Blocked(f"process substitution inside a word ({ctx.text(node)!r}) is not supported")
+    if ctx.text(node).startswith(">("):
+        raise Blocked(f"output process substitution {ctx.text(node)!r} can feed a writer")
+    ctx.substitution(node)
+    b.dyn(ctx.text(node), quoted=False, splits=False, safe=True)
 
 
 def _unquoted(text: str, b: _Builder, *, last: bool) -> None:

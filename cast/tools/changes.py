@@ -7,7 +7,6 @@ quickly (caches such as `.pytest_cache/` are not the command's work).
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from cast import git

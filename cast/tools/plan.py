@@ -1,7 +1,7 @@
 """write_plan: the one write plan mode allows, confined to this session's plan directory."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pydantic import Field
 
@@ -23,7 +23,7 @@ def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
         raise ToolError("write_plan needs a planning session; start one with `cast plan`")
     root = ctx.workspace.root
     if ctx.plan_created is None:
-        ctx.plan_created = datetime.now(timezone.utc).replace(microsecond=0)
+        ctx.plan_created = datetime.now(UTC).replace(microsecond=0)
     if ctx.base_commit is None:
         ctx.base_commit = base_commit(root)
     try:

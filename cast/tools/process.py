@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, wrap
-
 from cast import git
+from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, wrap
 
 KEEP_BYTES = 15_000  # of head, and again of tail
 POLL_SECONDS = 0.05

@@ -11,8 +11,9 @@ the item is done anyway, and then the report lists it as ticked without evidence
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 

@@ -1,7 +1,7 @@
 """The task list as a checklist that ticks: one line per task, the current one highlighted."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 

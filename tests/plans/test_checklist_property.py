@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import replace
+from datetime import UTC
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -30,7 +31,7 @@ def documents(draw: st.DrawFn) -> bytes:
     if draw(st.booleans()):
         lines = ["---", "task: x", *draw(st.lists(st.one_of(words, item_line), max_size=3)), "---", *lines]
     ends = draw(st.lists(st.sampled_from(["\n", "\r\n"]), min_size=len(lines), max_size=len(lines)))
-    text = "".join(l + e for l, e in zip(lines, ends))
+    text = "".join(line + end for line, end in zip(lines, ends))
     if draw(st.booleans()):
         text = text.rstrip("\r\n")
     return text.encode("utf-8")
@@ -104,9 +105,9 @@ def test_remap_after_reorder_and_insertions(texts: list[str], pick: st.DataObjec
 @settings(max_examples=300, deadline=None)
 @given(st.text(), st.text("abc-0123456789", min_size=1, max_size=20), st.none() | st.text("0123456789abcdef", max_size=9))
 def test_front_matter_round_trips(task: str, session: str, sha: str | None) -> None:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    text = front_matter(task, session, datetime(2026, 11, 29, 11, 42, 7, tzinfo=timezone.utc), sha)
+    text = front_matter(task, session, datetime(2026, 11, 29, 11, 42, 7, tzinfo=UTC), sha)
     fields = parse_front_matter(text + "# Plan\n- [ ] a\n")
     assert fields["task"] == task and fields["session"] == session
     assert fields["created"] == "2026-11-29T11:42:07Z"

@@ -5,7 +5,7 @@ import os
 import shutil
 import stat
 import subprocess
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ from cast.plans.store import (
     write_plan,
 )
 
-CREATED = datetime(2026, 11, 29, 11, 42, 7, tzinfo=timezone.utc)
+CREATED = datetime(2026, 11, 29, 11, 42, 7, tzinfo=UTC)
 SESSION = "2026-11-29-add-a-verbose-flag"
 BODY = "# Plan: Add a --verbose flag\n\n- [ ] Add `--verbose` to cli.py\n- [ ] Thread it\n  - [ ] nested\n"
 
@@ -212,8 +212,8 @@ def make(root: Path, session: str, body: str, created: datetime | None, name: st
 
 def test_list_plans(root: Path) -> None:
     assert list_plans(root) == []
-    make(root, "s-old", "- [x] a\n- [ ] b\n", datetime(2026, 1, 1, tzinfo=timezone.utc), mtime=2_000_000_000)
-    make(root, "s-new", "- [x] a\n- [x] b\n- [ ] c\n", datetime(2026, 3, 1, tzinfo=timezone.utc), mtime=1_000_000_000)
+    make(root, "s-old", "- [x] a\n- [ ] b\n", datetime(2026, 1, 1, tzinfo=UTC), mtime=2_000_000_000)
+    make(root, "s-new", "- [x] a\n- [x] b\n- [ ] c\n", datetime(2026, 3, 1, tzinfo=UTC), mtime=1_000_000_000)
     make(root, "s-hand", "no front matter\n- [ ] a\n", None, mtime=1_780_000_000)  # 2026-05-28
     (root / ".cast" / "plans" / "s-new" / "notes.txt").write_text("- [ ] not a plan")
     infos = list_plans(root)
@@ -225,11 +225,11 @@ def test_list_plans(root: Path) -> None:
 def test_find_plan_newest_unticked(root: Path) -> None:
     with pytest.raises(PlanError, match="no plan with unticked items; run cast plan first"):
         find_plan(root, None)
-    older = make(root, "s1", "- [ ] a\n", datetime(2026, 1, 1, tzinfo=timezone.utc))
-    make(root, "s2", "- [x] a\n", datetime(2026, 2, 1, tzinfo=timezone.utc))
-    make(root, "s3", "no items\n", datetime(2026, 3, 1, tzinfo=timezone.utc))
+    older = make(root, "s1", "- [ ] a\n", datetime(2026, 1, 1, tzinfo=UTC))
+    make(root, "s2", "- [x] a\n", datetime(2026, 2, 1, tzinfo=UTC))
+    make(root, "s3", "no items\n", datetime(2026, 3, 1, tzinfo=UTC))
     assert find_plan(root, None) == older
-    newer = make(root, "s4", "- [ ] b\n", datetime(2026, 4, 1, tzinfo=timezone.utc))
+    newer = make(root, "s4", "- [ ] b\n", datetime(2026, 4, 1, tzinfo=UTC))
     assert find_plan(root, None) == newer
 
 

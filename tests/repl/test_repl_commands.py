@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.repl import commands
-from replkit import harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n- [x] Already there\n"
 

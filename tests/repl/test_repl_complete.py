@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 
+from conftest import write_script
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
@@ -11,7 +12,6 @@ from cast.repl.complete import FileIndex, ReplCompleter, fuzzy_filter, list_file
 from cast.repl.state import ReplState
 from cast.repl.toolbar import toolbar_fragments
 from cast.runs import Options
-from conftest import write_script
 
 FILES = ["README.md", "cast/cli.py", "cast/repl/app.py", "cast/repl/complete.py", "tests/test_cli.py", "docs/cast-cli.md"]
 
@@ -31,7 +31,8 @@ def test_slash_commands_complete_by_prefix():
 
 
 def test_command_arguments_complete_from_the_given_values():
-    values = lambda command, typed: [("2026-01-02-flag", "1/3"), ("2026-01-01-x", "0/1")] if command == "execute" else []
+    def values(command, typed):
+        return [("2026-01-02-flag", "1/3"), ("2026-01-01-x", "0/1")] if command == "execute" else []
     assert completions("/execute 2026-01-02", arguments=values) == ["2026-01-02-flag"]
     assert completions("/model cl", arguments=values) == []
 

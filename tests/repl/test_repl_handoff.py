@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from replkit import harness  # noqa: F401  (a fixture)
+from replkit import Harness, harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub to app.py\n"
 WRITE = {"text": "Planning.", "tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": PLAN}}]}

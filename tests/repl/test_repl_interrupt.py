@@ -8,9 +8,9 @@ from __future__ import annotations
 import threading
 
 import pytest
+from replkit import harness  # noqa: F401  (a fixture)
 
 from cast import runs
-from replkit import harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n"
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import threading
 
+from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.repl import commands
-from replkit import harness  # noqa: F401  (a fixture)
 
 SHIFT_TAB = "\x1b[Z"
 
@@ -92,8 +92,8 @@ def test_escape_enter_and_ctrl_j_insert_newlines(harness, monkeypatch):
 
 def test_slash_command_completion_offers_commands_with_help(harness):
     h = harness()
-    from prompt_toolkit.document import Document
     from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
 
     found = list(h.repl.session.completer.get_completions(Document("/c"), CompleteEvent()))
     assert [c.text for c in found] == ["cost", "compact", "clear"]
@@ -133,7 +133,7 @@ def test_interrupting_an_approval_answers_no(harness):
     h = harness()
     for key in ("\x03", "\x1b"):
         answers: list[str] = []
-        worker = threading.Thread(target=lambda: answers.append(h.repl.approver("rm -rf build").value))
+        worker = threading.Thread(target=lambda answers=answers: answers.append(h.repl.approver("rm -rf build").value))
         worker.start()
         h.wait(lambda: h.repl.asker.current is not None, "the question")
         h.send(key)

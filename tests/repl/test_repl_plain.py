@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import cast_env, write_script
+
 from cast.runs import Options
 
 

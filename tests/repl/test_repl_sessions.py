@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
+from replkit import harness  # noqa: F401  (a fixture)
+
 from cast.agent import events as ev
 from cast.sessions import Session, execute_id, list_sessions
 from cast.ui.render import Renderer
-from replkit import harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n"
 TICK = {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]}

@@ -1,7 +1,8 @@
 """Markdown streaming: finished blocks are committed once, only the open block stays live."""
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cast.ui.stream import MarkdownStream
 

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import cast_env
 
 TIMEOUT = 30.0  # generous: the machine may be loaded

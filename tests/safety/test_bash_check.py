@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 
+import corpus
 import pytest
 
-import corpus
 from cast.safety import bash_check
 from cast.safety.bash_check import Verdict, check
 

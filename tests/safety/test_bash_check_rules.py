@@ -7,9 +7,9 @@ version probe is exercised.
 
 from __future__ import annotations
 
+import corpus
 import pytest
 
-import corpus
 from cast.safety.bash_check import check
 from cast.safety.command_rules import REFUSED, RULES, VERSION_PROBES
 from cast.safety.git_rules import SUBCOMMANDS

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cast.safety.awk_program import check_awk_program
 from cast.safety.bash_check import Verdict, _parser, _Walker, check
 from cast.safety.blocked import Blocked
-from cast.safety.awk_program import check_awk_program
 from cast.safety.scripts import check_sed_script
 from cast.safety.words import Word, resolve
 

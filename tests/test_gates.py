@@ -1,0 +1,27 @@
+"""The quality gates run with the tests, so the README's one test command is the whole check:
+ruff's lint rules and formatting over the repository, and mypy over cast/ (settings in
+pyproject.toml). A failure prints what the tool said."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("args", [("ruff", "check", "."), ("ruff", "format", "--check", ".")], ids=["lint", "format"])
+def test_ruff(args):
+    result = run(*args)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy():
+    result = run("mypy")
+    assert result.returncode == 0, result.stdout + result.stderr
