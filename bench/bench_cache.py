@@ -29,6 +29,7 @@ conversation from a summary (compaction into the new mode).
 
     python3 bench/bench_cache.py          # prints Markdown tables and the headline ratios
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -63,8 +64,11 @@ CLIENT_AGING = replace(SONNET, context_management=False)  # cast ages the contex
 OPUS5 = builtin("claude-opus-5")  # a model with mid-conversation tool changes (billed at the same multiples)
 assert OPUS5 is not None
 TOOL_CHANGES = replace(OPUS5, context_management=False)
-SUMMARY = "## Done\n" + "".join(f"- read src/mod_{n:02d}.py: its helpers call the cache through two entry points\n" for n in range(40)) \
+SUMMARY = (
+    "## Done\n"
+    + "".join(f"- read src/mod_{n:02d}.py: its helpers call the cache through two entry points\n" for n in range(40))
     + "## Decisions\n- keep the cache API; move the retry limit into config\n## Open\n- write the changes\n"
+)
 
 
 # -- the cache meter --------------------------------------------------------------------------
@@ -78,11 +82,11 @@ def flatten(body: dict[str, Any]) -> list[tuple[str, bool]]:
     for tool in body.get("tools") or []:
         out.append((json.dumps(_strip(tool), sort_keys=True), "cache_control" in tool))
     system = body.get("system") or []
-    for block in ([{"type": "text", "text": system}] if isinstance(system, str) else system):
+    for block in [{"type": "text", "text": system}] if isinstance(system, str) else system:
         out.append((json.dumps(["system", _strip(block)], sort_keys=True), "cache_control" in block))
     for message in body.get("messages", []):
         content = message["content"]
-        for block in ([{"type": "text", "text": content}] if isinstance(content, str) else content):
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
             marked = isinstance(block, dict) and "cache_control" in block
             out.append((json.dumps([message["role"], _strip(block)], sort_keys=True), marked))
     return out
@@ -130,25 +134,50 @@ class CacheMeter:
 def make_workspace(root: Path) -> list[str]:
     """A deterministic Python project: 48 modules of 2-16 KB and an AGENTS.md."""
     rng = random.Random(7)
-    words = ["config", "session", "parse", "render", "token", "cache", "request", "reply", "plan", "item",
-             "path", "tool", "event", "usage", "model", "stream", "error", "retry", "limit", "state"]
+    words = [
+        "config",
+        "session",
+        "parse",
+        "render",
+        "token",
+        "cache",
+        "request",
+        "reply",
+        "plan",
+        "item",
+        "path",
+        "tool",
+        "event",
+        "usage",
+        "model",
+        "stream",
+        "error",
+        "retry",
+        "limit",
+        "state",
+    ]
     files = []
     for n in range(48):
         lines = [f'"""Module {n}: {" ".join(rng.sample(words, 6))}."""', "from __future__ import annotations", ""]
         size = rng.choice([2_000, 3_000, 4_000, 5_000, 6_000, 8_000, 11_000, 16_000])
         while sum(len(line) + 1 for line in lines) < size:
             name = "_".join(rng.sample(words, 2))
-            lines += [f"def {name}_{len(lines)}({rng.choice(words)}: str, {rng.choice(words)}: int = 0) -> str:",
-                      f'    """{" ".join(rng.sample(words, 8)).capitalize()}."""',
-                      f"    if {rng.choice(words)} > {rng.randint(0, 99)}:",
-                      f"        return {rng.choice(words)}.{rng.choice(words)}({rng.randint(0, 9)})",
-                      f"    return f'{{{rng.choice(words)}}}-{rng.choice(words)}'", ""]
+            lines += [
+                f"def {name}_{len(lines)}({rng.choice(words)}: str, {rng.choice(words)}: int = 0) -> str:",
+                f'    """{" ".join(rng.sample(words, 8)).capitalize()}."""',
+                f"    if {rng.choice(words)} > {rng.randint(0, 99)}:",
+                f"        return {rng.choice(words)}.{rng.choice(words)}({rng.randint(0, 9)})",
+                f"    return f'{{{rng.choice(words)}}}-{rng.choice(words)}'",
+                "",
+            ]
         path = root / "src" / f"mod_{n:02d}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("\n".join(lines) + "\n")
         files.append(f"src/mod_{n:02d}.py")
-    (root / "AGENTS.md").write_text("# Project notes\n" + "".join(
-        f"- Rule {i}: keep {rng.choice(words)} handling in src/, test with pytest -q.\n" for i in range(40)))
+    (root / "AGENTS.md").write_text(
+        "# Project notes\n"
+        + "".join(f"- Rule {i}: keep {rng.choice(words)} handling in src/, test with pytest -q.\n" for i in range(40))
+    )
     return files
 
 
@@ -181,16 +210,24 @@ def script(files: list[str], heavy: bool = False) -> list[list[dict[str, Any]]]:
             batch = [queue.pop(0)] + ([queue.pop(0)] if n % 3 == 0 and queue else [])
             turns.append([say] + [tool_use(f"toolu_{n:03d}_{k}", "read_file", {"path": p}) for k, p in enumerate(batch)])
     checklist = "\n".join(f"- [ ] Update `{p}`; verify with `pytest -q`" for p in files[:8])
-    turns.append([text("I have what I need."), tool_use(f"toolu_{STEPS - 2:03d}", "write_plan",
-                  {"name": "plan", "content": f"# Plan: refactor caching\n\n{checklist}\n"})])
+    turns.append(
+        [
+            text("I have what I need."),
+            tool_use(
+                f"toolu_{STEPS - 2:03d}", "write_plan", {"name": "plan", "content": f"# Plan: refactor caching\n\n{checklist}\n"}
+            ),
+        ]
+    )
     turns.append([text("The plan is written: 8 steps, each verified with pytest -q.")])
     return turns
 
 
 def execute_script(files: list[str]) -> list[list[dict[str, Any]]]:
     """12 execute-mode steps after the switch: re-read files the change touches, then report."""
-    turns = [[text("Checking the module before changing it."), tool_use(f"toolu_x{n:02d}", "read_file", {"path": files[n]})]
-             for n in range(EXECUTE_STEPS)]
+    turns = [
+        [text("Checking the module before changing it."), tool_use(f"toolu_x{n:02d}", "read_file", {"path": files[n]})]
+        for n in range(EXECUTE_STEPS)
+    ]
     return turns + [[text("Checked the first modules; ready to edit.")]]
 
 
@@ -222,18 +259,30 @@ class Row:
         return self.input + self.output * OUTPUT
 
     def markdown(self, naive: float) -> str:
-        return (f"| {self.label} | {self.requests} | {self.input:,} | {self.read:,} | {self.write:,} | {self.plain:,} | "
-                f"{self.output:,} | {self.epochs}/{self.compactions} | {self.billed:,.0f} | {self.meter:,.0f} | "
-                f"**{self.billed / naive:.3f}x** |")
+        return (
+            f"| {self.label} | {self.requests} | {self.input:,} | {self.read:,} | {self.write:,} | {self.plain:,} | "
+            f"{self.output:,} | {self.epochs}/{self.compactions} | {self.billed:,.0f} | {self.meter:,.0f} | "
+            f"**{self.billed / naive:.3f}x** |"
+        )
 
 
-HEADER = ("| session | requests | input tokens | cache read (0.05x) | cache write (1.25x) | plain (1x) | output (5x) "
-          "| epochs/compactions | billed (input-token eq.) | CacheMeter's bill | vs naive agent |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|")
+HEADER = (
+    "| session | requests | input tokens | cache read (0.05x) | cache write (1.25x) | plain (1x) | output (5x) "
+    "| epochs/compactions | billed (input-token eq.) | CacheMeter's bill | vs naive agent |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|"
+)
 
 
-def run(label: str, spec: Any, *, heavy: bool = False, age: int = 80_000, compact: int = 150_000,
-        min_batch: int | None = None, switch: str = "") -> Row:
+def run(
+    label: str,
+    spec: Any,
+    *,
+    heavy: bool = False,
+    age: int = 80_000,
+    compact: int = 150_000,
+    min_batch: int | None = None,
+    switch: str = "",
+) -> Row:
     """One session through runs.plan_run; `switch` ("changes", "drop_block", "fresh") adds the
     switch to execute mode and the execute steps."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -280,8 +329,17 @@ def run(label: str, spec: Any, *, heavy: bool = False, age: int = 80_000, compac
         total = plan.usage.total()
         meter = CacheMeter()
         checked = [meter.charge(r.body) for r in api.requests]
-        row = Row(label, len(api.requests), total.cache_read_tokens, total.cache_write_tokens, total.input_tokens,
-                  total.output_tokens, plan.economy.epochs, plan.economy.compactions, kept)
+        row = Row(
+            label,
+            len(api.requests),
+            total.cache_read_tokens,
+            total.cache_write_tokens,
+            total.input_tokens,
+            total.output_tokens,
+            plan.economy.epochs,
+            plan.economy.compactions,
+            kept,
+        )
         row.meter = sum(c.read * READ + c.write * WRITE + c.plain for c in checked) + row.output * OUTPUT
         return row
 
@@ -305,12 +363,26 @@ def main() -> int:
     cached = run("mixed plan session, cached, never aged", CLIENT_AGING, **no_aging)
     naive = cached.naive
     rows = [
-        replace(cached, label="mixed plan session, naive agent (no caching, no aging)", read=0, write=0, plain=cached.input, meter=naive),
+        replace(
+            cached,
+            label="mixed plan session, naive agent (no caching, no aging)",
+            read=0,
+            write=0,
+            plain=cached.input,
+            meter=naive,
+        ),
         cached,
         run("mixed, cast defaults without server-side editing (age 80k, compact 150k)", CLIENT_AGING),
         run("read-heavy plan session, cast defaults", CLIENT_AGING, heavy=True),
         run("read-heavy, aging at 20k tokens in epochs", CLIENT_AGING, heavy=True, age=20_000, compact=60_000),
-        run("read-heavy, aging at 20k tokens every step (no epochs)", CLIENT_AGING, heavy=True, age=20_000, compact=60_000, min_batch=0),
+        run(
+            "read-heavy, aging at 20k tokens every step (no epochs)",
+            CLIENT_AGING,
+            heavy=True,
+            age=20_000,
+            compact=60_000,
+            min_batch=0,
+        ),
     ]
     print(HEADER)
     for row in rows:
@@ -320,16 +392,22 @@ def main() -> int:
         run("switch by new tools + drop_block (cast's choice)", CLIENT_AGING, switch="drop_block"),
         run("switch to a fresh conversation from a summary", CLIENT_AGING, switch="fresh"),
     ]
-    print("\n| plan session, then switch to execute and 12 steps | requests | billed (input-token eq.) | vs tool changes "
-          "| the model still sees after the switch |\n|---|---|---|---|---|")
+    print(
+        "\n| plan session, then switch to execute and 12 steps | requests | billed (input-token eq.) | vs tool changes "
+        "| the model still sees after the switch |\n|---|---|---|---|---|"
+    )
     for row in switches:
         print(f"| {row.label} | {row.requests} | {row.billed:,.0f} | {row.billed / switches[0].billed:.2f}x | {row.kept} |")
     best = rows[2] if rows[2].billed < rows[1].billed else rows[1]
-    print(f"\nmixed 40-step plan session: cast costs {rows[2].billed / naive:.3f}x a naive agent "
-          f"({rows[1].billed / naive:.3f}x cached without aging); the cheaper setting is '{best.label}'.")
+    print(
+        f"\nmixed 40-step plan session: cast costs {rows[2].billed / naive:.3f}x a naive agent "
+        f"({rows[1].billed / naive:.3f}x cached without aging); the cheaper setting is '{best.label}'."
+    )
     fresh, dropped = switches[2], switches[1]
-    print(f"mode switch without tool changes: drop_block costs {dropped.billed / fresh.billed:.2f}x a fresh conversation "
-          f"and keeps {dropped.kept} against {fresh.kept}.")
+    print(
+        f"mode switch without tool changes: drop_block costs {dropped.billed / fresh.billed:.2f}x a fresh conversation "
+        f"and keeps {dropped.kept} against {fresh.kept}."
+    )
     return 0
 
 

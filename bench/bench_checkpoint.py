@@ -6,6 +6,7 @@ after the first one. Prints a Markdown row with the median and the worst of N ru
 Each run edits one file and adds one, as an agent's step would, then takes a checkpoint the way
 `cast execute` does before an item. The first snapshot (which hashes every file) is timed apart.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,9 +64,11 @@ def main() -> None:
     load = os.getloadavg()[0]
     print("| benchmark | result | target |")
     print("|---|---|---|")
-    print(f"| checkpoint of a {args.files:,}-file tree after the first, `bench/bench_checkpoint.py` | "
-          f"{median:.0f} ms median, {worst:.0f} ms worst of {args.n}; {statistics.median(cpu) * 1000:.0f} ms CPU "
-          f"(first checkpoint {first * 1000:.0f} ms; load average {load:.1f}) | < 300 ms |")
+    print(
+        f"| checkpoint of a {args.files:,}-file tree after the first, `bench/bench_checkpoint.py` | "
+        f"{median:.0f} ms median, {worst:.0f} ms worst of {args.n}; {statistics.median(cpu) * 1000:.0f} ms CPU "
+        f"(first checkpoint {first * 1000:.0f} ms; load average {load:.1f}) | < 300 ms |"
+    )
 
 
 if __name__ == "__main__":

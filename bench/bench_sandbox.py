@@ -4,6 +4,7 @@ unconfined (launcher only) and under each kernel layer this machine has, next to
 
     python bench/bench_sandbox.py [-n 20]
 """
+
 from __future__ import annotations
 
 import argparse

@@ -7,6 +7,7 @@ Prints a Markdown table of medians over N runs with the ratio to bare Python and
 The REPL runs in a fresh temporary git repository with a scripted model (no network, no key);
 the clock stops when the prompt text `plan ›` appears on the terminal.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,7 @@ def env() -> dict[str, str]:
 
 def time_to_prompt(command: list[str], cwd: Path) -> float:
     started = time.perf_counter()
-    child = pexpect.spawn(command[0], command[1:], cwd=str(cwd), env=env(), encoding="utf-8",
-                          dimensions=(30, 100), timeout=30)
+    child = pexpect.spawn(command[0], command[1:], cwd=str(cwd), env=env(), encoding="utf-8", dimensions=(30, 100), timeout=30)
     try:
         child.expect_exact(PROMPT)
         elapsed = time.perf_counter() - started
@@ -83,8 +83,12 @@ def main() -> int:
         rows = [
             (*measure("`cast --version`", lambda: wall_time([*cast, "--version"], repo), args.n), "≤ 1.5× bare"),
             (*measure("`cast --help`", lambda: wall_time([*cast, "--help"], repo), args.n), "≤ 2.5× bare"),
-            (*measure("time to first prompt (`cast`, pty)", lambda: time_to_prompt(repl_command(f"script:{script}"), repo), args.n),
-             "≤ 250 ms"),
+            (
+                *measure(
+                    "time to first prompt (`cast`, pty)", lambda: time_to_prompt(repl_command(f"script:{script}"), repo), args.n
+                ),
+                "≤ 250 ms",
+            ),
         ]
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -13,6 +13,7 @@ is printed too: it shows the rare steps that age or compact the context).
 Target: under 3 ms a step at both, and the ratio of the two under 1.5 (the cost of a step must
 not grow with the session).
 """
+
 from __future__ import annotations
 
 import os
@@ -53,8 +54,10 @@ class InstantModel:
         self.calls += 1
         use = m.ToolUse(f"toolu_{self.calls:05d}", "read_file", {"path": f"src/f{self.calls % FILES:03d}.py"})
         yield use
-        content = ({"type": "text", "text": "Next file."},
-                   {"type": "tool_use", "id": use.id, "name": use.name, "input": use.input})
+        content = (
+            {"type": "text", "text": "Next file."},
+            {"type": "tool_use", "id": use.id, "name": use.name, "input": use.input},
+        )
         yield m.Stop("tool_use", content)
 
 
@@ -99,8 +102,10 @@ def main() -> int:
     early, late = ms[WINDOWS[0]][0], ms[WINDOWS[1]][0]
     ratio = late / early
     met = early < TARGET_MS and late < TARGET_MS and ratio < TARGET_RATIO
-    print(f"\nratio step {WINDOWS[1]:,} / step {WINDOWS[0]}: {ratio:.2f} "
-          f"(target < {TARGET_MS:g} ms at both and ratio < {TARGET_RATIO}: {'met' if met else 'not met'})")
+    print(
+        f"\nratio step {WINDOWS[1]:,} / step {WINDOWS[0]}: {ratio:.2f} "
+        f"(target < {TARGET_MS:g} ms at both and ratio < {TARGET_RATIO}: {'met' if met else 'not met'})"
+    )
     return 0
 
 

@@ -3,6 +3,7 @@
 Heavy imports (the model SDK, tree-sitter, prompt-toolkit) happen inside the commands that need
 them, so `cast --help` and `cast --version` stay fast.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,10 +23,11 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-ModelOpt = Annotated[str | None, typer.Option("--model", metavar="ID", help="Model id (env CAST_MODEL); script:PATH replays a scripted session.")]
+ModelOpt = Annotated[
+    str | None, typer.Option("--model", metavar="ID", help="Model id (env CAST_MODEL); script:PATH replays a scripted session.")
+]
 StepsOpt = Annotated[int | None, typer.Option("--max-steps", min=1, metavar="N", help="Step ceiling for one run.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a final result object.")]
-
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
@@ -53,8 +55,9 @@ def main_callback(
         raise typer.Exit(_repl(model, max_steps, "plan"))
 
 
-def _repl(model: str | None, max_steps: int | None, mode: str, task: str | None = None,
-          resume: str | None = None, yes: bool = False) -> int:
+def _repl(
+    model: str | None, max_steps: int | None, mode: str, task: str | None = None, resume: str | None = None, yes: bool = False
+) -> int:
     from cast.config import ConfigError
     from cast.repl.app import run_repl
     from cast.runs import Options
@@ -93,7 +96,7 @@ def plan(
     model, max_steps, json = _common(ctx, model, max_steps, json)
     if not task or interactive:
         if not task and not _interactive():
-            raise fail("give a task: cast plan \"what to do\" (without one, cast opens the REPL in a terminal)")
+            raise fail('give a task: cast plan "what to do" (without one, cast opens the REPL in a terminal)')
         raise typer.Exit(_repl(model, max_steps, "plan", task))
     try:
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
@@ -111,7 +114,9 @@ def plan(
 @app.command()
 def execute(
     ctx: typer.Context,
-    plan: Annotated[str | None, typer.Argument(help="Plan file path or session id. Omitted: the newest plan with unticked items.")] = None,
+    plan: Annotated[
+        str | None, typer.Argument(help="Plan file path or session id. Omitted: the newest plan with unticked items.")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every command except the catastrophic deny list.")] = False,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
@@ -140,8 +145,19 @@ def execute(
     if not board.remaining():
         message = f"every item of {board.plan.path} is ticked; nothing to do"
         if json:
-            _print_json([{"type": "result", "status": "done", "reason": message, "exit_code": 0,
-                          "session": None, "plan_path": str(board.plan.path), "steps": 0}])
+            _print_json(
+                [
+                    {
+                        "type": "result",
+                        "status": "done",
+                        "reason": message,
+                        "exit_code": 0,
+                        "session": None,
+                        "plan_path": str(board.plan.path),
+                        "steps": 0,
+                    }
+                ]
+            )
         else:
             print(message)
         raise typer.Exit(0)
@@ -160,11 +176,13 @@ def plans(ctx: typer.Context, json: JsonOpt = False) -> None:
 
     found = list_plans(Workspace.discover().root)
     if _common(ctx, None, None, json)[2]:
-        _print_json({"session": i.session, "task": i.task, "done": i.done, "total": i.total, "path": str(i.path),
-                     "created": i.created} for i in found)
+        _print_json(
+            {"session": i.session, "task": i.task, "done": i.done, "total": i.total, "path": str(i.path), "created": i.created}
+            for i in found
+        )
         return
     if not found:
-        print("no plans yet: cast plan \"what to do\"")
+        print('no plans yet: cast plan "what to do"')
     for info in found:
         print(f"{info.done}/{info.total}\t{info.session}\t{info.task}\t{os.path.relpath(info.path)}")
 
@@ -222,7 +240,9 @@ def resume(
 
 
 ItemArg = Annotated[int | None, typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the last item touched.")]
-PlanOpt = Annotated[str | None, typer.Option("--plan", metavar="PLAN", help="Plan file or session id. Omitted: the plan last executed.")]
+PlanOpt = Annotated[
+    str | None, typer.Option("--plan", metavar="PLAN", help="Plan file or session id. Omitted: the plan last executed.")
+]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Also restore files changed outside cast since the checkpoint.")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")]
 
@@ -250,8 +270,12 @@ def redo(yes: YesOpt = False, force: ForceOpt = False) -> None:
 
 
 @app.command()
-def diff(item: Annotated[int | None, typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the whole last run.")] = None,
-         plan: PlanOpt = None) -> None:
+def diff(
+    item: Annotated[
+        int | None, typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the whole last run.")
+    ] = None,
+    plan: PlanOpt = None,
+) -> None:
     """Show what a plan item changed (from its checkpoint to its tick), or the last run."""
     from cast.checkpoints import commands
     from cast.workspace import Workspace
@@ -298,9 +322,15 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
     if json:
         usage = run.usage.to_dict() if run.usage else {}
         result = {
-            "type": "result", "status": outcome.status, "reason": outcome.reason, "exit_code": outcome.code,
-            "session": run.session_id, "plan_path": str(run.ctx.plan_path) if run.ctx.plan_path else None,
-            "steps": run.agent.steps_total, "usage": usage, "cost": run.usage.total_cost() if run.usage else 0.0,
+            "type": "result",
+            "status": outcome.status,
+            "reason": outcome.reason,
+            "exit_code": outcome.code,
+            "session": run.session_id,
+            "plan_path": str(run.ctx.plan_path) if run.ctx.plan_path else None,
+            "steps": run.agent.steps_total,
+            "usage": usage,
+            "cost": run.usage.total_cost() if run.usage else 0.0,
             "report": report.to_dict() if report else None,
         }
         print(json_lib.dumps(result, default=str), flush=True)

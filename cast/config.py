@@ -7,6 +7,7 @@ merged: a file gets exact types (`yolo = "false"` is an error naming the key and
 `bool("false")`); the environment, where everything is a string, gets parsed (`CAST_MAX_STEPS=10`).
 pydantic is imported only when a source has something to check, so a run without config pays nothing.
 """
+
 from __future__ import annotations
 
 import os
@@ -117,16 +118,23 @@ def _merge(config: Config, values: dict[str, Any], source: str, *, strict: bool 
         elif key == "prices":
             bad = next((name for name, rates in value.items() if len(rates) not in (4, 5)), None)
             if bad is not None:
-                raise ConfigError(f"{source}: bad value for 'prices.{bad}': give 4 or 5 numbers "
-                                  "(input, output, cache read, cache write[, 1h cache write])")
+                raise ConfigError(
+                    f"{source}: bad value for 'prices.{bad}': give 4 or 5 numbers "
+                    "(input, output, cache read, cache write[, 1h cache write])"
+                )
             value = {**config.prices, **{name: tuple(rates) for name, rates in value.items()}}
         changes[key] = value
     if "thinking_budget" in changes:
         budget = changes.pop("thinking_budget")
         mapped = _budget_effort(budget)
-        warn_once(f"{source}: thinking_budget is no longer used (today's models reject budget thinking); "
-                  + (f"using effort = \"{mapped}\" instead; set effort to silence this" if mapped and not (changes.get("effort") or config.effort)
-                     else "set effort (low, medium, high, xhigh, max) instead"))
+        warn_once(
+            f"{source}: thinking_budget is no longer used (today's models reject budget thinking); "
+            + (
+                f'using effort = "{mapped}" instead; set effort to silence this'
+                if mapped and not (changes.get("effort") or config.effort)
+                else "set effort (low, medium, high, xhigh, max) instead"
+            )
+        )
         if mapped and not (changes.get("effort") or config.effort):
             changes["effort"] = mapped
     return replace(config, **changes)

@@ -14,6 +14,7 @@ appended system notice. What differs between models is read from the catalog:
 - server-side context editing (beta): the API clears old tool results itself, so cast's own aging
   (a rewrite, hence drop_block) is not needed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,12 +57,16 @@ def server_context_management(config: Config) -> dict[str, Any]:
     """Server-side aging: past the aging threshold the API clears old tool results, keeping the
     recent ones, at least half the threshold at a time (epochs, as cast's own aging does, so the
     cache is rewritten rarely)."""
-    return {"edits": [{
-        "type": "clear_tool_uses_20250919",
-        "trigger": {"type": "input_tokens", "value": config.age_threshold_tokens},
-        "keep": {"type": "tool_uses", "value": config.keep_recent_steps},
-        "clear_at_least": {"type": "input_tokens", "value": config.age_threshold_tokens // 2},
-    }]}
+    return {
+        "edits": [
+            {
+                "type": "clear_tool_uses_20250919",
+                "trigger": {"type": "input_tokens", "value": config.age_threshold_tokens},
+                "keep": {"type": "tool_uses", "value": config.keep_recent_steps},
+                "clear_at_least": {"type": "input_tokens", "value": config.age_threshold_tokens // 2},
+            }
+        ]
+    }
 
 
 def fresh(agent: Agent, config: Config, mode: Mode) -> tuple[Prefix, list[dict[str, Any]]]:
@@ -86,6 +91,10 @@ def switch(agent: Agent, config: Config, old: Mode, new: Mode) -> None:
         return
     declared = {tool.get("name") for tool in agent.prefix().tools}
     changes = capabilities(agent.model).tool_changes and declared >= {tool.name for tool in new.tools}
-    agent.set_mode(new.tools, mode_notice(new, old, changes), None if changes else declared_tools(new, False),
-                   effort(config, new, agent.model))
+    agent.set_mode(
+        new.tools,
+        mode_notice(new, old, changes),
+        None if changes else declared_tools(new, False),
+        effort(config, new, agent.model),
+    )
     agent.transcript.fresh = fresh(agent, config, new)

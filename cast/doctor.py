@@ -3,6 +3,7 @@ whether plan mode is held by the kernel or by the checker alone.
 
 A check is a function returning a Check; add one by appending it to CHECKS.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

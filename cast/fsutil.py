@@ -4,6 +4,7 @@ One atomic writer for every file cast owns (plans, session metadata, edits): tem
 directory, fsync, rename, fsync the directory. The directory-descriptor form is what plan mode
 uses, so a symlink swapped in along the way can never redirect a write.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,7 @@ def write_at(dir_fd: int, name: str, data: bytes, durable: bool = True) -> None:
                 os.fchmod(fd, mode)  # keep the user's permissions on the file being replaced
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             if durable:
                 os.fsync(fd)
         finally:

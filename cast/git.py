@@ -119,7 +119,12 @@ def driver_overrides(root: Path, env: dict[str, str] | None = None) -> list[tupl
     try:
         out = subprocess.run(
             ["git", "config", "-z", "--name-only", "--get-regexp", _DRIVERS],
-            cwd=root, env=base, capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL, check=False,
+            cwd=root,
+            env=base,
+            capture_output=True,
+            timeout=TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return []
@@ -161,8 +166,14 @@ def shim_dir() -> Path:
 # --- running ------------------------------------------------------------------
 
 
-def call(root: Path | None, *args: str, cwd: Path | None = None, timeout: float = TIMEOUT,
-         env: dict[str, str] | None = None, input: bytes | None = None) -> subprocess.CompletedProcess[bytes] | None:
+def call(
+    root: Path | None,
+    *args: str,
+    cwd: Path | None = None,
+    timeout: float = TIMEOUT,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+) -> subprocess.CompletedProcess[bytes] | None:
     """``git args`` in the repository at ``root`` with cast's hardening; None when git is
     missing or times out. ``root=None`` discovers the repository from ``cwd`` (bare ones only
     when explicit). ``env`` adds variables after the hardening, e.g. a private ``GIT_DIR`` and
@@ -173,14 +184,23 @@ def call(root: Path | None, *args: str, cwd: Path | None = None, timeout: float 
     full = git_env(root)
     full.update(env or {})
     try:
-        return subprocess.run(["git", "--no-pager", *args], cwd=where, env=full, capture_output=True, timeout=timeout,
-                              input=input, stdin=None if input is not None else subprocess.DEVNULL, check=False)
+        return subprocess.run(
+            ["git", "--no-pager", *args],
+            cwd=where,
+            env=full,
+            capture_output=True,
+            timeout=timeout,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
 
 
-def run(root: Path | None, *args: str, cwd: Path | None = None, timeout: float = TIMEOUT,
-        env: dict[str, str] | None = None) -> bytes | None:
+def run(
+    root: Path | None, *args: str, cwd: Path | None = None, timeout: float = TIMEOUT, env: dict[str, str] | None = None
+) -> bytes | None:
     """stdout of ``git args`` (see ``call``), or None when it fails."""
     out = call(root, *args, cwd=cwd, timeout=timeout, env=env)
     return out.stdout if out is not None and out.returncode == 0 else None

@@ -1,5 +1,6 @@
 """The `cast` entry point. `cast --version` answers before typer and rich are imported: a version
 check in a script or a shell prompt should cost what starting Python costs, not a CLI framework."""
+
 from __future__ import annotations
 
 import sys

@@ -7,6 +7,7 @@ Where the model supports mid-conversation tool changes, every mode's tools are d
 (`declared_tools`: those the starting mode does not offer are `defer_loading`) and a switch adds
 and removes them by reference inside that notice; elsewhere the tool list is the mode's own.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

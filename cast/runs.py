@@ -3,6 +3,7 @@
 This is the only place that knows how the parts fit; the CLI and the REPL both call it, so a
 one-shot run and an interactive one are the same machine with different front-ends.
 """
+
 from __future__ import annotations
 
 import os
@@ -83,14 +84,26 @@ def make_model(spec: str, config: Config) -> Model:
 def _agent(mode: Mode, workspace: Workspace, config: Config, ctx: ToolContext, model: Model | None) -> Agent:
     model = model or make_model(config.model_for(mode.name), config)
     return Agent(
-        model=model, tools=mode.tools, system=system_prompt(workspace), ctx=ctx,
-        max_steps=config.max_steps, max_tokens=config.max_tokens, hooks=Hooks(), effort=conversation.effort(config, mode, model),
+        model=model,
+        tools=mode.tools,
+        system=system_prompt(workspace),
+        ctx=ctx,
+        max_steps=config.max_steps,
+        max_tokens=config.max_tokens,
+        hooks=Hooks(),
+        effort=conversation.effort(config, mode, model),
     )
 
 
 def _approval(options: Options, config: Config, workspace: Workspace) -> ApprovalPolicy:
-    return ApprovalPolicy(allow=config.allow, yes=options.yes, approver=options.approver, workspace_root=str(workspace.root),
-                          sandbox=config.sandbox, sandbox_network=config.sandbox_network)
+    return ApprovalPolicy(
+        allow=config.allow,
+        yes=options.yes,
+        approver=options.approver,
+        workspace_root=str(workspace.root),
+        sandbox=config.sandbox,
+        sandbox_network=config.sandbox_network,
+    )
 
 
 def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
@@ -120,20 +133,35 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
         # (and no API key) and leaves no session behind.
         from cast.models.scripted import ScriptedModel
 
-        return _execute(workspace, config, options, board, meta.get("task", ""), session_id,
-                        model or ScriptedModel([], name="(nothing to execute)"))
+        return _execute(
+            workspace,
+            config,
+            options,
+            board,
+            meta.get("task", ""),
+            session_id,
+            model or ScriptedModel([], name="(nothing to execute)"),
+        )
     run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model)
-    session = Session.create(workspace.root, session_id, mode="execute", task=run.ctx.task,
-                             model=run.agent.model.name, plan_path=plan_path)
+    session = Session.create(
+        workspace.root, session_id, mode="execute", task=run.ctx.task, model=run.agent.model.name, plan_path=plan_path
+    )
     run = _instrument(run, session)
     conversation.start(run.agent, run.config, run.mode)
     return run
 
 
-def _execute(workspace: Workspace, config: Config, options: Options, board: TaskBoard, task: str,
-             session_id: str, model: Model | None) -> Run:
-    ctx = ToolContext(workspace=workspace, task=task, session_id=session_id, plan_path=board.plan.path,
-                      tasks=board, approval=_approval(options, config, workspace))
+def _execute(
+    workspace: Workspace, config: Config, options: Options, board: TaskBoard, task: str, session_id: str, model: Model | None
+) -> Run:
+    ctx = ToolContext(
+        workspace=workspace,
+        task=task,
+        session_id=session_id,
+        plan_path=board.plan.path,
+        tasks=board,
+        approval=_approval(options, config, workspace),
+    )
     agent = _agent(EXECUTE, workspace, config, ctx, model)
     return Run(workspace, config, EXECUTE, agent, session_id, options)
 
@@ -182,16 +210,25 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     plan_path = run.ctx.plan_path
     price = price_for(config, agent.model.name)
     if board is not None:  # before the report's baseline: creating the store adds a line to .cast/.gitignore
-        run.checkpoints = Recorder(Journal(run.workspace.root), run.session_id, board.plan.path,
-                                   lambda n: next((t for k, t, *_ in board.rows() if k == n), ""), lambda: run.mode is EXECUTE,
-                                   lambda: [k for k, _, status, _ in board.rows() if status == "done"])
+        run.checkpoints = Recorder(
+            Journal(run.workspace.root),
+            run.session_id,
+            board.plan.path,
+            lambda n: next((t for k, t, *_ in board.rows() if k == n), ""),
+            lambda: run.mode is EXECUTE,
+            lambda: [k for k, _, status, _ in board.rows() if status == "done"],
+        )
     run.session, run.usage = session, UsageLog(price)
     run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board)
     agent.transcript = Transcript(messages, on_append=session.append, prefix=prefix)
     economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
     run.economy = economy
-    hooks = Hooks(prepare=economy, compact=economy.compact, price=price,
-                  observers=[economy.observe, run.usage.observe, session.observe, run.report.observe, _plan_recorder(session)])
+    hooks = Hooks(
+        prepare=economy,
+        compact=economy.compact,
+        price=price,
+        observers=[economy.observe, run.usage.observe, session.observe, run.report.observe, _plan_recorder(session)],
+    )
     if board is not None:
         check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add)
         hooks.after_tools, hooks.on_finish = _watch_tasks(board), check
@@ -331,17 +368,21 @@ def execute_brief(run: Run) -> str:
     plan_text = board.plan.path.read_text(encoding="utf-8", errors="replace")
     left = board.remaining()
     done = len(board.rows()) - len(left)
-    where = f"Items already ticked ({done}) are done: skip them. Start with item {left[0][0]}." if left else "Every item is ticked."
+    where = (
+        f"Items already ticked ({done}) are done: skip them. Start with item {left[0][0]}." if left else "Every item is ticked."
+    )
     return (
         f"Execute this plan. Its checklist is your task list; task ids are item numbers.\n\n"
-        f"<plan path=\"{os.path.relpath(board.plan.path, run.workspace.root)}\">\n{plan_text}\n</plan>\n\n"
+        f'<plan path="{os.path.relpath(board.plan.path, run.workspace.root)}">\n{plan_text}\n</plan>\n\n'
         f"Task list:\n{board.listing()}\n\n{where}"
     )
 
 
 def task_event(board: TaskBoard) -> ev.TaskUpdate:
     """The task list as rows, each with the evidence its tick rested on (for `/tasks`)."""
-    return ev.TaskUpdate(tuple(ev.Task(n, text, status, note, board.evidence_for(text)) for n, text, status, note in board.rows()))
+    return ev.TaskUpdate(
+        tuple(ev.Task(n, text, status, note, board.evidence_for(text)) for n, text, status, note in board.rows())
+    )
 
 
 def _watch_tasks(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:
@@ -352,10 +393,20 @@ def _watch_tasks(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:
         if changes:
             # The plan's text is the user's file, so it travels in the user turn; the system
             # notice only says what happened (never untrusted text in a system message).
-            agent.transcript.add_user([{"type": "text", "text": "[cast: the user edited the plan file while you work: " + "; ".join(changes)
-                                        + f". The task list is now:\n{board.listing()}\nFollow the plan as it is now.]"}])
-            agent.transcript.notice("[cast: the user edited the plan file while you work. What changed and the task list as "
-                                    "it is now are in the last user turn; follow that list from now on.]")
+            agent.transcript.add_user(
+                [
+                    {
+                        "type": "text",
+                        "text": "[cast: the user edited the plan file while you work: "
+                        + "; ".join(changes)
+                        + f". The task list is now:\n{board.listing()}\nFollow the plan as it is now.]",
+                    }
+                ]
+            )
+            agent.transcript.notice(
+                "[cast: the user edited the plan file while you work. What changed and the task list as "
+                "it is now are in the last user turn; follow that list from now on.]"
+            )
             yield ev.Notice("plan edited: " + "; ".join(changes))
         if board.version != seen[0]:
             seen[0] = board.version

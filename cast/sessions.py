@@ -20,6 +20,7 @@ session can be sent as is.
 Layout: `<root>/.cast/sessions/<id>/transcript.jsonl` and `meta.json` (written atomically).
 `<root>/.cast/.gitignore` keeps `sessions/` out of version control: transcripts are private.
 """
+
 from __future__ import annotations
 
 import copy
@@ -40,7 +41,9 @@ Message = dict[str, Any]
 SESSIONS = "sessions"
 TRANSCRIPT = "transcript.jsonl"
 META = "meta.json"
-NOT_RUN = "[interrupted: cast stopped before this result was recorded; the call may have run, so check its effects before repeating it]"
+NOT_RUN = (
+    "[interrupted: cast stopped before this result was recorded; the call may have run, so check its effects before repeating it]"
+)
 
 
 class SessionError(Exception):
@@ -85,11 +88,18 @@ class Session:
         directory.mkdir(parents=True, exist_ok=False)
         now = _now()
         meta = {
-            "id": id, "mode": mode, "task": task, "model": model,
+            "id": id,
+            "mode": mode,
+            "task": task,
+            "model": model,
             "plan_path": str(plan_path) if plan_path else None,
-            "status": "running", "steps": 0, "pid": os.getpid(),
+            "status": "running",
+            "steps": 0,
+            "pid": os.getpid(),
             "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0},
-            "cost": 0.0, "created": now, "updated": now,
+            "cost": 0.0,
+            "created": now,
+            "updated": now,
         }
         (directory / TRANSCRIPT).touch()
         session = cls(directory, meta)
@@ -198,8 +208,12 @@ class Session:
     def observe(self, event: ev.Event) -> None:
         """Keep meta.json current from the loop's events (one write per step, not per delta)."""
         if isinstance(event, ev.UsageUpdate):
-            usage = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
-                     "cache_read_tokens": event.cache_read_tokens, "cache_write_tokens": event.cache_write_tokens}
+            usage = {
+                "input_tokens": event.input_tokens,
+                "output_tokens": event.output_tokens,
+                "cache_read_tokens": event.cache_read_tokens,
+                "cache_write_tokens": event.cache_write_tokens,
+            }
             self.update(durable=False, usage=usage, cost=round(event.cost, 6))  # every step: not worth a disk sync
         elif isinstance(event, ev.StepStarted):
             self.meta["steps"] = self.meta.get("steps", 0) + 1  # written with the next usage/stop
@@ -302,8 +316,10 @@ def make_valid(messages: list[Message]) -> list[Message]:
                 after = result[index + 1]["content"]
                 answered = {b.get("tool_use_id"): b for b in after if isinstance(b, dict) and b.get("type") == "tool_result"}
                 rest = [b for b in after if not (isinstance(b, dict) and b.get("type") == "tool_result")]
-                results = [answered.get(i) or {"type": "tool_result", "tool_use_id": i, "content": NOT_RUN, "is_error": True}
-                           for i in uses]  # in call order, ahead of any text, as the API wants
+                results = [
+                    answered.get(i) or {"type": "tool_result", "tool_use_id": i, "content": NOT_RUN, "is_error": True}
+                    for i in uses
+                ]  # in call order, ahead of any text, as the API wants
                 result[index + 1]["content"] = results + rest
         index += 1
     return result
@@ -373,7 +389,13 @@ def list_sessions(root: Path) -> list[SessionInfo]:
             meta = _read_meta(directory)
         except (SessionError, NotADirectoryError):
             continue
-        info = SessionInfo(str(meta.get("id", directory.name)), str(meta.get("mode", "")), str(meta.get("status", "")),
-                           str(meta.get("task", "")), int(meta.get("steps") or 0), str(meta.get("updated", "")))
+        info = SessionInfo(
+            str(meta.get("id", directory.name)),
+            str(meta.get("mode", "")),
+            str(meta.get("status", "")),
+            str(meta.get("task", "")),
+            int(meta.get("steps") or 0),
+            str(meta.get("updated", "")),
+        )
         found.append(((info.updated, directory.stat().st_mtime, info.id), info))
     return [info for _, info in sorted(found, key=lambda entry: entry[0], reverse=True)]

@@ -1,5 +1,6 @@
 """Text shown to people and models: counts in words, long text clipped with a visible marker, a
 tool call in one line. One helper for each, so every part of cast says these things alike."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -5,6 +5,7 @@ The transcript is a cache of the files without invalidation. `ReadTracker` is th
 it remembers what each file looked like when the model read it, so cast can refuse an edit based on
 a stale view and tell the model which of its reads went stale.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -146,7 +147,7 @@ class Workspace:
             except OSError:
                 continue
             label = "global" if source.parent == config_dir() else os.path.relpath(source, self.root)
-            block = f"<instructions source=\"{label}\">\n{text.strip()}\n</instructions>"
+            block = f'<instructions source="{label}">\n{text.strip()}\n</instructions>'
             if used + len(block) > AGENTS_CAP:
                 block = block[: max(0, AGENTS_CAP - used)] + f"\n[truncated: AGENTS.md content is capped at {AGENTS_CAP} bytes]"
                 parts.append(block)

@@ -1,4 +1,5 @@
 """Shared fixtures: real temp directories, real git repositories, scripted models."""
+
 from __future__ import annotations
 
 import json

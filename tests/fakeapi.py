@@ -32,6 +32,7 @@ and read back every request (`api.requests`: path, headers, JSON body, and the s
 `api.rejections()` lists the 4xx answers). An accepted request with nothing scripted gets a 400
 naming it, so a test that sends more than it expected fails loudly.
 """
+
 from __future__ import annotations
 
 import json
@@ -254,7 +255,9 @@ class FakeAPI:
             return response
         return self._render(response, record, model, items, transformations if BETA_BINDING in betas else None, applied)
 
-    def _prompt(self, body: dict[str, Any], model: Any, betas: set[str]) -> tuple[list[Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    def _prompt(
+        self, body: dict[str, Any], model: Any, betas: set[str]
+    ) -> tuple[list[Any], list[dict[str, Any]], list[dict[str, Any]]]:
         """What the model would see: the request's items less dropped thinking blocks and with
         context edits applied; a 400 for a failed prefix check or a prompt over the window."""
         items = flatten(body)
@@ -269,8 +272,15 @@ class FakeAPI:
             raise bad(f"prompt is too long: {total} tokens > {window} maximum")
         return seen, transformations, applied
 
-    def _render(self, stream: Stream, record: Recorded, model: Any, seen: list[Any],
-                transformations: list[dict[str, Any]] | None, applied: list[dict[str, Any]]) -> Stream | Failure:
+    def _render(
+        self,
+        stream: Stream,
+        record: Recorded,
+        model: Any,
+        seen: list[Any],
+        transformations: list[dict[str, Any]] | None,
+        applied: list[dict[str, Any]],
+    ) -> Stream | Failure:
         """The scripted turn as this request gets it: a stream, or one JSON message when the
         request did not ask to stream."""
         turn, body = stream.turn, record.body
@@ -302,14 +312,33 @@ class FakeAPI:
         extra_start = {"input_transformations": transformations} if transformations is not None else None
         extra_delta = {"context_management": {"applied_edits": applied}} if body.get("context_management") else None
         if not body.get("stream"):
-            return _json({
-                "id": turn.message_id, "type": "message", "role": "assistant", "model": body["model"], "content": blocks,
-                "stop_reason": stop_reason, "stop_sequence": None, "stop_details": turn.stop_details,
-                "usage": {**usage, "output_tokens": turn.output_tokens}, **(extra_start or {}), **(extra_delta or {}),
-            })
-        events = message_events(*blocks, stop_reason=stop_reason, usage=usage, output_tokens=turn.output_tokens,
-                                chunk=turn.chunk, model=body["model"], message_id=turn.message_id,
-                                stop_details=turn.stop_details, extra_start=extra_start, extra_delta=extra_delta)
+            return _json(
+                {
+                    "id": turn.message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body["model"],
+                    "content": blocks,
+                    "stop_reason": stop_reason,
+                    "stop_sequence": None,
+                    "stop_details": turn.stop_details,
+                    "usage": {**usage, "output_tokens": turn.output_tokens},
+                    **(extra_start or {}),
+                    **(extra_delta or {}),
+                }
+            )
+        events = message_events(
+            *blocks,
+            stop_reason=stop_reason,
+            usage=usage,
+            output_tokens=turn.output_tokens,
+            chunk=turn.chunk,
+            model=body["model"],
+            message_id=turn.message_id,
+            stop_details=turn.stop_details,
+            extra_start=extra_start,
+            extra_delta=extra_delta,
+        )
         return Stream(events, None, stream.cut_after, stream.stall_after, stream.stall, stream.chunked, stream.then)
 
     def _send_failure(self, handler: BaseHTTPRequestHandler, failure: Failure) -> None:

@@ -1,6 +1,7 @@
 """Content blocks and server-sent events of the fake Messages API's replies: what a test scripts
 (`text`, `thinking`, `note`, `tool_use`...), and how a scripted turn is shown for one request's
 thinking settings (`adapt`) and streamed (`message_events`)."""
+
 from __future__ import annotations
 
 import json
@@ -62,20 +63,35 @@ def message_events(
     extra_delta: dict[str, Any] | None = None,
 ) -> list[Event]:
     """The SSE events of one reply made of `blocks`, each streamed in chunks of `chunk` chars."""
-    start_usage: dict[str, Any] = {"input_tokens": 100, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    start_usage: dict[str, Any] = {
+        "input_tokens": 100,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
     start_usage.update(usage or {})
     if stop_reason is None:
         stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
     message = {
-        "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": start_usage, **(extra_start or {}),
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": start_usage,
+        **(extra_start or {}),
     }
     events: list[Event] = [("message_start", {"type": "message_start", "message": message}), ("ping", {"type": "ping"})]
     for index, block in enumerate(blocks):
         kind = block["type"]
         deltas: list[dict[str, Any]]
         if kind == "text":
-            start, deltas = {"type": "text", "text": ""}, [{"type": "text_delta", "text": c} for c in _chunks(block["text"], chunk)]
+            start, deltas = (
+                {"type": "text", "text": ""},
+                [{"type": "text_delta", "text": c} for c in _chunks(block["text"], chunk)],
+            )
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
             deltas = [{"type": "thinking_delta", "thinking": c} for c in _chunks(block["thinking"], chunk) if c]
@@ -91,11 +107,17 @@ def message_events(
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     end_usage = {k: v for k, v in start_usage.items() if k != "output_tokens"}
     end_usage["output_tokens"] = output_tokens
-    events.append(("message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": stop_reason, "stop_sequence": None, "stop_details": stop_details},
-        "usage": end_usage, **(extra_delta or {}),
-    }))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason, "stop_sequence": None, "stop_details": stop_details},
+                "usage": end_usage,
+                **(extra_delta or {}),
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 

@@ -6,6 +6,7 @@ Messages the reference quotes verbatim: `thinking.type` not supported, `disabled
 forced `tool_choice`, assistant prefill, the invalid thinking signature, `prompt is too long`,
 `not_found_error` `model: <id>`. The others are worded for this fake and say what is wrong.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,11 +24,32 @@ BETA_COMPACT = "compact-2026-01-12"
 BETA_COMPACT_NOW = "compact-2026-09-04"
 
 SAMPLING = ("temperature", "top_p", "top_k")
-TOP_LEVEL = frozenset({
-    "model", "messages", "max_tokens", "system", "tools", "tool_choice", "thinking", "output_config", "stream",
-    "metadata", "stop_sequences", "cache_control", "context_management", "compaction", "container", "diagnostics",
-    "service_tier", "inference_geo", "speed", "user_profile_id", "workspace_id", "mcp_servers",
-})
+TOP_LEVEL = frozenset(
+    {
+        "model",
+        "messages",
+        "max_tokens",
+        "system",
+        "tools",
+        "tool_choice",
+        "thinking",
+        "output_config",
+        "stream",
+        "metadata",
+        "stop_sequences",
+        "cache_control",
+        "context_management",
+        "compaction",
+        "container",
+        "diagnostics",
+        "service_tier",
+        "inference_geo",
+        "speed",
+        "user_profile_id",
+        "workspace_id",
+        "mcp_servers",
+    }
+)
 COUNT_TOKENS_ONLY_ABSENT = frozenset({"max_tokens", "stream", "metadata", "stop_sequences", "service_tier"})
 
 
@@ -47,8 +69,10 @@ def bad(message: str) -> ApiError:
 
 
 def not_supported(kind: str) -> ApiError:
-    return bad(f'"thinking.type.{kind}" is not supported for this model. '
-               'Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.')
+    return bad(
+        f'"thinking.type.{kind}" is not supported for this model. '
+        'Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'
+    )
 
 
 def needs_beta(field: str, beta: str, betas: set[str]) -> None:
@@ -56,8 +80,7 @@ def needs_beta(field: str, beta: str, betas: set[str]) -> None:
         raise bad(f'{field}: this feature requires the beta header "anthropic-beta: {beta}"')
 
 
-def validate(body: dict[str, Any], betas: set[str], *, count_tokens: bool = False,
-             paused: set[str] | None = None) -> FakeModel:
+def validate(body: dict[str, Any], betas: set[str], *, count_tokens: bool = False, paused: set[str] | None = None) -> FakeModel:
     """The model the request names, if the request is one today's API accepts; else ApiError."""
     model = model_of(body)
     check_fields(body, count_tokens)
@@ -99,7 +122,9 @@ def check_max_tokens(body: dict[str, Any], model: FakeModel) -> None:
     if not isinstance(value, int) or value < 0:
         raise bad("max_tokens: Field required")
     if value > model.max_tokens:
-        raise bad(f"max_tokens: {value} > {model.max_tokens}, which is the maximum allowed number of output tokens for {model.id}")
+        raise bad(
+            f"max_tokens: {value} > {model.max_tokens}, which is the maximum allowed number of output tokens for {model.id}"
+        )
 
 
 def check_output_config(body: dict[str, Any], model: FakeModel, betas: set[str]) -> str:
@@ -155,24 +180,32 @@ def check_thinking(body: dict[str, Any], model: FakeModel, betas: set[str], effo
             raise bad("`max_tokens` must be greater than `thinking.budget_tokens`")
     elif kind == "disabled":
         if model.id == "claude-sonnet-5-5":
-            raise bad('To turn thinking off on this model, send "thinking": {"type": "between_tools"} instead of '
-                      '{"type": "disabled"}. Progress updates between tool calls then come back as thinking blocks.')
+            raise bad(
+                'To turn thinking off on this model, send "thinking": {"type": "between_tools"} instead of '
+                '{"type": "disabled"}. Progress updates between tool calls then come back as thinking blocks.'
+            )
         if kind not in model.thinking:
             raise not_supported(kind)
         if _above(effort, model.thinking_off_max_effort):
-            raise bad(f'thinking.type "disabled" is not supported with effort "{effort}" on this model; '
-                      f'use effort "{model.thinking_off_max_effort}" or lower, or thinking.type "adaptive"')
+            raise bad(
+                f'thinking.type "disabled" is not supported with effort "{effort}" on this model; '
+                f'use effort "{model.thinking_off_max_effort}" or lower, or thinking.type "adaptive"'
+            )
     elif kind == "between_tools":
         if kind not in model.thinking:
             raise not_supported(kind)
         if extra:
             raise bad(f'thinking.between_tools.{extra[0]}: Extra inputs are not permitted; "between_tools" takes no other field')
         if _above(effort or "high", model.thinking_off_max_effort):
-            raise bad(f'thinking.type "between_tools" is not supported with effort "{effort}"; '
-                      f'use effort "{model.thinking_off_max_effort}" or lower, or thinking.type "adaptive"')
+            raise bad(
+                f'thinking.type "between_tools" is not supported with effort "{effort}"; '
+                f'use effort "{model.thinking_off_max_effort}" or lower, or thinking.type "adaptive"'
+            )
     elif kind == "adaptive":
         if kind not in model.thinking:
-            raise bad('"thinking.type.adaptive" is not supported for this model. Use "thinking.type.enabled" with "budget_tokens".')
+            raise bad(
+                '"thinking.type.adaptive" is not supported for this model. Use "thinking.type.enabled" with "budget_tokens".'
+            )
         for key in extra:
             if key not in ("display", "block_binding"):
                 raise bad(f"thinking.adaptive.{key}: Extra inputs are not permitted")
@@ -254,8 +287,11 @@ def check_messages(body: dict[str, Any], model: FakeModel, betas: set[str], effo
             if kind in ("tool_addition", "tool_removal"):
                 raise bad(f'messages.{i}.content.{j}: "{kind}" blocks are only allowed in "system" messages')
         check_tool_pairs(messages, i)
-    if messages[last].get("role") == "assistant" and not model.prefill \
-            and canonical(blocks_of(messages[last].get("content"))) not in paused:
+    if (
+        messages[last].get("role") == "assistant"
+        and not model.prefill
+        and canonical(blocks_of(messages[last].get("content"))) not in paused
+    ):
         raise bad("This model does not support assistant message prefill. The conversation must end with a user message.")
 
 
@@ -268,8 +304,9 @@ def _neighbour(messages: list[Any], i: int, step: int) -> tuple[int, Any]:
     return k, (messages[k] if 0 <= k < len(messages) else None)
 
 
-def check_system_message(messages: list[Any], i: int, model: FakeModel, betas: set[str], declared: set[Any],
-                         effort: str, between: bool) -> None:
+def check_system_message(
+    messages: list[Any], i: int, model: FakeModel, betas: set[str], declared: set[Any], effort: str, between: bool
+) -> None:
     message = messages[i]
     if not model.system_messages:
         raise bad(f'messages.{i}.role: "system" messages are not supported for this model; use the top-level `system` parameter')
@@ -295,8 +332,10 @@ def check_system_message(messages: list[Any], i: int, model: FakeModel, betas: s
         if config.get("effort"):
             check_effort(f"messages.{i}.output_config.effort", config["effort"], model)
             if between and config["effort"] != (effort or "high"):
-                raise bad(f'messages.{i}.output_config.effort: with thinking.type "between_tools" a per-message effort '
-                          "must match the effort in effect")
+                raise bad(
+                    f'messages.{i}.output_config.effort: with thinking.type "between_tools" a per-message effort '
+                    "must match the effort in effect"
+                )
     elif not content:
         raise bad(f"messages.{i}: a system message needs content or output_config")
     for j, block in enumerate(content):
@@ -322,19 +361,30 @@ def check_tool_pairs(messages: list[Any], i: int) -> None:
         if not uses or i == len(messages) - 1:
             return
         after = messages[i + 1]
-        results = {b.get("tool_use_id") for b in blocks_of(after.get("content")) if isinstance(b, dict) and b.get("type") == "tool_result"}
+        results = {
+            b.get("tool_use_id")
+            for b in blocks_of(after.get("content"))
+            if isinstance(b, dict) and b.get("type") == "tool_result"
+        }
         missing = [u for u in uses if u not in results] if after.get("role") == "user" else uses
         if missing:
-            raise bad(f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                      f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+            raise bad(
+                f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+            )
     elif message.get("role") == "user":
         before = messages[i - 1] if i > 0 else {}
-        uses = {b.get("id") for b in blocks_of(before.get("content")) if isinstance(b, dict) and b.get("type") == "tool_use"} \
-            if before.get("role") == "assistant" else set()
+        uses = (
+            {b.get("id") for b in blocks_of(before.get("content")) if isinstance(b, dict) and b.get("type") == "tool_use"}
+            if before.get("role") == "assistant"
+            else set()
+        )
         for j, block in enumerate(blocks_of(message.get("content"))):
             if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") not in uses:
-                raise bad(f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
-                          f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.")
+                raise bad(
+                    f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                    f"{block.get('tool_use_id')}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                )
 
 
 # -- context management ------------------------------------------------------------------------
@@ -385,4 +435,6 @@ def check_context_management(body: dict[str, Any], model: FakeModel, betas: set[
             if trigger["value"] < 50_000:
                 raise bad(f"{where}.trigger.value: Input should be greater than or equal to 50000")
         else:
-            raise bad(f"{where}.type: Input should be 'clear_tool_uses_20250919', 'clear_thinking_20251015' or 'compact_20260112'")
+            raise bad(
+                f"{where}.type: Input should be 'clear_tool_uses_20250919', 'clear_thinking_20251015' or 'compact_20260112'"
+            )

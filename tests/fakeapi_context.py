@@ -10,6 +10,7 @@ past its trigger makes the reply start with a `compaction` block (the scripted t
 `compaction` text); with `pause_after_compaction` the reply is that block alone, stop reason
 `compaction`. Later requests count from the last compaction block on.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -52,21 +53,41 @@ def _clear_thinking(items: list[Item], edit: dict[str, Any]) -> tuple[list[Item]
     keep = edit.get("keep", {"type": "thinking_turns", "value": 1})
     if keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
         return items, None
-    turns = sorted({it.path[0] for it in items if it.kind == "assistant" and it.path
-                    and isinstance(it.block, dict) and it.block.get("type") in THINKING_KINDS})
+    turns = sorted(
+        {
+            it.path[0]
+            for it in items
+            if it.kind == "assistant" and it.path and isinstance(it.block, dict) and it.block.get("type") in THINKING_KINDS
+        }
+    )
     cleared_turns = set(turns[: max(0, len(turns) - int(keep.get("value", 1)))])
     if not cleared_turns:
         return items, None
-    kept = [it for it in items if not (it.path and it.path[0] in cleared_turns and it.kind == "assistant"
-                                       and isinstance(it.block, dict) and it.block.get("type") in THINKING_KINDS)]
-    return kept, {"type": "clear_thinking_20251015", "cleared_thinking_turns": len(cleared_turns),
-                  "cleared_input_tokens": _total(items) - _total(kept)}
+    kept = [
+        it
+        for it in items
+        if not (
+            it.path
+            and it.path[0] in cleared_turns
+            and it.kind == "assistant"
+            and isinstance(it.block, dict)
+            and it.block.get("type") in THINKING_KINDS
+        )
+    ]
+    return kept, {
+        "type": "clear_thinking_20251015",
+        "cleared_thinking_turns": len(cleared_turns),
+        "cleared_input_tokens": _total(items) - _total(kept),
+    }
 
 
 def _clear_tool_uses(items: list[Item], edit: dict[str, Any]) -> tuple[list[Item], dict[str, Any] | None]:
     trigger = edit.get("trigger") or {"type": "input_tokens", "value": 100_000}
-    uses = [(k, it) for k, it in enumerate(items) if it.kind == "assistant" and isinstance(it.block, dict)
-            and it.block.get("type") == "tool_use"]
+    uses = [
+        (k, it)
+        for k, it in enumerate(items)
+        if it.kind == "assistant" and isinstance(it.block, dict) and it.block.get("type") == "tool_use"
+    ]
     measure = _total(items) if trigger["type"] == "input_tokens" else len(uses)
     if measure <= trigger["value"]:
         return items, None
@@ -80,12 +101,21 @@ def _clear_tool_uses(items: list[Item], edit: dict[str, Any]) -> tuple[list[Item
     cleared = 0
     for it in items:
         block = it.block
-        if it.kind == "user" and isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") in ids:
+        if (
+            it.kind == "user"
+            and isinstance(block, dict)
+            and block.get("type") == "tool_result"
+            and block.get("tool_use_id") in ids
+        ):
             if block.get("content") != CLEARED:
                 cleared += 1
             block = {"type": "tool_result", "tool_use_id": block.get("tool_use_id"), "content": CLEARED}
-        elif it.kind == "assistant" and isinstance(block, dict) and block.get("id") in ids and (
-                clear_inputs is True or (isinstance(clear_inputs, list) and block.get("name") in clear_inputs)):
+        elif (
+            it.kind == "assistant"
+            and isinstance(block, dict)
+            and block.get("id") in ids
+            and (clear_inputs is True or (isinstance(clear_inputs, list) and block.get("name") in clear_inputs))
+        ):
             block = {**block, "input": {}}
         out.append(Item(it.kind, block, it.path, it.ttl))
     saved = _total(items) - _total(out)

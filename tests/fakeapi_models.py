@@ -13,6 +13,7 @@ unconfirmed, the fake takes the answer that is harder on the client:
 - the prefix check on thinking blocks is enforced (an account created after 2026-08-31) on every
   model that has one: the 5.5 models and Fable/Mythos 5.1 and 5.2.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,8 +21,19 @@ from typing import Any
 
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 ALL = frozenset(EFFORTS)
-OLD = frozenset({"claude-sonnet-5", "claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6",
-                 "claude-opus-4-5", "claude-sonnet-4-6", "claude-sonnet-4-5", "claude-haiku-4-5"})
+OLD = frozenset(
+    {
+        "claude-sonnet-5",
+        "claude-opus-5",
+        "claude-opus-4-8",
+        "claude-opus-4-7",
+        "claude-opus-4-6",
+        "claude-opus-4-5",
+        "claude-sonnet-4-6",
+        "claude-sonnet-4-5",
+        "claude-haiku-4-5",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -64,15 +76,30 @@ class FakeModel:
         effort["supported"] = bool(self.efforts)
         cm = self.context_management
         return {
-            "type": "model", "id": self.id, "display_name": self.display_name, "created_at": self.created_at,
-            "lifecycle": self.lifecycle, "deprecated_at": self.deprecated_at, "retires_at": self.retires_at,
-            "line": self.line, "max_input_tokens": self.max_input_tokens, "max_tokens": self.max_tokens,
+            "type": "model",
+            "id": self.id,
+            "display_name": self.display_name,
+            "created_at": self.created_at,
+            "lifecycle": self.lifecycle,
+            "deprecated_at": self.deprecated_at,
+            "retires_at": self.retires_at,
+            "line": self.line,
+            "max_input_tokens": self.max_input_tokens,
+            "max_tokens": self.max_tokens,
             "capabilities": {
-                "batch": yes, "citations": yes, "code_execution": yes, "image_input": yes, "pdf_input": yes,
+                "batch": yes,
+                "citations": yes,
+                "code_execution": yes,
+                "image_input": yes,
+                "pdf_input": yes,
                 "server_tools": {"supported": True, "code_execution": yes, "web_search": yes},
                 "structured_outputs": flag(self.structured_outputs),
-                "context_management": {"supported": cm, "clear_tool_uses_20250919": flag(cm),
-                                       "clear_thinking_20251015": flag(cm), "compact_20260112": flag(cm)},
+                "context_management": {
+                    "supported": cm,
+                    "clear_tool_uses_20250919": flag(cm),
+                    "clear_thinking_20251015": flag(cm),
+                    "compact_20260112": flag(cm),
+                },
                 "effort": effort,
                 "thinking": {"supported": bool(self.thinking - {"disabled"}), "types": thinking_types},
             },
@@ -91,47 +118,193 @@ _EFFORT_4X = frozenset({"low", "medium", "high", "max"})
 LINEUP: tuple[FakeModel, ...] = (
     _m("claude-fable-5-2", "Claude Fable 5.2", "fable", "2026-11-09", min_cache=512, reads=_FABLE_52),
     _m("claude-mythos-5-2", "Claude Mythos 5.2", "mythos", "2026-11-09", min_cache=512, reads=_FABLE_52),
-    _m("claude-opus-5-5", "Claude Opus 5.5", "opus", "2026-09-22", min_cache=512,
-       reads=frozenset({"claude-sonnet-5-5"}) | OLD),
-    _m("claude-sonnet-5-5", "Claude Sonnet 5.5", "sonnet", "2026-09-22", min_cache=512,
-       thinking=frozenset({"adaptive", "between_tools"}), thinking_off_max_effort="high", reads=OLD),
-    _m("claude-haiku-5-5", "Claude Haiku 5.5", "haiku", "2026-10-14", min_cache=2048, forced_tool_choice=True,
-       thinking=frozenset({"adaptive", "disabled"}), thinking_off_max_effort="high", reads=OLD),
+    _m("claude-opus-5-5", "Claude Opus 5.5", "opus", "2026-09-22", min_cache=512, reads=frozenset({"claude-sonnet-5-5"}) | OLD),
+    _m(
+        "claude-sonnet-5-5",
+        "Claude Sonnet 5.5",
+        "sonnet",
+        "2026-09-22",
+        min_cache=512,
+        thinking=frozenset({"adaptive", "between_tools"}),
+        thinking_off_max_effort="high",
+        reads=OLD,
+    ),
+    _m(
+        "claude-haiku-5-5",
+        "Claude Haiku 5.5",
+        "haiku",
+        "2026-10-14",
+        min_cache=2048,
+        forced_tool_choice=True,
+        thinking=frozenset({"adaptive", "disabled"}),
+        thinking_off_max_effort="high",
+        reads=OLD,
+    ),
     _m("claude-fable-5-1", "Claude Fable 5.1", "fable", "2026-05-12", min_cache=512, tool_changes=True, reads=_FABLE_51),
     _m("claude-mythos-5-1", "Claude Mythos 5.1", "mythos", "2026-05-12", min_cache=512, tool_changes=True, reads=_FABLE_51),
-    _m("claude-opus-5", "Claude Opus 5", "opus", "2026-03-03", min_cache=512, tool_changes=True, forced_tool_choice=True,
-       binding_enforced=False, reads=OLD),
-    _m("claude-sonnet-5", "Claude Sonnet 5", "sonnet", "2026-03-03", system_messages=False, forced_tool_choice=True,
-       binding_enforced=False, reads=OLD),
-    _m("claude-opus-4-8", "Claude Opus 4.8", "opus", "2026-01-20", thinking=frozenset({"adaptive", "disabled"}),
-       efforts=_EFFORT_4X, tool_changes=True, forced_tool_choice=True, prefill=True, binding_enforced=False, reads=OLD),
-    _m("claude-opus-4-7", "Claude Opus 4.7", "opus", "2025-12-16", thinking=frozenset({"adaptive", "disabled"}),
-       efforts=_EFFORT_4X, system_messages=False, forced_tool_choice=True, prefill=True, binding_enforced=False, reads=OLD),
-    _m("claude-opus-4-6", "Claude Opus 4.6", "opus", "2025-11-24", thinking=frozenset({"adaptive", "disabled", "enabled"}),
-       efforts=_EFFORT_4X, system_messages=False, forced_tool_choice=True, prefill=True, binding_enforced=False, reads=OLD),
-    _m("claude-sonnet-4-6", "Claude Sonnet 4.6", "sonnet", "2025-11-24", thinking=frozenset({"adaptive", "disabled", "enabled"}),
-       efforts=_EFFORT_4X, system_messages=False, forced_tool_choice=True, prefill=True, binding_enforced=False, reads=OLD),
-    _m("claude-haiku-4-5", "Claude Haiku 4.5", "haiku", "2025-10-01", max_input_tokens=200_000, max_tokens=64_000,
-       thinking=frozenset({"disabled", "enabled"}), efforts=frozenset(), system_messages=False, forced_tool_choice=True,
-       prefill=True, binding_enforced=False, min_cache=4096, reads=OLD, aliases=("claude-haiku-4-5-20251001",)),
-    _m("claude-opus-4-5", "Claude Opus 4.5", "opus", "2025-11-01", lifecycle="deprecated",
-       deprecated_at="2026-10-22T00:00:00Z", retires_at="2027-01-22T00:00:00Z", max_input_tokens=200_000,
-       max_tokens=64_000, thinking=frozenset({"disabled", "enabled"}), efforts=frozenset({"low", "medium", "high"}),
-       system_messages=False, forced_tool_choice=True, prefill=True, binding_enforced=False, min_cache=4096, reads=OLD,
-       aliases=("claude-opus-4-5-20251101",)),
+    _m(
+        "claude-opus-5",
+        "Claude Opus 5",
+        "opus",
+        "2026-03-03",
+        min_cache=512,
+        tool_changes=True,
+        forced_tool_choice=True,
+        binding_enforced=False,
+        reads=OLD,
+    ),
+    _m(
+        "claude-sonnet-5",
+        "Claude Sonnet 5",
+        "sonnet",
+        "2026-03-03",
+        system_messages=False,
+        forced_tool_choice=True,
+        binding_enforced=False,
+        reads=OLD,
+    ),
+    _m(
+        "claude-opus-4-8",
+        "Claude Opus 4.8",
+        "opus",
+        "2026-01-20",
+        thinking=frozenset({"adaptive", "disabled"}),
+        efforts=_EFFORT_4X,
+        tool_changes=True,
+        forced_tool_choice=True,
+        prefill=True,
+        binding_enforced=False,
+        reads=OLD,
+    ),
+    _m(
+        "claude-opus-4-7",
+        "Claude Opus 4.7",
+        "opus",
+        "2025-12-16",
+        thinking=frozenset({"adaptive", "disabled"}),
+        efforts=_EFFORT_4X,
+        system_messages=False,
+        forced_tool_choice=True,
+        prefill=True,
+        binding_enforced=False,
+        reads=OLD,
+    ),
+    _m(
+        "claude-opus-4-6",
+        "Claude Opus 4.6",
+        "opus",
+        "2025-11-24",
+        thinking=frozenset({"adaptive", "disabled", "enabled"}),
+        efforts=_EFFORT_4X,
+        system_messages=False,
+        forced_tool_choice=True,
+        prefill=True,
+        binding_enforced=False,
+        reads=OLD,
+    ),
+    _m(
+        "claude-sonnet-4-6",
+        "Claude Sonnet 4.6",
+        "sonnet",
+        "2025-11-24",
+        thinking=frozenset({"adaptive", "disabled", "enabled"}),
+        efforts=_EFFORT_4X,
+        system_messages=False,
+        forced_tool_choice=True,
+        prefill=True,
+        binding_enforced=False,
+        reads=OLD,
+    ),
+    _m(
+        "claude-haiku-4-5",
+        "Claude Haiku 4.5",
+        "haiku",
+        "2025-10-01",
+        max_input_tokens=200_000,
+        max_tokens=64_000,
+        thinking=frozenset({"disabled", "enabled"}),
+        efforts=frozenset(),
+        system_messages=False,
+        forced_tool_choice=True,
+        prefill=True,
+        binding_enforced=False,
+        min_cache=4096,
+        reads=OLD,
+        aliases=("claude-haiku-4-5-20251001",),
+    ),
+    _m(
+        "claude-opus-4-5",
+        "Claude Opus 4.5",
+        "opus",
+        "2025-11-01",
+        lifecycle="deprecated",
+        deprecated_at="2026-10-22T00:00:00Z",
+        retires_at="2027-01-22T00:00:00Z",
+        max_input_tokens=200_000,
+        max_tokens=64_000,
+        thinking=frozenset({"disabled", "enabled"}),
+        efforts=frozenset({"low", "medium", "high"}),
+        system_messages=False,
+        forced_tool_choice=True,
+        prefill=True,
+        binding_enforced=False,
+        min_cache=4096,
+        reads=OLD,
+        aliases=("claude-opus-4-5-20251101",),
+    ),
     # Retired: listed only when asked for, and every Messages request naming them is a 404.
-    _m("claude-sonnet-4-5", "Claude Sonnet 4.5", "sonnet", "2025-09-29", lifecycle="retired",
-       deprecated_at="2026-08-31T00:00:00Z", retires_at="2026-11-30T00:00:00Z", max_input_tokens=200_000,
-       max_tokens=64_000, thinking=frozenset({"disabled", "enabled"}), efforts=frozenset(), system_messages=False,
-       aliases=("claude-sonnet-4-5-20250929",)),
-    _m("claude-mythos-preview", "Claude Mythos Preview", "mythos", "2026-02-10", lifecycle="retired",
-       deprecated_at="2026-04-30T00:00:00Z", retires_at="2026-06-30T00:00:00Z"),
-    _m("claude-sonnet-4-0", "Claude Sonnet 4", "sonnet", "2025-05-14", lifecycle="retired",
-       deprecated_at="2026-03-15T00:00:00Z", retires_at="2026-06-15T00:00:00Z", max_input_tokens=200_000,
-       max_tokens=64_000, thinking=frozenset({"disabled", "enabled"}), efforts=frozenset(), aliases=("claude-sonnet-4-20250514",)),
-    _m("claude-opus-4-0", "Claude Opus 4", "opus", "2025-05-14", lifecycle="retired",
-       deprecated_at="2026-03-15T00:00:00Z", retires_at="2026-06-15T00:00:00Z", max_input_tokens=200_000,
-       max_tokens=32_000, thinking=frozenset({"disabled", "enabled"}), efforts=frozenset(), aliases=("claude-opus-4-20250514",)),
+    _m(
+        "claude-sonnet-4-5",
+        "Claude Sonnet 4.5",
+        "sonnet",
+        "2025-09-29",
+        lifecycle="retired",
+        deprecated_at="2026-08-31T00:00:00Z",
+        retires_at="2026-11-30T00:00:00Z",
+        max_input_tokens=200_000,
+        max_tokens=64_000,
+        thinking=frozenset({"disabled", "enabled"}),
+        efforts=frozenset(),
+        system_messages=False,
+        aliases=("claude-sonnet-4-5-20250929",),
+    ),
+    _m(
+        "claude-mythos-preview",
+        "Claude Mythos Preview",
+        "mythos",
+        "2026-02-10",
+        lifecycle="retired",
+        deprecated_at="2026-04-30T00:00:00Z",
+        retires_at="2026-06-30T00:00:00Z",
+    ),
+    _m(
+        "claude-sonnet-4-0",
+        "Claude Sonnet 4",
+        "sonnet",
+        "2025-05-14",
+        lifecycle="retired",
+        deprecated_at="2026-03-15T00:00:00Z",
+        retires_at="2026-06-15T00:00:00Z",
+        max_input_tokens=200_000,
+        max_tokens=64_000,
+        thinking=frozenset({"disabled", "enabled"}),
+        efforts=frozenset(),
+        aliases=("claude-sonnet-4-20250514",),
+    ),
+    _m(
+        "claude-opus-4-0",
+        "Claude Opus 4",
+        "opus",
+        "2025-05-14",
+        lifecycle="retired",
+        deprecated_at="2026-03-15T00:00:00Z",
+        retires_at="2026-06-15T00:00:00Z",
+        max_input_tokens=200_000,
+        max_tokens=32_000,
+        thinking=frozenset({"disabled", "enabled"}),
+        efforts=frozenset(),
+        aliases=("claude-opus-4-20250514",),
+    ),
 )
 
 BY_ID: dict[str, FakeModel] = {}
@@ -166,8 +339,11 @@ def list_page(infos: list[dict[str, Any]], query: dict[str, list[str]]) -> dict[
         for value in query.get(key, []):
             wanted.update(part for part in value.split(",") if part)
     wanted = wanted or {"active", "deprecated"}
-    models = sorted((m for m in infos if m.get("lifecycle", "active") in wanted),
-                    key=lambda m: (m.get("created_at", ""), m["id"]), reverse=True)
+    models = sorted(
+        (m for m in infos if m.get("lifecycle", "active") in wanted),
+        key=lambda m: (m.get("created_at", ""), m["id"]),
+        reverse=True,
+    )
     ids = [m["id"] for m in models]
     limit = max(1, min(1000, int((query.get("limit") or ["20"])[0])))
     after = (query.get("after_id") or [""])[0]
@@ -182,8 +358,12 @@ def list_page(infos: list[dict[str, Any]], query: dict[str, list[str]]) -> dict[
         more = end - limit > 0
     else:
         page, more = models[:limit], len(models) > limit
-    return {"data": page, "has_more": more, "first_id": page[0]["id"] if page else None,
-            "last_id": page[-1]["id"] if page else None}
+    return {
+        "data": page,
+        "has_more": more,
+        "first_id": page[0]["id"] if page else None,
+        "last_id": page[-1]["id"] if page else None,
+    }
 
 
 def lineup_infos() -> dict[str, dict[str, Any]]:
@@ -192,14 +372,30 @@ def lineup_infos() -> dict[str, dict[str, Any]]:
     return {m.id: m.info() for m in LINEUP}
 
 
-def model_info(id: str, lifecycle: str = "active", retires_at: str | None = None, *, max_input_tokens: int = 1_000_000,
-               max_tokens: int = 128_000, thinking: tuple[str, ...] = ("adaptive",),
-               efforts: tuple[str, ...] = EFFORTS) -> dict[str, Any]:
+def model_info(
+    id: str,
+    lifecycle: str = "active",
+    retires_at: str | None = None,
+    *,
+    max_input_tokens: int = 1_000_000,
+    max_tokens: int = 128_000,
+    thinking: tuple[str, ...] = ("adaptive",),
+    efforts: tuple[str, ...] = EFFORTS,
+) -> dict[str, Any]:
     """A `ModelInfo` for a model a test makes up (or describes differently from the line-up)."""
-    model = FakeModel(id, id, "sonnet", "2026-01-01T00:00:00Z", lifecycle=lifecycle,
-                      deprecated_at="2026-06-01T00:00:00Z" if lifecycle != "active" else None, retires_at=retires_at,
-                      max_input_tokens=max_input_tokens, max_tokens=max_tokens, thinking=frozenset(thinking),
-                      efforts=frozenset(efforts))
+    model = FakeModel(
+        id,
+        id,
+        "sonnet",
+        "2026-01-01T00:00:00Z",
+        lifecycle=lifecycle,
+        deprecated_at="2026-06-01T00:00:00Z" if lifecycle != "active" else None,
+        retires_at=retires_at,
+        max_input_tokens=max_input_tokens,
+        max_tokens=max_tokens,
+        thinking=frozenset(thinking),
+        efforts=frozenset(efforts),
+    )
     info = model.info()
     info["line"] = None
     return info

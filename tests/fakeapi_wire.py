@@ -35,6 +35,7 @@ prefix reaches the model's minimum cacheable length; the part up to the last `1h
 written at 1h, the rest at 5m. Each breakpoint at or over the minimum is stored. The rest of the
 input is `input_tokens`. Entries do not expire (a test has no pauses).
 """
+
 from __future__ import annotations
 
 import base64
@@ -121,7 +122,7 @@ def read_signature(block: dict[str, Any]) -> dict[str, str] | None:
     if not isinstance(token, str) or not token.startswith(SIG_PREFIX):
         return None
     try:
-        data = json.loads(base64.urlsafe_b64decode(token[len(SIG_PREFIX):].encode()))
+        data = json.loads(base64.urlsafe_b64decode(token[len(SIG_PREFIX) :].encode()))
     except (ValueError, json.JSONDecodeError):
         return None
     return data if isinstance(data, dict) and {"m", "p", "b"} <= set(data) else None
@@ -135,8 +136,14 @@ def signature_matches(data: dict[str, str], prefix: str, block: dict[str, Any]) 
 def effective(items: list[Item]) -> list[Item]:
     """What the model sees: everything before the last `compaction` block in `messages` is
     replaced by it (tools and system stay)."""
-    last = max((k for k, it in enumerate(items) if it.path is not None and isinstance(it.block, dict)
-                and it.block.get("type") == "compaction"), default=None)
+    last = max(
+        (
+            k
+            for k, it in enumerate(items)
+            if it.path is not None and isinstance(it.block, dict) and it.block.get("type") == "compaction"
+        ),
+        default=None,
+    )
     if last is None:
         return items
     return [it for it in items if it.path is None] + items[last:]
@@ -179,7 +186,9 @@ class CacheUsage:
 
     def usage(self) -> dict[str, Any]:
         return {
-            "input_tokens": self.plain, "cache_read_input_tokens": self.read, "cache_creation_input_tokens": self.write,
+            "input_tokens": self.plain,
+            "cache_read_input_tokens": self.read,
+            "cache_creation_input_tokens": self.write,
             "cache_creation": {"ephemeral_5m_input_tokens": self.write_5m, "ephemeral_1h_input_tokens": self.write_1h},
         }
 
@@ -231,13 +240,16 @@ class PromptCache:
 
 
 # -- the binding check on echoed thinking blocks -------------------------------------------------
-INVALID_SIGNATURE = ("messages.{i}.content.{j}: Invalid `signature` in `thinking` block. The block is bound to a "
-                     "different conversation. Send thinking blocks back unchanged after the exact messages they "
-                     "followed, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\".")
+INVALID_SIGNATURE = (
+    "messages.{i}.content.{j}: Invalid `signature` in `thinking` block. The block is bound to a "
+    "different conversation. Send thinking blocks back unchanged after the exact messages they "
+    'followed, or set `thinking.block_binding.prefix_mismatch_behavior` to "drop_block".'
+)
 
 
-def check_thinking_blocks(body: dict[str, Any], items: list[Item], reader: Any, can_read: Any,
-                          enforce: bool) -> tuple[list[dict[str, Any]], str | None]:
+def check_thinking_blocks(
+    body: dict[str, Any], items: list[Item], reader: Any, can_read: Any, enforce: bool
+) -> tuple[list[dict[str, Any]], str | None]:
     """Every echoed thinking block against the request's prefix. Returns the `input_transformations`
     entries and, when a block fails the prefix check and nothing allows it, the 400 message.
     `can_read(reader, writer_id)` is the model-binding rule."""

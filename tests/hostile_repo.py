@@ -42,12 +42,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TRAPS = (
-    "hooks", "textconv", "extdiff", "filter", "fsmonitor", "signature", "man", "pager",
-    "splitindex", "bare", "toolchain", "options",
+    "hooks",
+    "textconv",
+    "extdiff",
+    "filter",
+    "fsmonitor",
+    "signature",
+    "man",
+    "pager",
+    "splitindex",
+    "bare",
+    "toolchain",
+    "options",
 )
 
-_CLEAN_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-              "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+_CLEAN_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
 
 
 def plain_env(home: Path) -> dict[str, str]:
@@ -80,8 +95,16 @@ class HostileRepo:
         return tree_digest(self.home)
 
     def plain_git(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", *args], cwd=cwd or self.root, env=plain_env(self.home),
-                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False)
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd or self.root,
+            env=plain_env(self.home),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
 
     def stale(self) -> None:
         """Make the tracked trap files' stat data stale again (same content, new mtime)."""
@@ -134,8 +157,16 @@ def build(base: Path, traps: tuple[str, ...] = TRAPS) -> HostileRepo:
     repo = HostileRepo(root, markers, home)
 
     def git(*args: str, cwd: Path = root) -> str:
-        out = subprocess.run(["git", *args], cwd=cwd, env=plain_env(home), capture_output=True, text=True,
-                             timeout=60, stdin=subprocess.DEVNULL, check=False)
+        out = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=plain_env(home),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
         if out.returncode:
             raise RuntimeError(f"git {' '.join(args)}: {out.stderr}")
         return out.stdout
@@ -171,8 +202,7 @@ def build(base: Path, traps: tuple[str, ...] = TRAPS) -> HostileRepo:
         (evil / "HEAD").write_text("ref: refs/heads/main\n")
         program = _marker_program(markers, bindir, "bare", "exit 1")
         (evil / "config").write_text(
-            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n"
-            f"\tfsmonitor = {program}\n"
+            f"[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = {program}\n"
         )
     if "toolchain" in traps:
         (root / "rust-toolchain.toml").write_text('[toolchain]\npath = "/proc/self/cwd/toolchain"\n')
@@ -239,8 +269,7 @@ def _signed_head(git, root: Path) -> None:  # type: ignore[no-untyped-def]
     """Replace HEAD with the same commit plus a (fake) gpgsig header."""
     raw = git("cat-file", "commit", "HEAD")
     header, _, message = raw.partition("\n\n")
-    sig = ("gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEfake\n"
-           " -----END PGP SIGNATURE-----")
+    sig = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEfake\n -----END PGP SIGNATURE-----"
     signed = f"{header}\n{sig}\n\n{message}"
     path = root.parent / "signed-commit"
     path.write_text(signed)

@@ -6,6 +6,7 @@ refuses misplaced `role: "system"` messages and tool references to undeclared to
 It keeps a snapshot of every request as sent, so a test can also assert the append-only
 invariant directly (`assert_append_only`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -81,8 +82,10 @@ class SigningModel(ScriptedModel):
                     if request.drop_block:
                         self.dropped += 1
                         continue
-                    return (f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block. "
-                            "The block is bound to a different conversation.")
+                    return (
+                        f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block. "
+                        "The block is bound to a different conversation."
+                    )
         return None
 
     def stream(self, request: Request) -> Iterator[ModelEvent]:
@@ -124,8 +127,9 @@ def assert_append_only(sent: list[dict[str, Any]], allow: set[int] = frozenset()
         assert len(new) >= len(old), f"messages dropped at request {index}"
         assert new[: len(old) - 1] == old[:-1], f"an earlier message changed at request {index}"
         last, same = old[-1], new[len(old) - 1]
-        assert same["role"] == last["role"] and same["content"][: len(last["content"])] == last["content"], \
+        assert same["role"] == last["role"] and same["content"][: len(last["content"])] == last["content"], (
             f"the last message changed at request {index}"
+        )
 
 
 def thinking_turn(text: str, tool: str | None = None, **args: Any) -> dict[str, Any]:

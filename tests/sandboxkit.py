@@ -1,5 +1,6 @@
 """Shared by tests/sandbox and tests/redteam: each test runs once per kernel layer this machine has,
 and a skip reason names the layer the kernel lacks."""
+
 from __future__ import annotations
 
 import os

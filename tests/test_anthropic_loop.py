@@ -1,4 +1,5 @@
 """The Anthropic provider driven by cast's own loop (and CLI), against the fake Messages API."""
+
 from __future__ import annotations
 
 import json
@@ -56,8 +57,13 @@ def test_tool_result_reaches_the_next_request(fake_api, tmp_path):
 
 def test_thinking_blocks_round_trip_through_the_loop(fake_api, tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
-    fake_api.reply(thinking("I need to look at a.py before I can say anything about it."), redacted(),
-                   note("Reading a.py."), tool_use("toolu_01", "read_file", {"path": "a.py"}), chunk=7)
+    fake_api.reply(
+        thinking("I need to look at a.py before I can say anything about it."),
+        redacted(),
+        note("Reading a.py."),
+        tool_use("toolu_01", "read_file", {"path": "a.py"}),
+        chunk=7,
+    )
     fake_api.reply(thinking("It sets x."), text("a.py sets x to 1."))
     events = list(agent_for(tmp_path).run("Explain a.py"))
     assert last(events, ev.Stopped).status == "done", last(events, ev.Stopped).reason
@@ -119,7 +125,11 @@ def test_cast_plan_through_the_fake_api(fake_api, repo):
     env.pop("ANTHROPIC_AUTH_TOKEN", None)
     done = subprocess.run(
         [sys.executable, "-m", "cast", "plan", "Add a subtract function"],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=60,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     path = Path(done.stdout.strip().splitlines()[-1])
@@ -135,7 +145,12 @@ def test_cast_plan_without_a_key_says_which_variable_to_set(fake_api, repo):
     env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, CAST_MODEL="claude-sonnet-5-5")
     env.pop("ANTHROPIC_AUTH_TOKEN", None)
     done = subprocess.run(
-        [sys.executable, "-m", "cast", "plan", "anything"], cwd=repo, env=env, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "cast", "plan", "anything"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2
     assert "ANTHROPIC_API_KEY" in done.stderr and "Traceback" not in done.stderr
@@ -152,4 +167,3 @@ def test_empty_thinking_blocks_go_back_too(fake_api, tmp_path):
     first_turn = fake_api.requests[0].reply
     assert [b["thinking"] for b in first_turn[:2]] == ["", ""] and all(b["signature"] for b in first_turn[:2])
     assert fake_api.requests[1].body["messages"][1]["content"] == first_turn and fake_api.requests[1].status == 200
-

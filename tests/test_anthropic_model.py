@@ -1,4 +1,5 @@
 """AnthropicModel against the real SDK and a fake Messages API: streaming, faults, caching."""
+
 from __future__ import annotations
 
 import copy
@@ -31,7 +32,11 @@ from cast.models.scripted import ScriptedModel
 
 FAST = Config(retries=3, retry_after_cap=0.05, model_timeout=5.0)
 TOOLS = (
-    {"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
     {"name": "grep", "description": "Search.", "input_schema": {"type": "object", "properties": {"pattern": {"type": "string"}}}},
 )
 
@@ -73,7 +78,10 @@ class TestStreaming:
         assert fake_api.requests[0].path == "/v1/messages" and fake_api.requests[0].body["stream"] is True
 
     def test_two_tool_uses_in_one_turn_in_order(self, fake_api):
-        blocks = [tool_use("toolu_a", "read_file", {"path": "a.py"}), tool_use("toolu_b", "grep", {"pattern": "def \\w+\\(", "glob": "*.py"})]
+        blocks = [
+            tool_use("toolu_a", "read_file", {"path": "a.py"}),
+            tool_use("toolu_b", "grep", {"pattern": "def \\w+\\(", "glob": "*.py"}),
+        ]
         fake_api.reply(*blocks, chunk=2)
         events = list(model().stream(request()))
         assert [(c.id, c.name, c.input) for c in of(events, m.ToolUse)] == [(b["id"], b["name"], b["input"]) for b in blocks]
@@ -98,10 +106,15 @@ class TestStreaming:
         assert stop.content[0]["signature"].startswith("fk1.") and stop.content[1]["data"].startswith("fk1.")
         # The next request carries the blocks exactly as they came, in order, and passes the
         # fake's signature check (a 400 otherwise).
-        follow_up = m.Request(first.system, first.tools, first.messages + (
-            {"role": "assistant", "content": list(stop.content)},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x = 1"}]},
-        ))
+        follow_up = m.Request(
+            first.system,
+            first.tools,
+            first.messages
+            + (
+                {"role": "assistant", "content": list(stop.content)},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x = 1"}]},
+            ),
+        )
         assert list(model().stream(follow_up))[-1].content == (text("Done."),)
         echoed = fake_api.requests[1].body["messages"][1]
         assert echoed == {"role": "assistant", "content": sent}
@@ -129,7 +142,11 @@ class TestStreaming:
         assert fake_api.requests[0].status == 200
 
     def test_usage_maps_input_output_and_cache_counts(self, fake_api):
-        fake_api.reply(text("ok"), usage={"input_tokens": 12, "cache_read_input_tokens": 3000, "cache_creation_input_tokens": 450}, output_tokens=42)
+        fake_api.reply(
+            text("ok"),
+            usage={"input_tokens": 12, "cache_read_input_tokens": 3000, "cache_creation_input_tokens": 450},
+            output_tokens=42,
+        )
         events = list(model().stream(request()))
         assert of(events, m.Usage) == [m.Usage(input_tokens=12, output_tokens=42, cache_read_tokens=3000, cache_write_tokens=450)]
 
@@ -161,10 +178,13 @@ class TestCaching:
             {"role": "assistant", "content": [tool_use("t1", "read_file", {"path": "a"})]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]},
             {"role": "assistant", "content": [tool_use("t2", "grep", {"pattern": "b"})]},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "t2", "content": "y"},
-                {"type": "text", "text": "[note]"},
-            ]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t2", "content": "y"},
+                    {"type": "text", "text": "[note]"},
+                ],
+            },
         )
         list(model().stream(request(*messages)))
         body = fake_api.requests[0].body
@@ -188,18 +208,24 @@ class TestCaching:
         list(model().stream(request({"role": "user", "content": "plain string"}, system="", tools=())))
         body = fake_api.requests[0].body
         assert "system" not in body and "tools" not in body
-        assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "plain string", "cache_control": {"type": "ephemeral"}}]}]
+        assert body["messages"] == [
+            {"role": "user", "content": [{"type": "text", "text": "plain string", "cache_control": {"type": "ephemeral"}}]}
+        ]
 
     def test_prefix_is_byte_identical_across_requests(self, fake_api):
         fake_api.reply(text("one"))
         fake_api.reply(text("two"))
         chat = model()
         list(chat.stream(request({"role": "user", "content": [text("first")]})))
-        list(chat.stream(request(
-            {"role": "user", "content": [text("first")]},
-            {"role": "assistant", "content": [text("one")]},
-            {"role": "user", "content": [text("second")]},
-        )))
+        list(
+            chat.stream(
+                request(
+                    {"role": "user", "content": [text("first")]},
+                    {"role": "assistant", "content": [text("one")]},
+                    {"role": "user", "content": [text("second")]},
+                )
+            )
+        )
         first, second = (r.body for r in fake_api.requests)
         assert json.dumps(first["system"]) == json.dumps(second["system"])
         assert json.dumps(first["tools"]) == json.dumps(second["tools"])

@@ -1,6 +1,7 @@
 """AnthropicModel sends today's request shapes and reads today's replies: effort, structured
 output, betas, drop_block, stop reasons with their details, the fallback rule, a bad base URL.
 Every request goes through the strict fake, so a shape today's API rejects fails the test."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -24,7 +25,13 @@ from cast.models import base as m
 from cast.models.anthropic import AnthropicModel
 
 FAST = Config(retries=2, retry_after_cap=0.05, model_timeout=5.0)
-TOOLS = ({"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},)
+TOOLS = (
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+)
 GO = ({"role": "user", "content": [{"type": "text", "text": "go"}]},)
 
 
@@ -47,8 +54,12 @@ def test_effort_is_sent_as_output_config(fake_api):
 
 def test_an_effort_the_model_lacks_is_lowered_to_one_it_has(fake_api):
     fake_api.reply(text("ok"))
-    spec = SimpleNamespace(id="claude-opus-4-5", thinking_types=frozenset({"enabled", "disabled"}),
-                           efforts=frozenset({"low", "medium", "high"}), max_tokens=64_000)
+    spec = SimpleNamespace(
+        id="claude-opus-4-5",
+        thinking_types=frozenset({"enabled", "disabled"}),
+        efforts=frozenset({"low", "medium", "high"}),
+        max_tokens=64_000,
+    )
     run(model("claude-opus-4-5", spec=spec), m.Request("s", TOOLS, GO, effort="max"))
     assert fake_api.requests[0].body["output_config"] == {"effort": "high"}
     assert fake_api.requests[0].status == 200
@@ -76,41 +87,58 @@ def test_drop_block_asks_for_it_with_its_beta_and_reports_the_drops(fake_api):
     chat = model()
     first = run(chat, m.Request("s", TOOLS, GO))[-1]
     fake_api.reply(text("ok"))
-    aged = ({"role": "user", "content": [{"type": "text", "text": "go (aged)"}]},
-            {"role": "assistant", "content": list(first.content)},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "[aged]"}]})
+    aged = (
+        {"role": "user", "content": [{"type": "text", "text": "go (aged)"}]},
+        {"role": "assistant", "content": list(first.content)},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "[aged]"}]},
+    )
     stop = run(chat, m.Request("s", TOOLS, aged, drop_block=True))[-1]
     sent = fake_api.requests[1]
     assert sent.status == 200, sent.error
-    assert sent.body["thinking"] == {"type": "adaptive", "display": "summarized",
-                                     "block_binding": {"prefix_mismatch_behavior": "drop_block"}}
+    assert sent.body["thinking"] == {
+        "type": "adaptive",
+        "display": "summarized",
+        "block_binding": {"prefix_mismatch_behavior": "drop_block"},
+    }
     assert sent.headers["anthropic-beta"] == "thinking-binding-controls-2026-08-01"
     assert stop.details["input_transformations"] == [
-        {"type": "thinking_dropped", "path": "messages.1.content.0", "reason": "prefix_binding_mismatch"}]
+        {"type": "thinking_dropped", "path": "messages.1.content.0", "reason": "prefix_binding_mismatch"}
+    ]
 
 
 def test_without_drop_block_a_rewritten_history_is_the_apis_400(fake_api):
     fake_api.reply(thinking("plan"), tool_use("toolu_1", "read_file", {"path": "a"}))
     chat = model()
     first = run(chat, m.Request("s", TOOLS, GO))[-1]
-    aged = ({"role": "user", "content": [{"type": "text", "text": "go (aged)"}]},
-            {"role": "assistant", "content": list(first.content)},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "[aged]"}]})
+    aged = (
+        {"role": "user", "content": [{"type": "text", "text": "go (aged)"}]},
+        {"role": "assistant", "content": list(first.content)},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "[aged]"}]},
+    )
     with pytest.raises(m.ModelError, match="Invalid `signature` in `thinking` block") as caught:
         run(chat, m.Request("s", TOOLS, aged))
     assert not caught.value.retryable and len(fake_api.requests) == 2
 
 
 def test_context_management_is_sent_with_its_beta_and_edits_come_back(fake_api):
-    edits = {"edits": [{"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 50},
-                        "keep": {"type": "tool_uses", "value": 1}}]}
+    edits = {
+        "edits": [
+            {
+                "type": "clear_tool_uses_20250919",
+                "trigger": {"type": "input_tokens", "value": 50},
+                "keep": {"type": "tool_uses", "value": 1},
+            }
+        ]
+    }
     history = GO
     chat = model()
     for n in range(3):
         fake_api.reply(tool_use(f"toolu_{n}", "read_file", {"path": f"f{n}.py"}))
         stop = run(chat, m.Request("s", TOOLS, history, context_management=edits))[-1]
-        history += ({"role": "assistant", "content": list(stop.content)},
-                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "x" * 800}]})
+        history += (
+            {"role": "assistant", "content": list(stop.content)},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "x" * 800}]},
+        )
     fake_api.reply(text("done"))
     stop = run(chat, m.Request("s", TOOLS, history, context_management=edits))[-1]
     assert fake_api.requests[-1].headers["anthropic-beta"] == "context-management-2025-06-27"
@@ -121,7 +149,9 @@ def test_context_management_is_sent_with_its_beta_and_edits_come_back(fake_api):
 
 def test_tool_changes_in_a_system_message_get_their_beta(fake_api):
     fake_api.reply(text("ok"))
-    messages = GO + ({"role": "system", "content": [{"type": "tool_removal", "tool": {"type": "tool_reference", "name": "read_file"}}]},)
+    messages = GO + (
+        {"role": "system", "content": [{"type": "tool_removal", "tool": {"type": "tool_reference", "name": "read_file"}}]},
+    )
     run(model("claude-opus-5"), m.Request("s", TOOLS, messages))
     assert fake_api.requests[0].headers["anthropic-beta"] == "mid-conversation-tool-changes-2026-07-01"
     assert fake_api.requests[0].status == 200
@@ -153,7 +183,9 @@ def test_a_paused_turn_continues_when_sent_back_as_is(fake_api):
 
 
 def test_a_midstream_error_on_a_rendered_turn_is_retried(fake_api):
-    fake_api.push(Stream(turn=Turn([text("half a reply that never ends")]), cut_after=5, then=error_event("overloaded_error", "Overloaded")))
+    fake_api.push(
+        Stream(turn=Turn([text("half a reply that never ends")]), cut_after=5, then=error_event("overloaded_error", "Overloaded"))
+    )
     fake_api.reply(text("whole"))
     events = run(model(), m.Request("s", TOOLS, GO))
     assert any(isinstance(e, m.Retrying) and e.partial for e in events) and events[-1].content == (text("whole"),)
@@ -168,8 +200,10 @@ def overloaded(api, times: int) -> None:
 def history_with_thinking(api) -> tuple:
     api.reply(thinking("plan"), tool_use("toolu_1", "read_file", {"path": "a"}))
     first = run(model(), m.Request("s", TOOLS, GO))[-1]
-    return GO + ({"role": "assistant", "content": list(first.content)},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]})
+    return GO + (
+        {"role": "assistant", "content": list(first.content)},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]},
+    )
 
 
 def test_fallback_from_sonnet_55_to_opus_55_keeps_the_thinking(fake_api):
@@ -184,7 +218,9 @@ def test_fallback_from_sonnet_55_to_opus_55_keeps_the_thinking(fake_api):
 def test_no_fallback_to_a_model_that_cannot_read_the_thinking(fake_api):
     messages = history_with_thinking(fake_api)
     overloaded(fake_api, 2)
-    with pytest.raises(m.ModelError, match="not switching to the fallback model claude-haiku-5-5: it cannot read claude-sonnet-5-5's thinking"):
+    with pytest.raises(
+        m.ModelError, match="not switching to the fallback model claude-haiku-5-5: it cannot read claude-sonnet-5-5's thinking"
+    ):
         run(model(config=replace(FAST, fallback_model="claude-haiku-5-5")), m.Request("s", TOOLS, messages))
     assert [r.body["model"] for r in fake_api.requests[1:]] == ["claude-sonnet-5-5"] * 2
 

@@ -2,6 +2,7 @@
 thinking block is signed against what came before it, and a changed prefix is a 400 unless the
 request asks for drop_block. Each test drives real runs (runs.py) and fails if cast rewrites
 anything it already sent without recording it, or if the API would reject a request."""
+
 from __future__ import annotations
 
 import json
@@ -29,13 +30,18 @@ def project(root: Path, files: int = 40, size: int = 9_000) -> None:
         body = "".join(f"def f{n}_{i}(x):\n    return x + {i}  # {'pad ' * 8}\n" for i in range(size // 60))
         (root / "src" / f"m{n:02d}.py").write_text(body)
     (root / ".cast").mkdir(exist_ok=True)
-    (root / ".cast" / "config.toml").write_text("age_threshold_tokens = 20000\ncompact_threshold_tokens = 400000\nkeep_recent_steps = 3\n")
+    (root / ".cast" / "config.toml").write_text(
+        "age_threshold_tokens = 20000\ncompact_threshold_tokens = 400000\nkeep_recent_steps = 3\n"
+    )
 
 
 def plan_turns(files: int = 38) -> list[dict]:
     turns = [thinking_turn(f"reading m{n:02d}", "read_file", path=f"src/m{n:02d}.py") for n in range(files)]
-    turns.append(thinking_turn("writing the plan", "write_plan", name="plan",
-                               content="# Plan: tidy\n\n- [ ] Tidy src/m00.py; verify with `true`\n"))
+    turns.append(
+        thinking_turn(
+            "writing the plan", "write_plan", name="plan", content="# Plan: tidy\n\n- [ ] Tidy src/m00.py; verify with `true`\n"
+        )
+    )
     turns.append({"thinking": "done", "text": "Planned: one step."})
     return turns
 
@@ -67,8 +73,12 @@ class TestLongPlanningSession:
         assert all(r["drop_block"] is True for r in model.sent[first_rewrite:])
         assert not any(r.get("drop_block") for r in model.sent[:first_rewrite])
         assert model.dropped > 0
-        rewrites = {i for i in range(1, len(model.sent)) if ELIDED in json.dumps(model.sent[i]["messages"])
-                    and json.dumps(model.sent[i]["messages"]).count(ELIDED) > json.dumps(model.sent[i - 1]["messages"]).count(ELIDED)}
+        rewrites = {
+            i
+            for i in range(1, len(model.sent))
+            if ELIDED in json.dumps(model.sent[i]["messages"])
+            and json.dumps(model.sent[i]["messages"]).count(ELIDED) > json.dumps(model.sent[i - 1]["messages"]).count(ELIDED)
+        }
         assert len(rewrites) == epochs(events)
         assert_append_only(model.sent, allow=rewrites)
         # the system prompt never changed, and the mode's instructions are a notice after the task
@@ -178,20 +188,26 @@ class TestStopReasons:
         return runs.plan_run("x", runs.Options(cwd=tmp_path), model=model), model
 
     def test_a_refusal_ends_the_run_with_exit_1_and_its_category_and_is_not_retried(self, tmp_path):
-        run, model = self.agent_run(tmp_path, [
-            {"thinking": "no", "text": "", "stop": "refusal", "details": {"type": "refusal", "category": "cyber"}},
-            {"text": "never asked"},
-        ])
+        run, model = self.agent_run(
+            tmp_path,
+            [
+                {"thinking": "no", "text": "", "stop": "refusal", "details": {"type": "refusal", "category": "cyber"}},
+                {"text": "never asked"},
+            ],
+        )
         _, stop = drive(run, "Write malware.")
         assert (stop.status, stop.exit_code, stop.details.get("exit_code")) == ("failed", 1, 1)
         assert "refused" in stop.reason and "cyber" in stop.reason and stop.details["refusal"] == "cyber"
         assert len(model.sent) == 1
 
     def test_pause_turn_sends_the_conversation_back_as_it_is(self, tmp_path):
-        run, model = self.agent_run(tmp_path, [
-            {"thinking": "searching", "text": "Searching the web", "stop": "pause_turn"},
-            {"thinking": "found", "text": "Found it."},
-        ])
+        run, model = self.agent_run(
+            tmp_path,
+            [
+                {"thinking": "searching", "text": "Searching the web", "stop": "pause_turn"},
+                {"thinking": "found", "text": "Found it."},
+            ],
+        )
         _, stop = drive(run, "Look it up.")
         assert stop.status == "done" and model.rejected == []
         first, second = model.sent
@@ -205,12 +221,15 @@ class TestStopReasons:
     def test_context_window_exceeded_compacts_and_goes_on(self, tmp_path, then):
         cut = {"thinking": "long", "text": "I was writing a lot", "stop": "model_context_window_exceeded"}
         after = {"thinking": "short", "text": "Done after compaction."} if then == "done" else dict(cut)
-        run, model = self.agent_run(tmp_path, [
-            thinking_turn("reading", "read_file", path="src/m00.py"),
-            cut,
-            {"text": "## Done\n- read m00\n## Open\n- finish"},  # the summary call
-            after,
-        ])
+        run, model = self.agent_run(
+            tmp_path,
+            [
+                thinking_turn("reading", "read_file", path="src/m00.py"),
+                cut,
+                {"text": "## Done\n- read m00\n## Open\n- finish"},  # the summary call
+                after,
+            ],
+        )
         events, stop = drive(run, "Do a long thing.")
         summaries = [r for r in model.sent if not r["tools"]]
         assert len(summaries) == 1 and any("compacted" in e.text for e in events if isinstance(e, ev.Notice))
@@ -226,8 +245,9 @@ class TestStopReasons:
 def test_each_request_carries_the_effort_of_its_mode(tmp_path):
     project(tmp_path, files=1, size=300)
     (tmp_path / ".cast" / "config.toml").write_text('plan_effort = "low"\nexecute_effort = "xhigh"\n')
-    model = SigningModel([thinking_turn("look", "read_file", path="src/m00.py"), {"text": "planned"}, {"text": "done"}],
-                         spec=SONNET)
+    model = SigningModel(
+        [thinking_turn("look", "read_file", path="src/m00.py"), {"text": "planned"}, {"text": "done"}], spec=SONNET
+    )
     run = runs.plan_run("x", runs.Options(cwd=tmp_path), model=model)
     drive(run, "Plan.")
     runs.switch_mode(run, "execute")

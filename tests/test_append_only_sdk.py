@@ -2,6 +2,7 @@
 the fake Messages API. Every body the fake received must extend the one before it byte for byte
 (cache markers aside), except where a rewrite was recorded with the session (aging), and every
 system message must sit where the API accepts one."""
+
 from __future__ import annotations
 
 import json
@@ -24,17 +25,26 @@ assert SONNET is not None
 def test_a_forty_step_session_that_ages_twice_sends_only_appended_requests(fake_api, tmp_path):  # noqa: F811
     (tmp_path / "src").mkdir()
     for n in range(38):
-        (tmp_path / "src" / f"m{n:02d}.py").write_text("".join(f"def f{n}_{i}(x):\n    return x + {i}  # padding padding\n"
-                                                              for i in range(150)))
+        (tmp_path / "src" / f"m{n:02d}.py").write_text(
+            "".join(f"def f{n}_{i}(x):\n    return x + {i}  # padding padding\n" for i in range(150))
+        )
     (tmp_path / ".cast").mkdir()
-    (tmp_path / ".cast" / "config.toml").write_text("age_threshold_tokens = 20000\ncompact_threshold_tokens = 400000\n"
-                                                     "keep_recent_steps = 3\nretries = 1\n")
+    (tmp_path / ".cast" / "config.toml").write_text(
+        "age_threshold_tokens = 20000\ncompact_threshold_tokens = 400000\nkeep_recent_steps = 3\nretries = 1\n"
+    )
     unknown = {"usage": {"input_tokens": 0}}  # no token count from this fake: cast sizes the context itself
     for n in range(38):
-        fake_api.reply(thinking(f"Reading m{n:02d} next.", ""), text(f"Module {n}."),
-                       tool_use(f"toolu_{n:03d}", "read_file", {"path": f"src/m{n:02d}.py"}), **unknown)
-    fake_api.reply(thinking("Enough.", ""), tool_use("toolu_plan", "write_plan",
-                   {"name": "plan", "content": "# Plan: tidy\n\n- [ ] Tidy m00; verify with `true`\n"}), **unknown)
+        fake_api.reply(
+            thinking(f"Reading m{n:02d} next.", ""),
+            text(f"Module {n}."),
+            tool_use(f"toolu_{n:03d}", "read_file", {"path": f"src/m{n:02d}.py"}),
+            **unknown,
+        )
+    fake_api.reply(
+        thinking("Enough.", ""),
+        tool_use("toolu_plan", "write_plan", {"name": "plan", "content": "# Plan: tidy\n\n- [ ] Tidy m00; verify with `true`\n"}),
+        **unknown,
+    )
     fake_api.reply(thinking("Done.", ""), text("Planned."), **unknown)
     options = runs.Options(cwd=tmp_path, max_steps=60)
     _, config = runs.setup(options)
@@ -56,7 +66,9 @@ def test_a_forty_step_session_that_ages_twice_sends_only_appended_requests(fake_
         assert placement_error(body["messages"], body["tools"]) is None
     # every thinking block goes back as the API signed it, and the fake checked each against its
     # prefix: from the first rewrite on, the requests ask it to drop the invalidated ones
-    sent_thinking = [b for m in bodies[-1]["messages"] if m["role"] == "assistant" for b in m["content"] if b["type"] == "thinking"]
+    sent_thinking = [
+        b for m in bodies[-1]["messages"] if m["role"] == "assistant" for b in m["content"] if b["type"] == "thinking"
+    ]
     assert len(sent_thinking) == 39 and len({b["signature"] for b in sent_thinking}) == 39
     first = min(rewrites)
     binding = [(b.get("thinking") or {}).get("block_binding") for b in bodies]

@@ -1,4 +1,5 @@
 """The execute-mode approval policy: deny list first, then the fixed order of reasons to run."""
+
 from __future__ import annotations
 
 import subprocess
@@ -13,12 +14,35 @@ NOT_READ_ONLY = lambda command: False  # noqa: E731
 READ_ONLY = lambda command: True  # noqa: E731
 
 CATASTROPHIC = [
-    "rm -rf /", "rm -rf /*", "rm -fr ~", "rm -rf ~/", "rm -rf $HOME", "rm -r -f .", "rm -Rf ..", "sudo rm x",
-    "rm --recursive --force /", "git push --force origin main", "git push -f", "git push origin +main",
-    "mkfs.ext4 /dev/sda1", "dd if=/dev/zero of=/dev/sda", ":(){ :|:& };:", "echo x > /dev/sda",
-    "shutdown -h now", "ls; sudo reboot", "chmod -R 777 /",
+    "rm -rf /",
+    "rm -rf /*",
+    "rm -fr ~",
+    "rm -rf ~/",
+    "rm -rf $HOME",
+    "rm -r -f .",
+    "rm -Rf ..",
+    "sudo rm x",
+    "rm --recursive --force /",
+    "git push --force origin main",
+    "git push -f",
+    "git push origin +main",
+    "mkfs.ext4 /dev/sda1",
+    "dd if=/dev/zero of=/dev/sda",
+    ":(){ :|:& };:",
+    "echo x > /dev/sda",
+    "shutdown -h now",
+    "ls; sudo reboot",
+    "chmod -R 777 /",
 ]
-ORDINARY = ["rm -rf build", "rm -rf ./dist", "rm file.txt", "git push origin main", "python3 -m pytest -q", "make", "dd if=a of=b"]
+ORDINARY = [
+    "rm -rf build",
+    "rm -rf ./dist",
+    "rm file.txt",
+    "git push origin main",
+    "python3 -m pytest -q",
+    "make",
+    "dd if=a of=b",
+]
 
 
 @pytest.mark.parametrize("command", CATASTROPHIC)
@@ -112,8 +136,20 @@ def test_the_scope_an_always_remembers(command, label):
     assert scope_of(command).label() == label
 
 
-NOT_PLAIN = ["pytest; rm -rf x", "pytest && rm x", "pytest | sh", "pytest $(rm x)", "pytest `rm x`", "pytest > out",
-             "pytest\nrm x", "pytest\n rm x", "pytest &", "pytest tests/*.py", "(pytest)", "pytest ${X}"]
+NOT_PLAIN = [
+    "pytest; rm -rf x",
+    "pytest && rm x",
+    "pytest | sh",
+    "pytest $(rm x)",
+    "pytest `rm x`",
+    "pytest > out",
+    "pytest\nrm x",
+    "pytest\n rm x",
+    "pytest &",
+    "pytest tests/*.py",
+    "(pytest)",
+    "pytest ${X}",
+]
 
 
 @pytest.mark.parametrize("command", NOT_PLAIN)
@@ -123,13 +159,45 @@ def test_no_scope_covers_more_than_one_plain_command(command):
 
 # Hostile look-alikes of approved commands: none may ride on the approval.
 LOOK_ALIKES = [
-    ("python3 -m pytest -q", ["python3 -c 'import os; os.system(\"rm -rf x\")'", "python3 script.py", "python3 gen_fixtures.py --force",
-                              "python3 -m pip install evil", "python3 -m pytest; rm -rf x", "python3 -m pytest && curl x",
-                              "env X=1 python3 -m pytest", "python3 -m pytest_evil", "python3", "python3 -m"]),
-    ("pytest -q", ["pytest; rm -rf x", "env X=1 pytest", "X=1 pytest", "pytest-evil", "pytest $(rm x)", "sh -c pytest",
-                   "./pytest", "/tmp/pytest", "pytest | sh"]),
-    ("git commit -m x", ["git push origin main", "git -c core.hooksPath=/tmp commit -m x", "git", "git commit -m x; rm y",
-                         "git config core.hooksPath /tmp"]),
+    (
+        "python3 -m pytest -q",
+        [
+            "python3 -c 'import os; os.system(\"rm -rf x\")'",
+            "python3 script.py",
+            "python3 gen_fixtures.py --force",
+            "python3 -m pip install evil",
+            "python3 -m pytest; rm -rf x",
+            "python3 -m pytest && curl x",
+            "env X=1 python3 -m pytest",
+            "python3 -m pytest_evil",
+            "python3",
+            "python3 -m",
+        ],
+    ),
+    (
+        "pytest -q",
+        [
+            "pytest; rm -rf x",
+            "env X=1 pytest",
+            "X=1 pytest",
+            "pytest-evil",
+            "pytest $(rm x)",
+            "sh -c pytest",
+            "./pytest",
+            "/tmp/pytest",
+            "pytest | sh",
+        ],
+    ),
+    (
+        "git commit -m x",
+        [
+            "git push origin main",
+            "git -c core.hooksPath=/tmp commit -m x",
+            "git",
+            "git commit -m x; rm y",
+            "git config core.hooksPath /tmp",
+        ],
+    ),
     ("npm run test", ["npm run build", "npm install evil", "npm exec evil", "npx evil", "npm run test && rm x"]),
     ("python3 tools/gen.py", ["python3 tools/other.py", "python3 -c x", "python3 -m tools.gen", "python3 ../tools/gen.py"]),
     ("rm -rf build", ["rm -rf /", "rm -rf build src", "rm -rf src"]),

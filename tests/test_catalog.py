@@ -1,4 +1,5 @@
 """The built-in model table: the fallback every model-dependent decision reads when the Models API can't answer."""
+
 from __future__ import annotations
 
 from datetime import date

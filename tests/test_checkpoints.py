@@ -1,5 +1,6 @@
 """The shadow repository and the journal, on real trees: what a snapshot holds, what a restore
 touches, and that the user's repository and environment cannot redirect either."""
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,9 @@ def test_a_5000_file_tree_is_snapshotted_whole_and_a_second_snapshot_sees_one_ch
     (root / "d000" / "f00000.txt").unlink()
     second = shadow.snapshot()
     assert {(c.status, c.path) for c in shadow.changes(first.tree, second.tree)} == {
-        ("M", "d042/f04242.txt"), ("D", "d000/f00000.txt")}
+        ("M", "d042/f04242.txt"),
+        ("D", "d000/f00000.txt"),
+    }
     assert shadow.snapshot().tree == second.tree
 
 
@@ -137,6 +140,7 @@ def test_prune_forgets_finished_old_plans_and_keeps_the_rest(tmp_path):
     left = journal.records()
     assert [r["plan"] for r in left] == ["open.md"] and "pruned 1 of 2" in said[0]
     assert journal.shadow.git("cat-file", "-t", left[0]["tree"]).strip() == b"tree"
-    gone = subprocess.run(["git", "--git-dir", str(journal.shadow.git_dir), "cat-file", "-e", records[0]["tree"]], check=False,
-                          capture_output=True)
+    gone = subprocess.run(
+        ["git", "--git-dir", str(journal.shadow.git_dir), "cat-file", "-e", records[0]["tree"]], check=False, capture_output=True
+    )
     assert gone.returncode != 0  # the finished plan's tree is gone from the store

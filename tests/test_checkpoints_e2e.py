@@ -1,5 +1,6 @@
 """Checkpoints end to end: `cast execute` with a scripted model takes them, `cast undo`, `cast redo`
 and `cast diff` use them; real subprocesses on real git repositories and plain directories."""
+
 from __future__ import annotations
 
 import hashlib
@@ -32,8 +33,15 @@ DONE = {"text": '{"complete": true, "missing": []}'}
 
 
 def cast(cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cast", *args], check=False, cwd=cwd, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args],
+        check=False,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def project(root: Path, use_git: bool) -> Path:
@@ -57,13 +65,25 @@ ITEM_ONE = [
     {"tool_uses": [{"name": "read_file", "input": {"path": "keep.py"}}]},
     {"tool_uses": [{"name": "edit_file", "input": {"path": "keep.py", "old_string": "VALUE = 1", "new_string": "VALUE = 2"}}]},
     {"tool_uses": [{"name": "write_file", "input": {"path": "pkg/new.py", "content": "NEW = True\n"}}]},
-    {"tool_uses": [{"name": "bash", "input": {"command": "rm old.txt gone_by_bash.txt && echo made > by_bash.txt && echo noise > run.log"}}]},
+    {
+        "tool_uses": [
+            {
+                "name": "bash",
+                "input": {"command": "rm old.txt gone_by_bash.txt && echo made > by_bash.txt && echo noise > run.log"},
+            }
+        ]
+    },
     {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "checked by hand"}}]},
 ]
 ITEM_TWO = [
     {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
     {"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
-    {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}}, {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}}]},
+    {
+        "tool_uses": [
+            {"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}},
+            {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}},
+        ]
+    },
     {"text": "All done."},
     DONE,
 ]
@@ -75,8 +95,11 @@ def execute(root: Path, tmp: Path, turns: list[dict], *extra: str) -> subprocess
 
 
 def files(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*"))
-            if p.is_file() and ".git" not in p.parts and ".cast" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): p.read_text()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts and ".cast" not in p.parts
+    }
 
 
 def checks(plan: Path) -> list[bool]:
@@ -160,12 +183,21 @@ def test_a_file_changed_by_hand_since_the_checkpoint_is_refused_unless_forced(tm
 
 def kill_during_item_two(root: Path, tmp_path: Path) -> None:
     """Run item 1 and start item 2 (a command writes half.txt, then hangs), then kill -9."""
-    script = write_script(tmp_path / "killed.jsonl", ITEM_ONE + [
-        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
-        {"tool_uses": [{"name": "bash", "input": {"command": "echo half > half.txt; sleep 29.75"}}]},
-    ])
-    proc = subprocess.Popen([sys.executable, "-m", "cast", "--model", f"script:{script}", "execute", "--yes"],
-                            cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    script = write_script(
+        tmp_path / "killed.jsonl",
+        ITEM_ONE
+        + [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
+            {"tool_uses": [{"name": "bash", "input": {"command": "echo half > half.txt; sleep 29.75"}}]},
+        ],
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cast", "--model", f"script:{script}", "execute", "--yes"],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while not (root / "half.txt").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -174,10 +206,17 @@ def kill_during_item_two(root: Path, tmp_path: Path) -> None:
     subprocess.run(["pkill", "-f", "sleep 29.75"], check=False)
 
 
-REST = [{"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}},
-                       {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}}]},
-        {"text": "Done."}, DONE]
+REST = [
+    {"tool_uses": [{"name": "write_file", "input": {"path": "NOTE.md", "content": "note\n"}}]},
+    {
+        "tool_uses": [
+            {"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}},
+            {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}},
+        ]
+    },
+    {"text": "Done."},
+    DONE,
+]
 
 
 def test_undo_after_kill_9_and_resume_of_the_same_session(tmp_path):
@@ -226,7 +265,9 @@ def test_git_directory_is_never_written_with_uncommitted_work_and_a_stale_index(
         os.utime(root / path, ns=(time.time_ns() + 5_000_000_000,) * 2)
     digest = tree_digest(root / ".git")
     turns = [dict(turn) for turn in ITEM_ONE + ITEM_TWO]
-    turns[2] = {"tool_uses": [{"name": "edit_file", "input": {"path": "keep.py", "old_string": "VALUE = 1", "new_string": "VALUE = 2"}}]}
+    turns[2] = {
+        "tool_uses": [{"name": "edit_file", "input": {"path": "keep.py", "old_string": "VALUE = 1", "new_string": "VALUE = 2"}}]
+    }
     done = execute(root, tmp_path, turns)
     assert done.returncode == 0, done.stdout + done.stderr
     assert tree_digest(root / ".git") == digest
@@ -247,9 +288,14 @@ def test_a_file_over_the_size_cap_is_named_in_the_report_and_left_alone_by_undo(
         {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
         {"tool_uses": [{"name": "bash", "input": {"command": "head -c 9000000 /dev/zero > big.bin && echo small > small.txt"}}]},
         {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "checked by hand"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}},
-                       {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}}]},
-        {"text": "Done."}, DONE,
+        {
+            "tool_uses": [
+                {"name": "update_task", "input": {"id": 2, "status": "done", "note": "checked by hand"}},
+                {"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}},
+            ]
+        },
+        {"text": "Done."},
+        DONE,
     ]
     done = execute(root, tmp_path, turns)
     assert done.returncode == 0, done.stdout + done.stderr

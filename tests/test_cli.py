@@ -1,4 +1,5 @@
 """The command line contract: real commands only, fast paths stay light, clear errors."""
+
 from __future__ import annotations
 
 import subprocess
@@ -9,8 +10,15 @@ from cast.workspace import AGENTS_CAP, Workspace, find_root
 
 
 def run(*args, cwd=None, env=None):
-    return subprocess.run([sys.executable, "-m", "cast", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          stdin=subprocess.DEVNULL, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
 
 
 def test_version():

@@ -1,4 +1,5 @@
 """--json results, session listing and resume through the real CLI."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,9 @@ def cast(cwd: Path, *args: str, stdin: str | None = None, record: Path | None = 
     env = dict(os.environ)
     if record:
         env["CAST_SCRIPT_RECORD"] = str(record)
-    return subprocess.run([sys.executable, "-m", "cast", *args], cwd=cwd, env=env, input=stdin or "",
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args], cwd=cwd, env=env, input=stdin or "", capture_output=True, text=True, timeout=60
+    )
 
 
 def test_json_emits_ndjson_events_and_a_final_result(repo, tmp_path):
@@ -95,11 +97,14 @@ def test_execute_a_plan_outside_the_workspace(repo, tmp_path):
     outside = tmp_path / "elsewhere" / "plan.md"
     outside.parent.mkdir()
     outside.write_text("# Plan\n- [ ] one\n")
-    script = write_script(tmp_path / "exec.jsonl", [
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
-        {"text": "done"},
-        {"text": "{\"complete\": true, \"missing\": []}"},
-    ])
+    script = write_script(
+        tmp_path / "exec.jsonl",
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
+            {"text": "done"},
+            {"text": '{"complete": true, "missing": []}'},
+        ],
+    )
     done = cast(repo, "--model", f"script:{script}", "execute", str(outside))
     assert done.returncode == 0, done.stderr
     assert outside.read_text() == "# Plan\n- [x] one\n"

@@ -1,5 +1,6 @@
 """Config is parsed by a typed model: a wrong type is an error naming the key and the file,
 the environment is parsed, flags win, and an old `thinking_budget` is mapped with a warning."""
+
 from __future__ import annotations
 
 import subprocess
@@ -43,8 +44,15 @@ def test_a_string_where_a_bool_or_number_belongs_is_refused(tmp_path):
 
 def test_the_cli_reports_a_bad_value_with_exit_2(repo):
     path = project(repo, "retries = 2.5\n")
-    done = subprocess.run([sys.executable, "-m", "cast", "--model", "script:none.jsonl", "plan", "x"], cwd=repo,
-                          env=cast_env(), capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "cast", "--model", "script:none.jsonl", "plan", "x"],
+        cwd=repo,
+        env=cast_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
     assert str(path) in done.stderr and "'retries'" in done.stderr and "Traceback" not in done.stderr
 

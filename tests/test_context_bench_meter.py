@@ -1,6 +1,7 @@
 """The cache meter behind bench/bench_cache.py: a prefix cached by one request is read by the
 next, the new part is written, a changed early block forces a rewrite, and prefixes under the
 API's minimum are never cached."""
+
 from __future__ import annotations
 
 import sys

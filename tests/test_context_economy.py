@@ -1,6 +1,7 @@
 """The token economy: context stays under budget over a long session, old observations shrink in
 epochs (the request prefix is byte-identical between them, so the prompt cache keeps hitting),
 and compaction restarts from a summary plus state read from disk."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,9 @@ class DumpParams(Params):
     n: int
 
 
-DUMP = Tool("dump", "returns a large observation", DumpParams,
-            lambda args, ctx: Observation(blob(args.n), summary="big"), read_only=True)
+DUMP = Tool(
+    "dump", "returns a large observation", DumpParams, lambda args, ctx: Observation(blob(args.n), summary="big"), read_only=True
+)
 
 
 def request_tokens(request: dict) -> int:
@@ -56,8 +58,14 @@ def run_long_session(tmp_path: Path, steps: int = 200):
     model = ScriptedModel(turns, record=record)
     summarizer = ScriptedModel([{"text": f"## Done\n- dumped {k}"} for k in range(100)])
     ctx_economy = economy(summarizer, reinject=lambda: "PLAN STATE FROM DISK")
-    agent = Agent(model=model, tools=[DUMP], system="test system", ctx=ToolContext(workspace=Workspace(tmp_path)),
-                  max_steps=steps + 10, hooks=Hooks(prepare=ctx_economy))
+    agent = Agent(
+        model=model,
+        tools=[DUMP],
+        system="test system",
+        ctx=ToolContext(workspace=Workspace(tmp_path)),
+        max_steps=steps + 10,
+        hooks=Hooks(prepare=ctx_economy),
+    )
     step, rewritten, aged, events = 0, set(), [], []
     for event in agent.run("dump everything"):
         events.append(event)
@@ -102,8 +110,12 @@ class TestLongSession:
         whole = [b for b in results if not b["content"].startswith(ELIDED)]
         assert len(whole) >= KEEP, "the last keep_recent_steps observations are intact"
         assert all(b["content"].startswith("dump ") for b in whole)
-        elided = [b["content"] for m in requests[-1]["messages"] for b in m["content"]
-                  if b.get("type") == "tool_result" and b["content"].startswith(ELIDED)]
+        elided = [
+            b["content"]
+            for m in requests[-1]["messages"]
+            for b in m["content"]
+            if b.get("type") == "tool_result" and b["content"].startswith(ELIDED)
+        ]
         for text in elided:
             assert text.startswith('[elided: dump {"n": ') and "KB) — call dump again if needed]" in text
 
@@ -121,7 +133,9 @@ def transcript_with_results(count: int, size: int = 8_000) -> Transcript:
 class TestEpochs:
     def test_one_batch_then_nothing_until_the_threshold_is_passed_again(self):
         t = transcript_with_results(12)  # ~24k tokens of results
-        econ = economy(None, age_threshold_tokens=10_000, compact_threshold_tokens=10**9, keep_recent_steps=3, min_batch_tokens=4_000)
+        econ = economy(
+            None, age_threshold_tokens=10_000, compact_threshold_tokens=10**9, keep_recent_steps=3, min_batch_tokens=4_000
+        )
         notices = list(econ(t))
         assert len(notices) == 1 and "12 old tool results" not in notices[0].text and "9 old tool results" in notices[0].text
         elided = [b["content"] for m in t.messages if m["role"] == "user" for b in m["content"] if b["type"] == "tool_result"]
@@ -153,10 +167,14 @@ class TestEpochs:
         assert len(list(econ(t))) == 1
 
     def test_elisions_say_what_it_was_and_how_to_get_it_again(self):
-        assert elision("bash", {"command": "pytest -q"}, "exit_code=1\n" + "F" * 2000) == \
-            "[elided: bash `pytest -q` exit_code=1 (2.0 KB) — run it again if needed]"
-        assert elision("grep", {"pattern": "def main", "path": "src"}, "z" * 1024) == \
-            "[elided: grep 'def main' path=src (1.0 KB) — call grep again if needed]"
+        assert (
+            elision("bash", {"command": "pytest -q"}, "exit_code=1\n" + "F" * 2000)
+            == "[elided: bash `pytest -q` exit_code=1 (2.0 KB) — run it again if needed]"
+        )
+        assert (
+            elision("grep", {"pattern": "def main", "path": "src"}, "z" * 1024)
+            == "[elided: grep 'def main' path=src (1.0 KB) — call grep again if needed]"
+        )
         assert elision("list_files", {}, "a\n" * 512).startswith("[elided: list_files . (1.0 KB)")
 
     def test_aging_is_recorded_in_the_session(self, tmp_path):
@@ -182,10 +200,18 @@ class TestCompaction:
         model = ScriptedModel(turns)
         used = []
         state = {"text": "plan.md:\n- [x] 1. read\n- [ ] 2. write the report"}
-        econ = ContextEconomy.from_config(Config(), model, reinject=lambda: state["text"], on_usage=lambda u, kind: used.append(kind))
+        econ = ContextEconomy.from_config(
+            Config(), model, reinject=lambda: state["text"], on_usage=lambda u, kind: used.append(kind)
+        )
         session = Session.create(tmp_path, "c", mode="execute", task="t", model="m")
-        agent = Agent(model=model, tools=[DUMP], system="sys", ctx=ToolContext(workspace=Workspace(tmp_path)),
-                      transcript=Transcript(on_append=session.append), hooks=Hooks(prepare=econ))
+        agent = Agent(
+            model=model,
+            tools=[DUMP],
+            system="sys",
+            ctx=ToolContext(workspace=Workspace(tmp_path)),
+            transcript=Transcript(on_append=session.append),
+            hooks=Hooks(prepare=econ),
+        )
         notices = []
         for event in agent.run("summarise the dumps"):
             if isinstance(event, ev.ToolResult):
@@ -233,8 +259,9 @@ def test_compaction_keeps_the_words_just_typed_and_the_results_awaited(tmp_path)
     ]
     model = ScriptedModel(turns)
     economy_ = economy(model)
-    agent = Agent(model=model, tools=[READ_FILE], system="s", ctx=ToolContext(workspace=Workspace(tmp_path)),
-                  hooks=Hooks(prepare=economy_))
+    agent = Agent(
+        model=model, tools=[READ_FILE], system="s", ctx=ToolContext(workspace=Workspace(tmp_path)), hooks=Hooks(prepare=economy_)
+    )
     list(agent.run("first task"))
     economy_.force()
     list(agent.run("NEW INSTRUCTION: rename it"))

@@ -1,5 +1,6 @@
 """Prices from config: every token class at its own rate, unknown models flagged rather than
 guessed, and per-call usage records that include side calls."""
+
 from __future__ import annotations
 
 import json
@@ -48,8 +49,9 @@ def test_usage_log_records_each_call_and_side_calls(tmp_path):
     prices = {"m": (1.0, 10.0, 0.1, 1.25)}
     log = UsageLog(price_for(Config(prices=prices), "m"))
     model = ScriptedModel([{"text": "one", "tool_uses": []}])
-    agent = Agent(model=model, tools=[], system="s" * 400, ctx=ToolContext(workspace=Workspace(tmp_path)),
-                  hooks=Hooks(price=log.price))
+    agent = Agent(
+        model=model, tools=[], system="s" * 400, ctx=ToolContext(workspace=Workspace(tmp_path)), hooks=Hooks(price=log.price)
+    )
     for event in agent.run("hello"):
         log.observe(event)
     log.add(Usage(1_000, 100, 0, 0), "compaction")
@@ -71,7 +73,13 @@ def test_usage_log_turns_session_totals_into_per_call_deltas():
     log.observe(ev.StepStarted(2))
     log.observe(ev.UsageUpdate(150, 30, 1_000, 1_200, 2_250))
     second = log.records[1]
-    assert (second.step, second.input_tokens, second.output_tokens, second.cache_read_tokens, second.cache_write_tokens) == (2, 50, 20, 1_000, 200)
+    assert (second.step, second.input_tokens, second.output_tokens, second.cache_read_tokens, second.cache_write_tokens) == (
+        2,
+        50,
+        20,
+        1_000,
+        200,
+    )
     assert second.cost == pytest.approx((50 * 5 + 20 * 25 + 1_000 * 0.5 + 200 * 6.25) / MILLION)
 
 

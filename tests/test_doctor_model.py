@@ -1,5 +1,6 @@
 """`cast doctor`'s model part: the model, its lifecycle and retirement date, where cast's facts
 came from, whether a key is set (never its value), and which config files count."""
+
 from __future__ import annotations
 
 import pytest
@@ -57,8 +58,9 @@ def test_cast_doctor_prints_the_model_lines(fake_api, repo):
 
     fake_api.models = {"claude-sonnet-5-5": model_info("claude-sonnet-5-5", thinking=("adaptive", "between_tools"))}
     env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, ANTHROPIC_API_KEY="test-key")
-    done = subprocess.run([sys.executable, "-m", "cast", "doctor"], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "cast", "doctor"], cwd=repo, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
     lines = done.stdout.splitlines()
     model = next(line for line in lines if "model: " in line)
     assert "claude-sonnet-5-5" in model and "active" in model and "from the Models API" in model

@@ -1,4 +1,5 @@
 """edit_file / write_file against real files, including changes made behind the model's back."""
+
 from __future__ import annotations
 
 import os

@@ -6,6 +6,7 @@ A tick needs evidence since its item went in progress; the status follows the pl
 tests; claims in the final message are checked against what cast observed, whatever their wording;
 outside git, the files changed come from a snapshot of the tree.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,11 +43,20 @@ def calc(root: Path, plan: str, *, repo: bool = True) -> Path:
 
 def cast(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CAST_"))}
-    return subprocess.run([sys.executable, "-m", "cast", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-def both(tmp_path: Path, make: Callable[[Path], Path], turns: list[dict], *flags: str) -> tuple[subprocess.CompletedProcess[str], str, dict]:
+def both(
+    tmp_path: Path, make: Callable[[Path], Path], turns: list[dict], *flags: str
+) -> tuple[subprocess.CompletedProcess[str], str, dict]:
     """Run the script once for the text report and once with --json, each on a fresh project.
     Returns the text run, its report (from `Result:` on) and the --json result object."""
     script = write_script(tmp_path / "script.jsonl", turns)
@@ -58,7 +68,7 @@ def both(tmp_path: Path, make: Callable[[Path], Path], turns: list[dict], *flags
     if os.environ.get("SHOW"):
         print(out, text_run.stderr)
     assert "\nResult: " in out, out + text_run.stderr
-    return text_run, out[out.index("\nResult: ") + 1:], result
+    return text_run, out[out.index("\nResult: ") + 1 :], result
 
 
 def test_a_tick_after_a_declined_command_needs_a_note_and_is_reported_as_such(tmp_path):
@@ -78,8 +88,10 @@ def test_a_tick_after_a_declined_command_needs_a_note_and_is_reported_as_such(tm
     why = "approval needed: this command is not provably read-only and cast is running without a terminal to ask"
     declined = f"`rm -rf build` declined ({why})"
     assert report.startswith("Result: done (the model finished its turn)\nPlan: 2/2 items done (2 this run)")
-    assert ("Ticked without evidence: 1\n  1. Remove the build directory — no file was changed and no command "
-            f"succeeded since it started ({declined}); note: there is no build directory to remove\n") in report
+    assert (
+        "Ticked without evidence: 1\n  1. Remove the build directory — no file was changed and no command "
+        f"succeeded since it started ({declined}); note: there is no build directory to remove\n"
+    ) in report
     assert f"Commands run: 1\n  declined `rm -rf build` ({why})\n" in report and "FAIL" not in report
     assert "  [x] 2. Fix `add` in `calc.py`\n        evidence: calc.py changed\n" in report
     assert run.returncode == 0 and result["status"] == "done"
@@ -129,11 +141,15 @@ def test_a_tick_with_a_failing_verify_command_is_refused_and_tests_failing_is_th
     failed = "`python3 -m unittest` exit 1 (1 passed, 1 failed)"
     assert "✗ update_task 1 · task 1 not ticked: the last run of the verification `python3 -m unittest` exit 1" in run.stdout
     assert report.startswith(f"Result: tests failing (the last run of {failed})\nPlan: 1/1 items done (1 this run)")
-    assert ("Ticked without evidence: 1\n  1. Fix `add` in `calc.py` — the last run of the verification "
-            f"{failed}; note: add is fixed; the failure is elsewhere\n") in report
+    assert (
+        "Ticked without evidence: 1\n  1. Fix `add` in `calc.py` — the last run of the verification "
+        f"{failed}; note: add is fixed; the failure is elsewhere\n"
+    ) in report
     assert f"Commands run: 1\n  FAIL {failed}\n" in report
-    assert report.endswith("Claims in the final message:\n  UNCHECKED \"Item 1 is done\" — item 1 was ticked without evidence "
-                           f"(the last run of the verification {failed})\n")
+    assert report.endswith(
+        'Claims in the final message:\n  UNCHECKED "Item 1 is done" — item 1 was ticked without evidence '
+        f"(the last run of the verification {failed})\n"
+    )
     assert run.returncode == 1 and "cast: the last run of" in run.stderr
     assert (result["status"], result["exit_code"]) == ("tests failing", 1)
     assert result["report"]["commands"][0]["passed"] is False and result["report"]["commands"][0]["is_test"] is True
@@ -185,7 +201,7 @@ def test_a_false_tests_pass_claim_in_other_words_is_unchecked(tmp_path):
     failed = "`python3 -m unittest` exit 1 (1 passed, 1 failed)"
     assert report.startswith(f"Result: tests failing (the last run of {failed})")
     assert f"Commands run: 2\n  ok   `python3 -m unittest` exit 0 (2 passed)\n  FAIL {failed}\n" in report
-    lines = report[report.index("Claims in the final message:"):].splitlines()[1:]
+    lines = report[report.index("Claims in the final message:") :].splitlines()[1:]
     assert lines == [
         f'  UNCHECKED "pytest reports 3 passed" — the last test run {failed}',
         f'  UNCHECKED "The suite is green now." — the last test run {failed}',
@@ -220,12 +236,11 @@ def test_files_changed_outside_git_come_from_a_snapshot(tmp_path):
     assert list((tmp_path / "text" / ".pytest_cache").rglob("*")), "pytest wrote its cache, which is not the run's work"
     assert report.startswith("Result: done (the model finished its turn)")
     assert "  [x] 1. Fix `add` in `calc.py` and bump the version\n        evidence: `sed -i" in report
-    files = report[report.index("Files changed:"):]
-    files = files[:files.index("\n", files.index(" deletions(-)")) + 1]
-    assert files == ("Files changed: 2\n"
-                     "   calc.py      | 2 +-\n"
-                     "   shop/cart.py | 2 +-\n"
-                     "   2 files changed, 2 insertions(+), 2 deletions(-)\n")
+    files = report[report.index("Files changed:") :]
+    files = files[: files.index("\n", files.index(" deletions(-)")) + 1]
+    assert files == (
+        "Files changed: 2\n   calc.py      | 2 +-\n   shop/cart.py | 2 +-\n   2 files changed, 2 insertions(+), 2 deletions(-)\n"
+    )
     assert 'checked   "Fixed calc.py and bumped shop/cart.py." — calc.py was changed in this run' in report
     assert run.returncode == 0 and result["status"] == "done"
     assert result["report"]["files_changed"] == ["calc.py", "shop/cart.py"] and result["report"]["files_capped"] == ""

@@ -1,5 +1,6 @@
 """cast plan → cast execute → resume, end to end: real subprocesses on a real git repository,
 driven by the recorded scripts the README's offline demo uses."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,15 @@ def cast(cwd: Path, *args: str, record: Path | None = None, timeout: float = 60)
     env = dict(os.environ)
     if record:
         env["CAST_SCRIPT_RECORD"] = str(record)
-    return subprocess.run([sys.executable, "-m", "cast", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def plan(calc: Path) -> Path:
@@ -71,15 +79,28 @@ def test_plan_then_execute_fixes_the_bug_and_ticks_both_items(calc):
 
 def test_kill_9_after_item_one_then_resume_finishes_item_two_only(calc, tmp_path):
     plan_path = plan(calc)
-    first = write_script(tmp_path / "first.jsonl", [
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}, {"name": "read_file", "input": {"path": "calc.py"}}]},
-        {"tool_uses": [{"name": "edit_file", "input": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"}}]},
-        {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m unittest"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
-        {"tool_uses": [{"name": "bash", "input": {"command": "sleep 29.25"}}]},
-    ])
-    proc = subprocess.Popen([sys.executable, "-m", "cast", "--model", f"script:{first}", "execute", "--yes"],
-                            cwd=calc, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = write_script(
+        tmp_path / "first.jsonl",
+        [
+            {
+                "tool_uses": [
+                    {"name": "update_task", "input": {"id": 1, "status": "in_progress"}},
+                    {"name": "read_file", "input": {"path": "calc.py"}},
+                ]
+            },
+            {"tool_uses": [{"name": "edit_file", "input": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"}}]},
+            {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m unittest"}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+            {"tool_uses": [{"name": "bash", "input": {"command": "sleep 29.25"}}]},
+        ],
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cast", "--model", f"script:{first}", "execute", "--yes"],
+        cwd=calc,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while checks(plan_path) != [True, False] and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -88,14 +109,28 @@ def test_kill_9_after_item_one_then_resume_finishes_item_two_only(calc, tmp_path
     subprocess.run(["pkill", "-f", "sleep 29.25"])
     assert checks(plan_path) == [True, False]
     record = tmp_path / "requests.jsonl"
-    second = write_script(tmp_path / "second.jsonl", [
-        {"tool_uses": [{"name": "read_file", "input": {"path": "test_calc.py"}}]},
-        {"tool_uses": [{"name": "edit_file", "input": {"path": "test_calc.py", "old_string": "    def test_mul(self):", "new_string": "    def test_add_negative(self):\n        self.assertEqual(add(-2, -3), -5)\n\n    def test_mul(self):"}}]},
-        {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m unittest"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}]},
-        {"text": "Item 2 done."},
-        {"text": '{"complete": true, "missing": [], "claims": []}'},
-    ])
+    second = write_script(
+        tmp_path / "second.jsonl",
+        [
+            {"tool_uses": [{"name": "read_file", "input": {"path": "test_calc.py"}}]},
+            {
+                "tool_uses": [
+                    {
+                        "name": "edit_file",
+                        "input": {
+                            "path": "test_calc.py",
+                            "old_string": "    def test_mul(self):",
+                            "new_string": "    def test_add_negative(self):\n        self.assertEqual(add(-2, -3), -5)\n\n    def test_mul(self):",
+                        },
+                    }
+                ]
+            },
+            {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m unittest"}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}]},
+            {"text": "Item 2 done."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+        ],
+    )
     done = cast(calc, "--model", f"script:{second}", "execute", plan_path.parent.name, record=record)
     assert done.returncode == 0, done.stderr + done.stdout
     assert checks(plan_path) == [True, True]
@@ -126,14 +161,17 @@ EOF"""
 def test_plan_edited_mid_run_adds_and_rewords_items(calc, tmp_path):
     plan_path = plan(calc)
     record = tmp_path / "requests.jsonl"
-    script = write_script(tmp_path / "edit.jsonl", [
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "done by hand"}}]},
-        {"tool_uses": [{"name": "bash", "input": {"command": EDIT_PLAN}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 3, "status": "done", "note": "done by hand"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "done by hand"}}]},
-        {"text": "All three done."},
-        {"text": '{"complete": true, "missing": [], "claims": []}'},
-    ])
+    script = write_script(
+        tmp_path / "edit.jsonl",
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "done by hand"}}]},
+            {"tool_uses": [{"name": "bash", "input": {"command": EDIT_PLAN}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 3, "status": "done", "note": "done by hand"}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done", "note": "done by hand"}}]},
+            {"text": "All three done."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+        ],
+    )
     done = cast(calc, "--model", f"script:{script}", "execute", "--yes", record=record)
     assert done.returncode == 0, done.stderr + done.stdout
     items = parse(plan_path.read_text())
@@ -144,14 +182,17 @@ def test_plan_edited_mid_run_adds_and_rewords_items(calc, tmp_path):
 
 def test_plan_reordered_mid_run(calc, tmp_path):
     plan_path = plan(calc)
-    script = write_script(tmp_path / "reorder.jsonl", [
-        {"tool_uses": [{"name": "bash", "input": {"command": REORDER_PLAN}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "done by hand"}}]},
-        {"text": "Stopping here."},
-        {"text": '{"complete": true, "missing": [], "claims": []}'},
-        {"text": "Still stopping."},
-        {"text": '{"complete": true, "missing": [], "claims": []}'},
-    ])
+    script = write_script(
+        tmp_path / "reorder.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": REORDER_PLAN}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "done by hand"}}]},
+            {"text": "Stopping here."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+            {"text": "Still stopping."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+        ],
+    )
     done = cast(calc, "--model", f"script:{script}", "execute", "--yes")
     items = parse(plan_path.read_text())
     assert [(i.text.split()[0], i.checked) for i in items] == [("Add", True), ("Fix", False)]
@@ -162,22 +203,28 @@ def test_plan_reordered_mid_run(calc, tmp_path):
 def test_no_terminal_without_yes_refuses_and_yes_still_refuses_the_deny_list(calc, tmp_path):
     plan(calc)
     record = tmp_path / "requests.jsonl"
-    script = write_script(tmp_path / "refuse.jsonl", [
-        {"tool_uses": [{"name": "bash", "input": {"command": "touch made.txt"}}]},
-        {"text": "Could not."},
-        {"text": "Really could not."},
-    ])
+    script = write_script(
+        tmp_path / "refuse.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": "touch made.txt"}}]},
+            {"text": "Could not."},
+            {"text": "Really could not."},
+        ],
+    )
     cast(calc, "--model", f"script:{script}", "execute", record=record)
     assert not (calc / "made.txt").exists()
     assert "approval needed" in json.dumps(requests(record)[1]["messages"][-1])
     home = Path(os.environ["HOME"])
     (home / "keep.txt").write_text("precious")
     record2 = tmp_path / "requests2.jsonl"
-    script2 = write_script(tmp_path / "deny.jsonl", [
-        {"tool_uses": [{"name": "bash", "input": {"command": "rm -rf ~"}}]},
-        {"text": "Refused."},
-        {"text": "Refused."},
-    ])
+    script2 = write_script(
+        tmp_path / "deny.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": "rm -rf ~"}}]},
+            {"text": "Refused."},
+            {"text": "Refused."},
+        ],
+    )
     cast(calc, "--model", f"script:{script2}", "execute", "--yes", record=record2)
     assert (home / "keep.txt").read_text() == "precious"
     assert "never runs this" in json.dumps(requests(record2)[1]["messages"][-1])
@@ -185,12 +232,21 @@ def test_no_terminal_without_yes_refuses_and_yes_still_refuses_the_deny_list(cal
 
 def test_ctrl_c_during_a_command_stops_the_run_and_records_that_it_ran(calc, tmp_path):
     plan_path = plan(calc)
-    script = write_script(tmp_path / "slow.jsonl", [
-        {"tool_uses": [{"name": "bash", "input": {"command": "touch started.txt; sleep 29.5"}}]},
-        {"text": "never reached"},
-    ])
-    proc = subprocess.Popen([sys.executable, "-m", "cast", "--model", f"script:{script}", "execute", "--yes"],
-                            cwd=calc, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    script = write_script(
+        tmp_path / "slow.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": "touch started.txt; sleep 29.5"}}]},
+            {"text": "never reached"},
+        ],
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cast", "--model", f"script:{script}", "execute", "--yes"],
+        cwd=calc,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while not (calc / "started.txt").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -202,7 +258,11 @@ def test_ctrl_c_during_a_command_stops_the_run_and_records_that_it_ran(calc, tmp
     assert proc.returncode == 1 and "interrupted" in out
     assert subprocess.run(["pgrep", "-f", "sleep 29.5"], capture_output=True).returncode == 1  # no sleep left behind
     journal = next((calc / ".cast" / "sessions").glob("*-exec/transcript.jsonl")).read_text()
-    result = next(b for line in journal.splitlines() for b in json.loads(line).get("content", [])
-                  if isinstance(b, dict) and b.get("type") == "tool_result")
+    result = next(
+        b
+        for line in journal.splitlines()
+        for b in json.loads(line).get("content", [])
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    )
     assert result["content"].startswith("exit_code=") and "[interrupted by user" in result["content"]
     assert "Commands run: 1" in out and checks(plan_path) == [False, False]

@@ -1,5 +1,6 @@
 """The fake Messages API's thinking signatures, prefix check, drop_block, model binding and
 progress notes, driven through the real SDK."""
+
 from __future__ import annotations
 
 import copy
@@ -11,7 +12,13 @@ from fakeapi import FakeAPI, note, redacted, text, thinking, tool_use
 
 SONNET = "claude-sonnet-5-5"
 BINDING = "thinking-binding-controls-2026-08-01"
-TOOLS = [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+TOOLS = [
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    }
+]
 SYSTEM = [{"type": "text", "text": "You are cast."}]
 SUMMARIZED = {"type": "adaptive", "display": "summarized"}
 
@@ -43,8 +50,11 @@ def first_turn(client: anthropic.Anthropic, api: FakeAPI, **body: Any) -> list[d
     api.reply(thinking("Which file?"), note("Reading a.py."), tool_use("toolu_1", "read_file", {"path": "a.py"}))
     user = {"role": "user", "content": "Explain a.py"}
     send(client, [user], **body)
-    return [user, {"role": "assistant", "content": api.requests[-1].reply},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x = 1"}]}]
+    return [
+        user,
+        {"role": "assistant", "content": api.requests[-1].reply},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x = 1"}]},
+    ]
 
 
 def invalid(i: int, j: int) -> str:
@@ -115,8 +125,10 @@ def test_dropped_blocks_are_not_billed(client, api):
     api.reply(text("b"))
     binding = {"type": "adaptive", "block_binding": {"prefix_mismatch_behavior": "drop_block"}}
     dropped = send(client, history, betas=[BINDING], thinking=binding).usage
+
     def total(u):
         return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
+
     assert total(dropped) < total(full)
 
 
@@ -124,8 +136,10 @@ def test_without_drop_block_a_later_turn_fails_too(client, api):
     history = first_turn(client, api)
     api.reply(thinking("Now b."), tool_use("toolu_2", "read_file", {"path": "b.py"}))
     send(client, history)
-    history += [{"role": "assistant", "content": api.requests[-1].reply},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "y = 2"}]}]
+    history += [
+        {"role": "assistant", "content": api.requests[-1].reply},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "y = 2"}]},
+    ]
     history[2] = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "[aged]"}]}
     with pytest.raises(anthropic.BadRequestError) as caught:
         send(client, history)
@@ -140,15 +154,22 @@ def test_model_binding_sonnet_55_blocks_go_to_opus_55_only(client, api):
     api.reply(text("haiku drops it"))
     reply = send(client, history, model="claude-haiku-5-5", betas=[BINDING])
     assert {(t.path, t.reason) for t in reply.input_transformations} == {
-        ("messages.1.content.0", "model_binding_mismatch"), ("messages.1.content.1", "model_binding_mismatch")}
+        ("messages.1.content.0", "model_binding_mismatch"),
+        ("messages.1.content.1", "model_binding_mismatch"),
+    }
     api.reply(text("silently, without the beta"))
     assert send(client, history, model="claude-fable-5-2").content[0].text == "silently, without the beta"
 
 
 def test_a_block_signed_elsewhere_fails_on_a_model_that_enforces_the_check(client, api):
-    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
-        {"type": "thinking", "thinking": "", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3h"}, text("hello")]},
-        {"role": "user", "content": "again"}]
+    messages = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [{"type": "thinking", "thinking": "", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3h"}, text("hello")],
+        },
+        {"role": "user", "content": "again"},
+    ]
     with pytest.raises(anthropic.BadRequestError) as caught:
         send(client, messages)
     assert caught.value.body["error"]["message"].startswith(invalid(1, 0))  # type: ignore[index]
@@ -173,18 +194,24 @@ def test_notes_are_filled_under_summarized_and_between_tools(client, api):
     blocks = (thinking("reasoning"), note("Reading a.py."), tool_use("toolu_1", "read_file", {"path": "a.py"}))
     api.reply(*blocks)
     assert kinds(send(client, [{"role": "user", "content": "go"}], thinking=SUMMARIZED))[:2] == [
-        ("thinking", "reasoning"), ("thinking", "Reading a.py.")]
+        ("thinking", "reasoning"),
+        ("thinking", "Reading a.py."),
+    ]
     api.reply(*blocks)
     assert kinds(send(client, [{"role": "user", "content": "go"}], thinking={"type": "between_tools"}))[:1] == [
-        ("thinking", "Reading a.py.")]
+        ("thinking", "Reading a.py.")
+    ]
 
 
 def test_redacted_thinking_is_signed_and_checked(client, api):
     api.reply(redacted(), text("hi"))
     reply = send(client, [{"role": "user", "content": "go"}])
     assert reply.content[0].data.startswith("fk1.")
-    messages = [{"role": "user", "content": "go"}, {"role": "assistant", "content": api.requests[-1].reply},
-                {"role": "user", "content": "more"}]
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": api.requests[-1].reply},
+        {"role": "user", "content": "more"},
+    ]
     api.reply(text("ok"))
     send(client, messages)
     messages[0] = {"role": "user", "content": "go!"}

@@ -1,6 +1,7 @@
 """Each request shape a 2025-era client sent, through the real SDK, gets the error today's API
 returns: status, error type and message (verbatim where the API reference quotes it). And the
 shapes that replace them are accepted."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,12 +12,22 @@ from fakeapi import FakeAPI, note, text, thinking, tool_use
 
 SONNET = "claude-sonnet-5-5"
 TOOLS = [
-    {"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
-    {"name": "edit_file", "description": "Edit a file.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
+    {
+        "name": "edit_file",
+        "description": "Edit a file.",
+        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+    },
 ]
 USER = [{"role": "user", "content": "Plan the change."}]
-NOT_SUPPORTED = ('"thinking.type.{}" is not supported for this model. '
-                 'Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.')
+NOT_SUPPORTED = (
+    '"thinking.type.{}" is not supported for this model. '
+    'Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'
+)
 PREFILL = "This model does not support assistant message prefill. The conversation must end with a user message."
 FORCED = 'tool_choice: type "tool" and "any" are not supported for this model.'
 
@@ -59,8 +70,10 @@ def assert_400(error: anthropic.APIStatusError, message: str, *, exact: bool = T
 
 
 # -- models ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "claude-sonnet-4-5-20250929", "claude-sonnet-4-20250514",
-                                   "claude-mythos-preview", "claude-sonnet-9-9"])
+@pytest.mark.parametrize(
+    "model",
+    ["claude-sonnet-4-5", "claude-sonnet-4-5-20250929", "claude-sonnet-4-20250514", "claude-mythos-preview", "claude-sonnet-9-9"],
+)
 def test_retired_and_unknown_models_are_404(client, api, model):
     error = rejected(client, model=model)
     assert isinstance(error, anthropic.NotFoundError) and error.status_code == 404
@@ -101,8 +114,11 @@ def test_budget_thinking_is_400_on_every_5x_model(client, model):
 
 def test_disabled_on_sonnet_55_points_to_between_tools(client):
     error = rejected(client, thinking={"type": "disabled"})
-    assert_400(error, 'To turn thinking off on this model, send "thinking": {"type": "between_tools"} instead of '
-                      '{"type": "disabled"}.', exact=False)
+    assert_400(
+        error,
+        'To turn thinking off on this model, send "thinking": {"type": "between_tools"} instead of {"type": "disabled"}.',
+        exact=False,
+    )
 
 
 @pytest.mark.parametrize("model", ["claude-opus-5-5", "claude-fable-5-2"])
@@ -130,24 +146,34 @@ def test_between_tools_is_400_at_xhigh_and_max(client, effort):
 
 
 def test_between_tools_only_where_the_model_lists_it(client, api):
-    assert_400(rejected(client, model="claude-opus-5-5", thinking={"type": "between_tools"}), NOT_SUPPORTED.format("between_tools"))
+    assert_400(
+        rejected(client, model="claude-opus-5-5", thinking={"type": "between_tools"}), NOT_SUPPORTED.format("between_tools")
+    )
     api.reply(note("Reading the config first."), tool_use("toolu_1", "read_file", {"path": "a"}))
     reply = send(client, thinking={"type": "between_tools"}, output_config={"effort": "high"}, tools=TOOLS)
-    assert [b.type for b in reply.content] == ["thinking", "tool_use"] and reply.content[0].thinking == "Reading the config first."
+    assert [b.type for b in reply.content] == ["thinking", "tool_use"] and reply.content[
+        0
+    ].thinking == "Reading the config first."
 
 
 def test_effort_levels_per_model(client):
-    assert_400(rejected(client, model="claude-opus-4-5", output_config={"effort": "max"}),
-               'output_config.effort: "max" is not supported for this model')
-    assert_400(rejected(client, model="claude-haiku-4-5", output_config={"effort": "low"}),
-               "output_config.effort: effort is not supported for this model")
+    assert_400(
+        rejected(client, model="claude-opus-4-5", output_config={"effort": "max"}),
+        'output_config.effort: "max" is not supported for this model',
+    )
+    assert_400(
+        rejected(client, model="claude-haiku-4-5", output_config={"effort": "low"}),
+        "output_config.effort: effort is not supported for this model",
+    )
 
 
 def test_block_binding_needs_its_beta(client, api):
     binding = {"type": "adaptive", "block_binding": {"prefix_mismatch_behavior": "drop_block"}}
     error = rejected(client, extra_body={"thinking": binding})
-    assert_400(error, 'thinking.block_binding: this feature requires the beta header '
-                      '"anthropic-beta: thinking-binding-controls-2026-08-01"')
+    assert_400(
+        error,
+        'thinking.block_binding: this feature requires the beta header "anthropic-beta: thinking-binding-controls-2026-08-01"',
+    )
     api.reply(text("ok"))
     send(client, betas=["thinking-binding-controls-2026-08-01"], thinking=binding)
 
@@ -195,15 +221,19 @@ def test_system_message_placement(client, api):
     cases = [
         ([notice, *USER], 'messages.0: a "system" message cannot be the first message'),
         ([*USER, call, notice, result], 'messages.2: a "system" message must immediately follow a "user" message'),
-        ([*USER, notice, {"role": "user", "content": "more"}],
-         'messages.1: a "system" message must be the last message or be followed by an "assistant" message'),
+        (
+            [*USER, notice, {"role": "user", "content": "more"}],
+            'messages.1: a "system" message must be the last message or be followed by an "assistant" message',
+        ),
     ]
     for messages, message in cases:
         assert_400(rejected(client, tools=TOOLS, messages=messages), message)
     api.reply(text("ok"))
     send(client, tools=TOOLS, messages=[*USER, call, result, notice])
-    assert_400(rejected(client, model="claude-sonnet-5", messages=[*USER, notice]),
-               'messages.1.role: "system" messages are not supported for this model; use the top-level `system` parameter')
+    assert_400(
+        rejected(client, model="claude-sonnet-5", messages=[*USER, notice]),
+        'messages.1.role: "system" messages are not supported for this model; use the top-level `system` parameter',
+    )
 
 
 def removal(name: str) -> dict[str, Any]:
@@ -212,14 +242,19 @@ def removal(name: str) -> dict[str, Any]:
 
 def test_tool_changes_need_the_beta_a_model_that_takes_them_and_a_declared_tool(client, api):
     beta = ["mid-conversation-tool-changes-2026-07-01"]
-    assert_400(rejected(client, model="claude-opus-5", tools=TOOLS, messages=[*USER, removal("edit_file")]),
-               'messages.1.content.0: this feature requires the beta header '
-               '"anthropic-beta: mid-conversation-tool-changes-2026-07-01"')
+    assert_400(
+        rejected(client, model="claude-opus-5", tools=TOOLS, messages=[*USER, removal("edit_file")]),
+        'messages.1.content.0: this feature requires the beta header "anthropic-beta: mid-conversation-tool-changes-2026-07-01"',
+    )
     for model in (SONNET, "claude-haiku-5-5"):
-        assert_400(rejected(client, beta, model=model, tools=TOOLS, messages=[*USER, removal("edit_file")]),
-                   'messages.1.content.0: "tool_removal" is not supported for this model')
-    assert_400(rejected(client, beta, model="claude-opus-5", tools=TOOLS, messages=[*USER, removal("write_file")]),
-               'messages.1.content.0.tool.name: tool "write_file" is not declared in `tools`')
+        assert_400(
+            rejected(client, beta, model=model, tools=TOOLS, messages=[*USER, removal("edit_file")]),
+            'messages.1.content.0: "tool_removal" is not supported for this model',
+        )
+    assert_400(
+        rejected(client, beta, model="claude-opus-5", tools=TOOLS, messages=[*USER, removal("write_file")]),
+        'messages.1.content.0.tool.name: tool "write_file" is not declared in `tools`',
+    )
     api.reply(text("ok"))
     deferred = [TOOLS[0], {**TOOLS[1], "defer_loading": True}]
     send(client, beta, model="claude-opus-5", tools=deferred, messages=[*USER, removal("edit_file")])
@@ -227,19 +262,24 @@ def test_tool_changes_need_the_beta_a_model_that_takes_them_and_a_declared_tool(
 
 def test_per_message_effort_needs_its_beta(client):
     message = {"role": "system", "content": [], "output_config": {"effort": "low"}}
-    assert_400(rejected(client, messages=[*USER, message]),
-               'messages.1.output_config: this feature requires the beta header '
-               '"anthropic-beta: mid-conversation-output-config-2026-07-01"')
+    assert_400(
+        rejected(client, messages=[*USER, message]),
+        "messages.1.output_config: this feature requires the beta header "
+        '"anthropic-beta: mid-conversation-output-config-2026-07-01"',
+    )
 
 
 # -- context management -----------------------------------------------------------------------------
-CLEAR = {"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 100_000}, "keep": {"type": "tool_uses", "value": 3}}
+CLEAR = {
+    "type": "clear_tool_uses_20250919",
+    "trigger": {"type": "input_tokens", "value": 100_000},
+    "keep": {"type": "tool_uses", "value": 3},
+}
 
 
 def test_context_management_needs_its_beta(client):
     error = rejected(client, extra_body={"context_management": {"edits": [CLEAR]}})
-    assert_400(error, 'context_management: this feature requires the beta header '
-                      '"anthropic-beta: context-management-2025-06-27"')
+    assert_400(error, 'context_management: this feature requires the beta header "anthropic-beta: context-management-2025-06-27"')
 
 
 def test_compaction_trigger_must_be_at_least_50000(client):
@@ -249,8 +289,12 @@ def test_compaction_trigger_must_be_at_least_50000(client):
 
 
 def test_compaction_on_demand_does_not_combine_with_context_management(client):
-    error = rejected(client, ["compact-2026-09-04", "context-management-2025-06-27"],
-                     compaction={"type": "summarize"}, context_management={"edits": [CLEAR]})
+    error = rejected(
+        client,
+        ["compact-2026-09-04", "context-management-2025-06-27"],
+        compaction={"type": "summarize"},
+        context_management={"edits": [CLEAR]},
+    )
     assert_400(error, "compaction: cannot be combined with context_management")
 
 

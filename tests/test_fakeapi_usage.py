@@ -1,5 +1,6 @@
 """The fake Messages API's usage (emulated prompt caching, context editing, count_tokens) and its
 Models API, through the real SDK."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -49,8 +50,9 @@ def test_a_prefix_is_written_once_then_read(client, api):
     assert first.cache_read_input_tokens == 0 and first.cache_creation_input_tokens > 1000 and first.input_tokens == 0
     again = ask(client, api, [user("Plan the change. " * 30)])
     assert again.cache_read_input_tokens == first.cache_creation_input_tokens and again.cache_creation_input_tokens == 0
-    longer = ask(client, api, [user("Plan the change. " * 30, marked=False), {"role": "assistant", "content": "ok"},
-                               user("Go on. " * 40)])
+    longer = ask(
+        client, api, [user("Plan the change. " * 30, marked=False), {"role": "assistant", "content": "ok"}, user("Go on. " * 40)]
+    )
     # Moving the breakpoint changes nothing cached: the earlier request's prefix is found by the
     # lookback and read whole; only the new turns are written.
     assert longer.cache_read_input_tokens == first.cache_creation_input_tokens
@@ -89,18 +91,36 @@ def test_automatic_caching_marks_the_last_block(client, api):
 def test_cleared_tool_results_are_not_counted(client, api):
     messages: list[dict[str, Any]] = [{"role": "user", "content": "read everything"}]
     for n in range(5):
-        messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": "read_file", "input": {}}]},
-                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "line\n" * 400}]}]
+        messages += [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}", "name": "read_file", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "line\n" * 400}]},
+        ]
     plain = ask(client, api, messages)
-    edits = {"edits": [{"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 1000},
-                        "keep": {"type": "tool_uses", "value": 2}}]}
+    edits = {
+        "edits": [
+            {
+                "type": "clear_tool_uses_20250919",
+                "trigger": {"type": "input_tokens", "value": 1000},
+                "keep": {"type": "tool_uses", "value": 2},
+            }
+        ]
+    }
     api.reply(text("ok"))
-    reply = client.beta.messages.create(model=SONNET, max_tokens=1024, tools=TOOLS, system=SYSTEM, messages=messages,
-                                        context_management=edits, betas=["context-management-2025-06-27"])
+    reply = client.beta.messages.create(
+        model=SONNET,
+        max_tokens=1024,
+        tools=TOOLS,
+        system=SYSTEM,
+        messages=messages,
+        context_management=edits,
+        betas=["context-management-2025-06-27"],
+    )
     cleared = reply.context_management.applied_edits[0]
     assert cleared.cleared_tool_uses == 3 and cleared.cleared_input_tokens > 1000
+
     def total(u):
         return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
+
     assert total(reply.usage) == total(plain) - cleared.cleared_input_tokens
 
 

@@ -1,6 +1,7 @@
 """The quality gates run with the tests, so the README's one test command is the whole check:
 ruff's lint rules and formatting over the repository, and mypy over cast/ (settings in
 pyproject.toml). A failure prints what the tool said."""
+
 from __future__ import annotations
 
 import subprocess

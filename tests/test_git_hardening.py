@@ -143,8 +143,12 @@ def test_partial_clone_does_not_fetch(tmp_path: Path) -> None:
     env = plain_env(home)
     clone = tmp_path / "clone"
     source.plain_git("config", "uploadpack.allowFilter", "true")
-    subprocess.run(["git", "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{source.root}", str(clone)],
-                   env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{source.root}", str(clone)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     before = HostileRepo(clone, source.markers, home).git_digest()
     result = run_command("git log -p -1", clone, 60, None, read_only_env(clone))
     assert HostileRepo(clone, source.markers, home).git_digest() == before, result.output
@@ -154,8 +158,16 @@ def test_partial_clone_does_not_fetch(tmp_path: Path) -> None:
 
 
 def test_env_drops_redirecting_variables(tmp_path: Path) -> None:
-    env = git.hardened_env(tmp_path, {"PATH": "/usr/bin:/bin", "GIT_DIR": "/elsewhere", "GIT_EXTERNAL_DIFF": "x",
-                                      "GIT_CONFIG_PARAMETERS": "'core.pager=x'", "GIT_INDEX_FILE": "/tmp/copy"})
+    env = git.hardened_env(
+        tmp_path,
+        {
+            "PATH": "/usr/bin:/bin",
+            "GIT_DIR": "/elsewhere",
+            "GIT_EXTERNAL_DIFF": "x",
+            "GIT_CONFIG_PARAMETERS": "'core.pager=x'",
+            "GIT_INDEX_FILE": "/tmp/copy",
+        },
+    )
     assert env["GIT_DIR"] == str(tmp_path.resolve() / ".git")
     assert "GIT_EXTERNAL_DIFF" not in env and "GIT_CONFIG_PARAMETERS" not in env
     assert env["GIT_INDEX_FILE"] == "/tmp/copy"
@@ -175,7 +187,8 @@ def test_git_runs_only_through_cast_git() -> None:
 
     package = Path(git.__file__).parent
     offenders = [
-        str(path.relative_to(package)) for path in package.rglob("*.py")
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
         if path.name != "git.py" and re.search(r"""\[\s*["']git["']\s*,""", path.read_text())
     ]
     assert sorted(set(offenders) - OWN_REPOSITORY_RUNNERS) == []

@@ -1,4 +1,5 @@
 """Each guard of the loop, shown to matter: every test here fails if its guard is removed."""
+
 from __future__ import annotations
 
 import json
@@ -130,7 +131,12 @@ class TestDeduplication:
     def test_a_write_in_between_invalidates_the_record(self, tmp_path):
         log: list = []
         tools = [counting_tool("look", True, log), counting_tool("touch", False, log)]
-        turns = [{"tool_uses": [use("look", n=1)]}, {"tool_uses": [use("touch")]}, {"tool_uses": [use("look", n=1)]}, {"text": "done"}]
+        turns = [
+            {"tool_uses": [use("look", n=1)]},
+            {"tool_uses": [use("touch")]},
+            {"tool_uses": [use("look", n=1)]},
+            {"text": "done"},
+        ]
         agent, _ = make_agent(tmp_path, turns, tools)
         events = run_all(agent)
         assert [entry[0] for entry in log] == ["look", "touch", "look"]
@@ -139,7 +145,11 @@ class TestDeduplication:
     def test_a_file_changed_on_disk_invalidates_a_read(self, tmp_path):
         target = tmp_path / "notes.txt"
         target.write_text("one\n")
-        turns = [{"tool_uses": [use("read_file", path="notes.txt")]}, {"tool_uses": [use("read_file", path="notes.txt")]}, {"text": "done"}]
+        turns = [
+            {"tool_uses": [use("read_file", path="notes.txt")]},
+            {"tool_uses": [use("read_file", path="notes.txt")]},
+            {"text": "done"},
+        ]
         agent, model = make_agent(tmp_path, turns, [READ_FILE])
         events = agent.run("go")
         collected = []
@@ -192,8 +202,11 @@ class TestFailureStreak:
 
     def test_the_stop_comes_only_after_the_nudge_was_seen(self, tmp_path):
         log: list = []
-        turns = [{"tool_uses": [use("flaky", n=1), use("flaky", n=2), use("flaky", n=3)]}, {"tool_uses": [use("flaky", n=4)]},
-                 {"text": "ok, stopping"}]
+        turns = [
+            {"tool_uses": [use("flaky", n=1), use("flaky", n=2), use("flaky", n=3)]},
+            {"tool_uses": [use("flaky", n=4)]},
+            {"text": "ok, stopping"},
+        ]
         agent, model = make_agent(tmp_path, turns, [counting_tool("flaky", False, log, fail=True)])
         events = run_all(agent)
         assert stopped(events).status == "done" and len(log) == 4

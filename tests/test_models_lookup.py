@@ -1,5 +1,6 @@
 """The Models API decides whether a model may be used, and what it can do: the real SDK against
 the fake's `GET /v1/models`, a day's cache in the user cache dir, the built-in table offline."""
+
 from __future__ import annotations
 
 import subprocess
@@ -15,11 +16,22 @@ from cast.models.base import ModelError
 from cast.models.lookup import available, cache_path, ensure, lookup
 from cast.runs import Options
 
-RETIRED = model_info("claude-sonnet-4-5", "retired", "2026-11-30T00:00:00Z", max_input_tokens=200_000, max_tokens=64_000,
-                     thinking=("enabled", "disabled"), efforts=())
+RETIRED = model_info(
+    "claude-sonnet-4-5",
+    "retired",
+    "2026-11-30T00:00:00Z",
+    max_input_tokens=200_000,
+    max_tokens=64_000,
+    thinking=("enabled", "disabled"),
+    efforts=(),
+)
 DEPRECATED = model_info("claude-opus-4-5", "deprecated", "2027-01-22T00:00:00Z", max_input_tokens=200_000, max_tokens=64_000)
-CURRENT = [model_info("claude-sonnet-5-5", thinking=("adaptive", "between_tools")), model_info("claude-opus-5-5"),
-           model_info("claude-haiku-5-5", thinking=("adaptive", "disabled")), model_info("claude-fable-5-2")]
+CURRENT = [
+    model_info("claude-sonnet-5-5", thinking=("adaptive", "between_tools")),
+    model_info("claude-opus-5-5"),
+    model_info("claude-haiku-5-5", thinking=("adaptive", "disabled")),
+    model_info("claude-fable-5-2"),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -38,8 +50,9 @@ def serve(api: FakeAPI, *extra: dict) -> None:
 
 def cast(repo, api: FakeAPI, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     environment = cast_env(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key", **env)
-    return subprocess.run([sys.executable, "-m", "cast", *args], check=False, cwd=repo, env=environment,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args], check=False, cwd=repo, env=environment, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_a_retired_model_exits_2_before_any_request(fake_api, repo):
@@ -91,7 +104,11 @@ def test_the_api_answer_drives_the_spec(fake_api):
     serve(fake_api, model_info("claude-new-6", max_input_tokens=400_000, thinking=("adaptive",), efforts=("low", "high")))
     spec = lookup("claude-new-6")
     assert spec is not None and spec.source == "api"
-    assert (spec.max_input_tokens, spec.thinking_types, spec.efforts) == (400_000, frozenset({"adaptive"}), frozenset({"low", "high"}))
+    assert (spec.max_input_tokens, spec.thinking_types, spec.efforts) == (
+        400_000,
+        frozenset({"adaptive"}),
+        frozenset({"low", "high"}),
+    )
     sonnet = lookup("claude-sonnet-5-5")
     assert sonnet is not None and sonnet.supports_thinking("between_tools") and sonnet.default_effort == "high"
     assert "claude-sonnet-5-5" in sonnet.reads_thinking_of  # what the API doesn't say comes from the table

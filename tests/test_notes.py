@@ -1,6 +1,7 @@
 """The agent's notes between tool calls (thinking blocks with text, where today's models put
 them) are shown dimmed, in order, in one-shot output and as `note` events with --json; empty
 thinking blocks show nothing."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,15 @@ TURNS = [
 
 def plan(repo, tmp_path, *extra: str) -> subprocess.CompletedProcess[str]:
     script = write_script(tmp_path / "notes.jsonl", TURNS)
-    return subprocess.run([sys.executable, "-m", "cast", "--model", f"script:{script}", "plan", *extra, "add sub"],
-                          cwd=repo, env=cast_env(), capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", "--model", f"script:{script}", "plan", *extra, "add sub"],
+        cwd=repo,
+        env=cast_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_the_loop_emits_a_note_per_thinking_block_with_text(tmp_path):
@@ -64,13 +72,23 @@ def test_json_output_has_note_events(repo, tmp_path):
 
 def test_notes_from_the_api_are_shown_and_empty_blocks_are_not(fake_api, repo):
     fake_api.models = {"claude-sonnet-5-5": model_info("claude-sonnet-5-5", thinking=("adaptive", "between_tools"))}
-    fake_api.reply(thinking("", "c2lnLWVtcHR5"), thinking("Looking at app.py.", "c2lnLW9uZQ=="),
-                   tool_use("toolu_1", "read_file", {"path": "app.py"}))
+    fake_api.reply(
+        thinking("", "c2lnLWVtcHR5"),
+        thinking("Looking at app.py.", "c2lnLW9uZQ=="),
+        tool_use("toolu_1", "read_file", {"path": "app.py"}),
+    )
     fake_api.reply(tool_use("toolu_2", "write_plan", {"name": "plan", "content": PLAN}))
     fake_api.reply(text("Done."))
     env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, ANTHROPIC_API_KEY="test-key")
-    done = subprocess.run([sys.executable, "-m", "cast", "plan", "add sub"], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "cast", "plan", "add sub"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines.index("Looking at app.py.") < next(i for i, line in enumerate(lines) if line.startswith("✓ read_file"))

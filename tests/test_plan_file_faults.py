@@ -3,6 +3,7 @@
 End to end through `python -m cast execute` on real git repositories, plus the task board, the
 self-check and the report on their own.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,15 @@ def cast(cwd: Path, *args: str, record: Path | None = None) -> subprocess.Comple
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     if record:
         env["CAST_SCRIPT_RECORD"] = str(record)
-    return subprocess.run([sys.executable, "-m", "cast", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def journal(root: Path) -> list[dict]:
@@ -49,21 +57,26 @@ def journal(root: Path) -> list[dict]:
 
 # -- bytes that are not UTF-8 -----------------------------------------------------------------
 def test_execute_ticks_a_plan_with_a_latin1_byte_and_crlf_leaving_every_other_byte(repo, tmp_path):
-    original = (b"---\r\ntask: Fix the caf\xe9 menu\r\nsession: " + SESSION.encode() + b"\r\n---\r\n"
-                b"# Plan: caf\xe9\r\n- [ ] Fix the caf\xe9 menu\r\n- [x] Already done\r\n")
+    original = (
+        b"---\r\ntask: Fix the caf\xe9 menu\r\nsession: " + SESSION.encode() + b"\r\n---\r\n"
+        b"# Plan: caf\xe9\r\n- [ ] Fix the caf\xe9 menu\r\n- [x] Already done\r\n"
+    )
     path = plan_at(repo, original)
     record = tmp_path / "requests.jsonl"
-    script = write_script(tmp_path / "s.jsonl", [
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "the menu needed no change"}}]},
-        {"text": "Fixed the menu."},
-        {"text": '{"complete": true, "missing": []}'},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "the menu needed no change"}}]},
+            {"text": "Fixed the menu."},
+            {"text": '{"complete": true, "missing": []}'},
+        ],
+    )
     done = cast(repo, "--model", f"script:{script}", "execute", record=record)
     assert done.returncode == 0, done.stderr + done.stdout
     after = path.read_bytes()
     at = original.index(b"[ ] Fix") + 1
     assert len(after) == len(original)
-    assert [i for i in range(len(after)) if after[i] != original[i]] == [at] and after[at:at + 1] == b"x"
+    assert [i for i in range(len(after)) if after[i] != original[i]] == [at] and after[at : at + 1] == b"x"
     brief = json.loads(record.read_text().splitlines()[0])["messages"][0]["content"][0]["text"]
     assert "1. [ ] Fix the caf\ufffd menu" in brief
     assert any("caf\ufffd" in json.dumps(message, ensure_ascii=False) for message in journal(repo))
@@ -73,7 +86,7 @@ def test_item_text_is_clean_text_and_offsets_stay_byte_exact():
     data = b"- [ ] caf\xe9 \xff\xfe end\r\n  - [ ] ok \xc3\xa9\r\n"
     items = parse(data.decode("utf-8", "surrogateescape"))
     assert [i.text for i in items] == ["caf\ufffd \ufffd\ufffd end", "ok \u00e9"]
-    assert [data[i.offset:i.offset + 1] for i in items] == [b" ", b" "]
+    assert [data[i.offset : i.offset + 1] for i in items] == [b" ", b" "]
     assert items[1].offset == data.index(b"[ ] ok") + 1
 
 
@@ -87,14 +100,17 @@ def test_the_board_listing_of_a_plan_with_bad_bytes_encodes(tmp_path):
 def test_execute_reports_a_plan_moved_away_mid_run_once_and_consistently(repo, tmp_path):
     path = plan_at(repo, TWO_ITEMS.encode())
     record = tmp_path / "requests.jsonl"
-    script = write_script(tmp_path / "s.jsonl", [
-        {"tool_uses": [{"name": "bash", "input": {"command": f"mv .cast/plans/{SESSION}/plan.md moved-plan.md"}}]},
-        {"tool_uses": [{"name": "bash", "input": {"command": "echo still working"}}]},
-        {"text": "All items are done."},
-        {"text": '{"complete": true, "missing": [], "claims": []}'},
-        {"text": "The plan file is gone; I stop here."},
-        {"text": '{"complete": false, "missing": ["the plan file"], "claims": []}'},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": f"mv .cast/plans/{SESSION}/plan.md moved-plan.md"}}]},
+            {"tool_uses": [{"name": "bash", "input": {"command": "echo still working"}}]},
+            {"text": "All items are done."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+            {"text": "The plan file is gone; I stop here."},
+            {"text": '{"complete": false, "missing": ["the plan file"], "claims": []}'},
+        ],
+    )
     done = cast(repo, "--model", f"script:{script}", "execute", "--yes", record=record)
     assert not path.exists() and (repo / "moved-plan.md").is_file()
     assert done.returncode == 1 and "2 plan items not done: 1, 2" in done.stderr, done.stderr

@@ -4,6 +4,7 @@ The script plays a hostile model: it calls write tools that plan mode does not h
 attack of every class, and aims write_plan outside its directory. The test hashes the whole tree
 and the git refs before and after.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -92,8 +93,15 @@ def run_plan(repo: Path, script: Path, record: Path | None = None) -> subprocess
     env = dict(os.environ)
     if record:
         env["CAST_SCRIPT_RECORD"] = str(record)
-    return subprocess.run([sys.executable, "-m", "cast", "--model", f"script:{script}", "--max-steps", "200", "plan", "Do something"],
-                          cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", "--model", f"script:{script}", "--max-steps", "200", "plan", "Do something"],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_hostile_script_changes_nothing_outside_dot_cast(repo, tmp_path):
@@ -112,11 +120,23 @@ def test_hostile_script_changes_nothing_outside_dot_cast(repo, tmp_path):
     ]
     # each refused call is followed by a distinct successful one: three refusals in a row would
     # (rightly) end the run before every attack had its turn
-    turns += [{"tool_uses": [{"name": "bash", "input": {"command": attack}}, {"name": "bash", "input": {"command": f"echo {i}"}}]}
-              for i, attack in enumerate(ATTACKS)]
-    turns += [{"tool_uses": [{"name": "write_plan", "input": {"name": name, "content": "- [ ] x"}}, {"name": "write_plan", "input": {"name": "plan", "content": f"- [ ] {i}"}}]}
-              for i, name in enumerate(ESCAPES)]
-    turns += [{"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n- [ ] safe"}}]}, {"text": "done"}]
+    turns += [
+        {"tool_uses": [{"name": "bash", "input": {"command": attack}}, {"name": "bash", "input": {"command": f"echo {i}"}}]}
+        for i, attack in enumerate(ATTACKS)
+    ]
+    turns += [
+        {
+            "tool_uses": [
+                {"name": "write_plan", "input": {"name": name, "content": "- [ ] x"}},
+                {"name": "write_plan", "input": {"name": "plan", "content": f"- [ ] {i}"}},
+            ]
+        }
+        for i, name in enumerate(ESCAPES)
+    ]
+    turns += [
+        {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n- [ ] safe"}}]},
+        {"text": "done"},
+    ]
     script = write_script(tmp_path / "hostile.jsonl", turns)
     record = tmp_path / "requests.jsonl"
     tmp_x = Path("/tmp/x").exists()
@@ -144,10 +164,13 @@ def test_symlinked_plans_directory_is_not_written_through(repo, tmp_path):
     target.mkdir()
     (repo / ".cast").mkdir()
     os.symlink(target, repo / ".cast" / "plans")
-    script = write_script(tmp_path / "s.jsonl", [
-        {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "- [ ] x"}}]},
-        {"text": "done"},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "- [ ] x"}}]},
+            {"text": "done"},
+        ],
+    )
     before = tree_digest(repo)
     done = run_plan(repo, script)
     assert done.returncode == 1 and "no plan was written" in done.stderr
@@ -157,11 +180,14 @@ def test_symlinked_plans_directory_is_not_written_through(repo, tmp_path):
 
 @pytest.mark.parametrize("command", ["git log --oneline", "grep -rn add .", "wc -l $(git ls-files '*.py')"])
 def test_read_only_exploration_works(repo, tmp_path, command):
-    script = write_script(tmp_path / "s.jsonl", [
-        {"tool_uses": [{"name": "bash", "input": {"command": command}}]},
-        {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "- [ ] x"}}]},
-        {"text": "done"},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": command}}]},
+            {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "- [ ] x"}}]},
+            {"text": "done"},
+        ],
+    )
     record = tmp_path / "requests.jsonl"
     assert run_plan(repo, script, record).returncode == 0
     result = json.loads(record.read_text().splitlines()[1])["messages"][-1]["content"][0]

@@ -1,4 +1,5 @@
 """Shell commands really run: huge outputs, timeouts with children, stdin, exit codes."""
+
 from __future__ import annotations
 
 import os

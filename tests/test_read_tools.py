@@ -1,4 +1,5 @@
 """read_file, list_files and grep on real directories."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """The README's offline demo is real: its commands produce the output it shows."""
+
 from __future__ import annotations
 
 import os
@@ -17,7 +18,7 @@ DATE = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}Z)?")
 def shown(command: str) -> str:
     """The README's transcript block that starts with `$ {command}`, up to the next `$ ` line."""
     readme = (ROOT / "README.md").read_text()
-    block = readme[readme.index(f"\n$ {command}\n") + 1:]
+    block = readme[readme.index(f"\n$ {command}\n") + 1 :]
     block = block[: block.index("```")]
     lines = block.splitlines()[1:]
     end = next((i for i, line in enumerate(lines) if line.startswith("$ ")), len(lines))
@@ -36,8 +37,9 @@ def test_readme_plan_and_execute_transcripts_match_a_real_run(tmp_path):
     git(calc, "commit", "-qm", "init")
 
     def cast(*args: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "cast", *args], cwd=calc, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "cast", *args], cwd=calc, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -54,7 +56,7 @@ def test_readme_configuration_example_is_accepted_by_the_loader():
     from cast.config import Config, _merge
 
     readme = (ROOT / "README.md").read_text()
-    block = readme[readme.index("```toml\n") + len("```toml\n"):]
+    block = readme[readme.index("```toml\n") + len("```toml\n") :]
     values = tomllib.loads(block[: block.index("```")])
     config = _merge(Config(), values, "README")
     assert config.allow == ("python3 -m pytest*",) and config.keep_recent_steps == 6
@@ -75,8 +77,8 @@ sys.meta_path.insert(0, _HideTestExtra)
 
 def offline_commands() -> str:
     readme = (ROOT / "README.md").read_text()
-    block = readme[readme.index("## Try it offline"):]
-    block = block[block.index("```bash\n") + len("```bash\n"):]
+    block = readme[readme.index("## Try it offline") :]
+    block = block[block.index("```bash\n") + len("```bash\n") :]
     return block[: block.index("```")]
 
 
@@ -99,8 +101,12 @@ def test_the_offline_demo_tells_a_true_story_with_only_the_package_installed(tmp
     (site / "zz_hide_test_extra.pth").write_text("import _hide_test_extra\n")
     local_index = Path("/opt/pypi/simple")
     source = ["--index-url", local_index.as_uri()] if local_index.is_dir() else ["--no-index", "--no-build-isolation"]
-    install = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", *source, "-e", str(ROOT)],
-                             capture_output=True, text=True, timeout=600)
+    install = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", *source, "-e", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert install.returncode == 0, install.stdout + install.stderr
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CAST_", "PYTHON", "ANTHROPIC_", "VIRTUAL_ENV"))}
     env |= {"PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "TMPDIR": str(tmp_path)}
@@ -108,16 +114,27 @@ def test_the_offline_demo_tells_a_true_story_with_only_the_package_installed(tmp
     assert python3 == str(venv / "bin" / "python3")
     no_pytest = subprocess.run([python3, "-m", "pytest", "--version"], capture_output=True, text=True, env=env, timeout=60)
     assert no_pytest.returncode == 1 and "No module named 'pytest'" in no_pytest.stderr
-    assert subprocess.run([python3, "-c", "import cast, sys; assert cast.__file__.startswith(sys.argv[1])", str(ROOT)],
-                          env=env, timeout=60).returncode == 0
+    assert (
+        subprocess.run(
+            [python3, "-c", "import cast, sys; assert cast.__file__.startswith(sys.argv[1])", str(ROOT)], env=env, timeout=60
+        ).returncode
+        == 0
+    )
 
-    done = subprocess.run(["bash", "-e", "-c", offline_commands()], cwd=ROOT, env=env, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=300)
+    done = subprocess.run(
+        ["bash", "-e", "-c", offline_commands()],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "No module named" not in out and "FAIL" not in out and "UNCHECKED" not in out
-    report = out[out.index("\nResult: "):]
+    report = out[out.index("\nResult: ") :]
     assert report.startswith("\nResult: done (the model finished its turn)\nPlan: 2/2 items done (2 this run)")
     assert "  ok   `python3 -m unittest` exit 0 (2 passed)\n  ok   `python3 -m unittest` exit 0 (3 passed)\n" in report
-    assert "  checked   \"`python3 -m unittest` ran 3 tests, OK\"" in report
+    assert '  checked   "`python3 -m unittest` ran 3 tests, OK"' in report
     assert (tmp_path / "calc" / ".cast" / "plans").is_dir() and "return a + b" in (tmp_path / "calc" / "calc.py").read_text()

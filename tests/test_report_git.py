@@ -3,6 +3,7 @@
 Real git repositories with uncommitted work in them: the report must not write a byte into .git
 (not an object, not the index) and must not count the user's own uncommitted edits as the run's.
 """
+
 from __future__ import annotations
 
 import hashlib

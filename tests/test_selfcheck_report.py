@@ -1,6 +1,7 @@
 """Self-check (facts, and one structured-output model call each time the executor ends its turn;
 it sends the executor back at most once per run) and the evidence report (built from
 observations; claims nothing supports are marked unchecked)."""
+
 from __future__ import annotations
 
 import json
@@ -115,8 +116,13 @@ class TestSelfCheck:
 
     def test_a_blocked_item_is_not_counted_as_missing(self, tmp_path):
         turns = [
-            {"tool_uses": [use("bash", command="echo one"), use("update_task", id=1, status="done"),
-                           use("update_task", id=2, status="blocked", note="no test runner")]},
+            {
+                "tool_uses": [
+                    use("bash", command="echo one"),
+                    use("update_task", id=1, status="done"),
+                    use("update_task", id=2, status="blocked", note="no test runner"),
+                ]
+            },
             {"text": "Item 2 is blocked."},
             VERDICT_OK,
         ]
@@ -128,8 +134,14 @@ class TestSelfCheck:
     def test_a_failed_last_test_run_is_a_fact(self, tmp_path):
         bash = fake_bash({"pytest -q": {"exit_code": 1, "tests": {"passed": 3, "failed": 1}}})
         turns = [
-            {"tool_uses": [use("bash", command="echo x"), use("update_task", id=1, status="done"),
-                           use("bash", command="echo y"), use("update_task", id=2, status="done")]},
+            {
+                "tool_uses": [
+                    use("bash", command="echo x"),
+                    use("update_task", id=1, status="done"),
+                    use("bash", command="echo y"),
+                    use("update_task", id=2, status="done"),
+                ]
+            },
             {"tool_uses": [use("bash", command="pytest -q")]},
             {"text": "Everything is done and all tests pass."},
             VERDICT_OK,
@@ -143,8 +155,14 @@ class TestSelfCheck:
 
     def test_with_the_facts_clean_one_model_call_decides(self, tmp_path):
         turns = [
-            {"tool_uses": [use("bash", command="echo x"), use("update_task", id=1, status="done"),
-                           use("bash", command="echo y"), use("update_task", id=2, status="done")]},
+            {
+                "tool_uses": [
+                    use("bash", command="echo x"),
+                    use("update_task", id=1, status="done"),
+                    use("bash", command="echo y"),
+                    use("update_task", id=2, status="done"),
+                ]
+            },
             {"tool_uses": [use("bash", command="pytest -q")]},
             {"text": "All done."},
             {"text": 'Verdict:\n```json\n{"complete": false, "missing": ["add a CHANGELOG entry"], "claims": []}\n```'},
@@ -164,8 +182,14 @@ class TestSelfCheck:
 
     def test_an_invalid_verdict_does_not_keep_the_run_going(self, tmp_path):
         turns = [
-            {"tool_uses": [use("bash", command="echo x"), use("update_task", id=1, status="done"),
-                           use("bash", command="echo y"), use("update_task", id=2, status="done")]},
+            {
+                "tool_uses": [
+                    use("bash", command="echo x"),
+                    use("update_task", id=1, status="done"),
+                    use("bash", command="echo y"),
+                    use("update_task", id=2, status="done"),
+                ]
+            },
             {"text": "All done."},
             {"text": "I believe the task is complete!"},
         ]
@@ -175,8 +199,16 @@ class TestSelfCheck:
         assert check.verdict.complete is None and check.verdict.source == "invalid"
 
     def test_each_new_run_gets_its_own_check(self, tmp_path):
-        turns = [{"text": "Done."}, VERDICT_OK, {"text": "Still done."}, VERDICT_OK,
-                 {"text": "Done again."}, VERDICT_OK, {"text": "Really."}, VERDICT_OK]
+        turns = [
+            {"text": "Done."},
+            VERDICT_OK,
+            {"text": "Still done."},
+            VERDICT_OK,
+            {"text": "Done again."},
+            VERDICT_OK,
+            {"text": "Really."},
+            VERDICT_OK,
+        ]
         agent, model, check, _ = executor(tmp_path, turns)
         drive(agent, check)
         drive(agent, check, text="carry on")
@@ -196,7 +228,9 @@ class TestSelfCheck:
 
 def tool_result(name: str, ok: bool = True, changed=(), **facts) -> ev.ToolResult:
     if not ok and "exit_code" not in facts:  # a refused call: no facts, the command is in its ToolCall
-        return ev.ToolResult("id", name, False, "the user declined to run this command", "error: the user declined", tuple(changed), False, {})
+        return ev.ToolResult(
+            "id", name, False, "the user declined to run this command", "error: the user declined", tuple(changed), False, {}
+        )
     return ev.ToolResult("id", name, ok, "", "", tuple(changed), False, facts)
 
 
@@ -213,7 +247,9 @@ PASSED_PYTEST = tool_result("bash", command="python3 -m pytest -q", exit_code=0,
 
 class TestClaims:
     def test_all_tests_pass_is_unchecked_without_a_test_run(self):
-        claims = check_claims("I added greet(). All tests pass.", facts_of(tool_result("bash", command="ls", exit_code=0, tests={})))
+        claims = check_claims(
+            "I added greet(). All tests pass.", facts_of(tool_result("bash", command="ls", exit_code=0, tests={}))
+        )
         assert [(c.kind, c.checked, c.evidence) for c in claims] == [("tests pass", False, "no test command was run")]
 
     def test_all_tests_pass_is_checked_by_a_passing_run_and_unchecked_by_a_failing_last_run(self):
@@ -224,8 +260,13 @@ class TestClaims:
         assert not claim.checked and "exit 1 (4 passed, 1 failed)" in claim.evidence
 
     def test_a_false_tests_pass_claim_in_other_words_is_unchecked(self):
-        for wording in ("pytest reports 3 passed.", "The suite is green now.", "✅ all good", "3 tests passed, 0 failed.",
-                        "Ran 3 tests, OK."):
+        for wording in (
+            "pytest reports 3 passed.",
+            "The suite is green now.",
+            "✅ all good",
+            "3 tests passed, 0 failed.",
+            "Ran 3 tests, OK.",
+        ):
             claims = check_claims(wording, facts_of(FAILED_PYTEST, done=[1]))
             assert claims and not any(c.checked for c in claims), wording
             assert "exit 1" in claims[0].evidence, wording
@@ -242,8 +283,10 @@ class TestClaims:
 
     def test_the_claim_table(self):
         obs = [tool_result("bash", command="ruff check .", exit_code=0), tool_result("edit_file", changed=["src/app.py"])]
-        text = ("- Updated `src/app.py` to add greet().\n- Created docs/greet.md.\n- Ran `ruff check .` and "
-                "ran `mypy src`.\nI verified the change. Lint passes. All items are done. Tests are not run yet.")
+        text = (
+            "- Updated `src/app.py` to add greet().\n- Created docs/greet.md.\n- Ran `ruff check .` and "
+            "ran `mypy src`.\nI verified the change. Lint passes. All items are done. Tests are not run yet."
+        )
         claims = {(c.kind, c.text[:22]): c.checked for c in check_claims(text, facts_of(*obs, done=[1], left=[2]))}
         assert claims == {
             ("file changed", "Updated `src/app.py` t"): True,
@@ -264,8 +307,13 @@ class TestClaims:
         ]
         facts = facts_of(FAILED_PYTEST, tool_result("edit_file", changed=["calc.py"]), done=[1], left=[2])
         verdicts = [(c.text, c.checked) for c in check_claims("", facts, listed)]
-        assert verdicts == [("the suite passes", False), ("calc.py now adds", True), ("item 2 is done", False),
-                            ("the code is idiomatic", False), ("pytest failed before the fix", True)]
+        assert verdicts == [
+            ("the suite passes", False),
+            ("calc.py now adds", True),
+            ("item 2 is done", False),
+            ("the code is idiomatic", False),
+            ("pytest failed before the fix", True),
+        ]
 
     def test_the_stricter_layer_wins_when_both_speak_of_a_sentence(self):
         listed = [{"claim": "pytest reports 3 passed", "rests_on": "command", "ref": "echo ok", "says": "ran"}]
@@ -292,8 +340,12 @@ class TestReport:
             builder.observe(event)
             feed(event)
         board.update(1, "done", "")
-        for event in [ev.StepStarted(2), ev.TextDelta("Added greet(). All tests pass. "), ev.TextDelta("Ran `make lint` too."),
-                      ev.Stopped("done", "the model finished its turn", 2)]:
+        for event in [
+            ev.StepStarted(2),
+            ev.TextDelta("Added greet(). All tests pass. "),
+            ev.TextDelta("Ran `make lint` too."),
+            ev.Stopped("done", "the model finished its turn", 2),
+        ]:
             builder.observe(event)
         report = builder.build()
         assert (report.status, report.ticked_this_run) == ("incomplete", 1)
@@ -313,7 +365,7 @@ class TestReport:
         assert text.startswith("Result: incomplete (1 plan item not done: 2)\n")
         assert "Plan: 1/2 items done (1 this run)" in text and "[ ] 2. Add a test for greet()" in text
         assert "  [x] 1. Write greet() in app.py\n        evidence: `pytest -q` exit 0 (2 passed); app.py changed" in text
-        assert "UNCHECKED \"Ran `make lint` too.\" — no command `make lint` was observed" in text
+        assert 'UNCHECKED "Ran `make lint` too." — no command `make lint` was observed' in text
         assert "ok   `pytest -q` exit 0 (2 passed)" in text
 
     def test_outside_git_and_without_a_plan(self, tmp_path):
@@ -337,7 +389,13 @@ class TestReport:
         os.utime(tmp_path / "same.txt", ns=(1, 1))
         (tmp_path / "gone.txt").unlink()
         (tmp_path / "new.py").write_text("a\nb\n")
-        for ignored in ("run.log", "build/out.o", ".pytest_cache/v/cache/lastfailed", "__pycache__/x.pyc", ".cast/sessions/s/t.jsonl"):
+        for ignored in (
+            "run.log",
+            "build/out.o",
+            ".pytest_cache/v/cache/lastfailed",
+            "__pycache__/x.pyc",
+            ".cast/sessions/s/t.jsonl",
+        ):
             (tmp_path / ignored).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / ignored).write_text("x")
         (tmp_path / "keep.log").write_text("kept\n")
@@ -357,8 +415,14 @@ class TestReport:
         assert capped and rows == [("f0.txt", "modified")]
         builder = ReportBuilder(tmp_path)
         builder.snapshot = snap
-        assert builder.build("").render_text().endswith("Files changed: 1\n   f0.txt | 2 +-\n   1 file changed, 1 insertion(+), 1 deletion(-)\n"
-                                                         "  [snapshot capped at 3 files: changes past them are not listed]")
+        assert (
+            builder.build("")
+            .render_text()
+            .endswith(
+                "Files changed: 1\n   f0.txt | 2 +-\n   1 file changed, 1 insertion(+), 1 deletion(-)\n"
+                "  [snapshot capped at 3 files: changes past them are not listed]"
+            )
+        )
 
 
 class TestTicks:
@@ -377,11 +441,20 @@ class TestTicks:
         board = self.board(tmp_path)
         board.ledger.add("bash", True, {"command": "echo before"}, {"command": "echo before", "exit_code": 0})
         board.update(2, "in_progress", "")
-        board.ledger.add("bash", False, {"command": "rm -rf build"}, {}, text="error: the user declined", summary="the user declined to run this command")
+        board.ledger.add(
+            "bash",
+            False,
+            {"command": "rm -rf build"},
+            {},
+            text="error: the user declined",
+            summary="the user declined to run this command",
+        )
         with pytest.raises(ToolError) as refused:
             board.update(2, "done", "")
-        assert "task 2 not ticked: no file was changed and no command succeeded since it started " \
-               "(`rm -rf build` declined (the user declined))" in str(refused.value)
+        assert (
+            "task 2 not ticked: no file was changed and no command succeeded since it started "
+            "(`rm -rf build` declined (the user declined))" in str(refused.value)
+        )
         assert board.remaining()[0][0] == 1 and len(board.remaining()) == 3
         text = board.update(2, "done", "nothing needed tidying")
         assert "ticked without evidence: no file was changed" in text and "note: nothing needed tidying" in text
@@ -391,14 +464,23 @@ class TestTicks:
         board = self.board(tmp_path)
         board.update(1, "in_progress", "")
         board.ledger.add("edit_file", True, {"path": "calc.py"}, {}, ("calc.py",))
-        board.ledger.add("bash", True, {}, {"command": "python3 -m unittest", "exit_code": 1, "tests": {"passed": 2, "failed": 1}})
-        with pytest.raises(ToolError, match=r"the last run of the verification `python3 -m unittest` exit 1 \(2 passed, 1 failed\)"):
+        board.ledger.add(
+            "bash", True, {}, {"command": "python3 -m unittest", "exit_code": 1, "tests": {"passed": 2, "failed": 1}}
+        )
+        with pytest.raises(
+            ToolError, match=r"the last run of the verification `python3 -m unittest` exit 1 \(2 passed, 1 failed\)"
+        ):
             board.update(1, "done", "")
         board.ledger.add("bash", True, {}, {"command": "cd . && python3 -m unittest", "exit_code": 0, "tests": {"passed": 3}})
         assert "evidence: `python3 -m unittest` exit 1" in board.update(1, "done", "")
         assert board.evidence_for("Fix `add` in `calc.py`") == {
             "commands": ["`python3 -m unittest` exit 1 (2 passed, 1 failed)", "`cd . && python3 -m unittest` exit 0 (3 passed)"],
-            "files": ["calc.py"], "checks": ["python3 -m unittest"], "supported": True, "missing": "", "note": ""}
+            "files": ["calc.py"],
+            "checks": ["python3 -m unittest"],
+            "supported": True,
+            "missing": "",
+            "note": "",
+        }
 
     def test_a_verification_that_never_ran_is_missing(self, tmp_path):
         board = self.board(tmp_path)
@@ -407,7 +489,9 @@ class TestTicks:
             board.update(3, "done", "")
 
     def test_final_text_is_the_last_assistant_message(self):
-        messages = [{"role": "assistant", "content": [{"type": "text", "text": "first"}]},
-                    {"role": "user", "content": [{"type": "text", "text": "more"}]},
-                    {"role": "assistant", "content": [{"type": "thinking", "thinking": "x"}, {"type": "text", "text": "last"}]}]
+        messages = [
+            {"role": "assistant", "content": [{"type": "text", "text": "first"}]},
+            {"role": "user", "content": [{"type": "text", "text": "more"}]},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "x"}, {"type": "text", "text": "last"}]},
+        ]
         assert final_text(messages) == "last"

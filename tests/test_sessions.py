@@ -1,5 +1,6 @@
 """Sessions on disk: the journal replays to exactly the transcript the model saw, survives a torn
 last line and a real kill -9, and keeps its meta file and .gitignore right."""
+
 from __future__ import annotations
 
 import json
@@ -137,8 +138,9 @@ class TestGitignore:
     def test_git_really_ignores_the_sessions(self, repo):
         session = new_session(repo)
         Transcript(on_append=session.append).add_user([text_block("hi")])
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo,
-                                capture_output=True, text=True, check=True).stdout
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo, capture_output=True, text=True, check=True
+        ).stdout
         assert "sessions" not in status and ".cast/.gitignore" in status
 
 
@@ -178,7 +180,10 @@ class TestTornJournal:
         ]
         valid = make_valid(messages)
         assert valid[-1]["role"] == "user"
-        assert [(b["tool_use_id"], b["content"], b["is_error"]) for b in valid[-1]["content"]] == [("a", NOT_RUN, True), ("b", NOT_RUN, True)]
+        assert [(b["tool_use_id"], b["content"], b["is_error"]) for b in valid[-1]["content"]] == [
+            ("a", NOT_RUN, True),
+            ("b", NOT_RUN, True),
+        ]
         assert len(messages) == 2, "the input is not modified"
         # a partly answered turn gets only the missing result, placed before the others
         partial = messages + [{"role": "user", "content": [tool_result_block("b", "done", False)]}]

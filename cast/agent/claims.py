@@ -8,6 +8,7 @@ the model's say-so. A small deterministic layer runs as well, so the common case
 with the scripted model, with a model that lists nothing, and with one that lists selectively:
 when both layers speak of one sentence, the stricter verdict stands.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,7 +27,10 @@ CLAIMS_SCHEMA: dict[str, Any] = {
         "properties": {
             "claim": {"type": "string", "description": "The claim, quoted or closely paraphrased."},
             "rests_on": {"type": "string", "enum": list(CLAIM_KINDS)},
-            "ref": {"type": "string", "description": "The command line, file path or item number (\"all\" for every item); empty if none."},
+            "ref": {
+                "type": "string",
+                "description": 'The command line, file path or item number ("all" for every item); empty if none.',
+            },
             "says": {"type": "string", "enum": ["passed", "failed", "ran", "changed", "done"]},
         },
         "required": ["claim", "rests_on", "ref", "says"],
@@ -173,7 +177,11 @@ def check_listed(listed: list[dict[str, Any]], facts: Facts) -> list[Claim]:
         text, kind = " ".join(str(entry["claim"]).split())[:200], str(entry.get("rests_on", "nothing"))
         ref, says = str(entry.get("ref", "") or ""), str(entry.get("says", "") or "")
         if kind == "tests":
-            ok, why = (command_claim(facts, text, ref, "failed") if says == "failed" else tests_pass(facts, text, ref if facts.last_run(ref) else ""))
+            ok, why = (
+                command_claim(facts, text, ref, "failed")
+                if says == "failed"
+                else tests_pass(facts, text, ref if facts.last_run(ref) else "")
+            )
         elif kind == "command":
             ok, why = command_claim(facts, text, ref, says)
         elif kind == "file":
@@ -188,31 +196,71 @@ def check_listed(listed: list[dict[str, Any]], facts: Facts) -> list[Claim]:
 
 # -- the deterministic layer ----------------------------------------------------------------------
 NEGATION = re.compile(r"\b(?:not|never|cannot|unable|fail(?:s|ed|ing|ures?)?|broken|red)\b|n't\b", re.IGNORECASE)
-_HARMLESS = re.compile(r"\b(?:0|zero|no)\s+(?:failed|failures?|errors?|failing)\b|\bwithout\s+(?:any\s+)?(?:failures?|errors?)\b", re.IGNORECASE)
+_HARMLESS = re.compile(
+    r"\b(?:0|zero|no)\s+(?:failed|failures?|errors?|failing)\b|\bwithout\s+(?:any\s+)?(?:failures?|errors?)\b", re.IGNORECASE
+)
 _PATH = r"`?(?P<path>[\w.-]+(?:/[\w.-]+)*\.\w{1,8})`?"
 _CMD = r"`(?P<cmd>[^`]+)`"
 Rule = Callable[[Facts, "re.Match[str]", str], Verdict]
 
 RULES: tuple[tuple[str, re.Pattern[str], Rule], ...] = (
-    ("tests pass", re.compile(
-        r"\b(?:tests?|test\s+suite|suite|specs?|test\s+run)\b[^.\n;]{0,40}?\b(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|ok)\b"
-        r"|\b\d+\s+(?:tests?\s+)?(?:passed|passing)\b|\bran\s+\d+\s+tests?\b"
-        r"|\b(?:pytest|unittest|jest|vitest|tox|go test|cargo test|npm test)\b[^.\n;]{0,40}?\b(?:pass(?:es|ed)?|green|ok|succeed(?:s|ed)?)\b",
-        re.IGNORECASE), lambda f, m, s: tests_pass(f, s, _test_command_in(s, f))),
-    ("success", re.compile(
-        r"✅|✔|\ball\s+(?:good|green|set)\b|\b(?:everything|it all)\s+(?:works|passes|is\s+(?:fine|good|green|working|done))\b"
-        r"|\bworks\s+(?:now|as expected)\b", re.IGNORECASE), lambda f, m, s: success(f, s)),
-    ("command ran", re.compile(r"\b(?:ran|run|running|executed)\s+" + _CMD, re.IGNORECASE),
-     lambda f, m, s: command_claim(f, s, m["cmd"], "ran")),
-    ("verified", re.compile(r"\b(?:verified|confirmed|double-checked|checked that)\b", re.IGNORECASE), lambda f, m, s: _verified(f)),
-    ("file changed", re.compile(r"\b(?:updated|modified|edited|changed|created|added|wrote|fixed)\s+(?:the\s+file\s+|file\s+)?" + _PATH, re.IGNORECASE),
-     lambda f, m, s: file_changed(f, m["path"])),
-    ("build passes", re.compile(r"\b(?:build|lint(?:ing|er)?|type[- ]?check(?:s|ing)?|mypy|ruff)\b[^.\n]*?\b(?:pass(?:es|ed)?|succeed(?:s|ed)?|clean|green)\b", re.IGNORECASE),
-     lambda f, m, s: _built(f)),
-    ("all items done", re.compile(r"\b(?:all|both|every)\s+(?:the\s+|of the\s+)?(?:plan\s+|checklist\s+)?(?:items?|tasks?|steps?)\b[^.\n]*?\b(?:done|complete(?:d)?|finished|ticked)\b", re.IGNORECASE),
-     lambda f, m, s: all_done(f)),
-    ("item done", re.compile(r"\bitem\s+(?P<n>\d+)\b[^.\n]*?\b(?:done|complete(?:d)?|finished|ticked|verified)\b", re.IGNORECASE),
-     lambda f, m, s: item_done(f, m["n"])),
+    (
+        "tests pass",
+        re.compile(
+            r"\b(?:tests?|test\s+suite|suite|specs?|test\s+run)\b[^.\n;]{0,40}?\b(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|ok)\b"
+            r"|\b\d+\s+(?:tests?\s+)?(?:passed|passing)\b|\bran\s+\d+\s+tests?\b"
+            r"|\b(?:pytest|unittest|jest|vitest|tox|go test|cargo test|npm test)\b[^.\n;]{0,40}?\b(?:pass(?:es|ed)?|green|ok|succeed(?:s|ed)?)\b",
+            re.IGNORECASE,
+        ),
+        lambda f, m, s: tests_pass(f, s, _test_command_in(s, f)),
+    ),
+    (
+        "success",
+        re.compile(
+            r"✅|✔|\ball\s+(?:good|green|set)\b|\b(?:everything|it all)\s+(?:works|passes|is\s+(?:fine|good|green|working|done))\b"
+            r"|\bworks\s+(?:now|as expected)\b",
+            re.IGNORECASE,
+        ),
+        lambda f, m, s: success(f, s),
+    ),
+    (
+        "command ran",
+        re.compile(r"\b(?:ran|run|running|executed)\s+" + _CMD, re.IGNORECASE),
+        lambda f, m, s: command_claim(f, s, m["cmd"], "ran"),
+    ),
+    (
+        "verified",
+        re.compile(r"\b(?:verified|confirmed|double-checked|checked that)\b", re.IGNORECASE),
+        lambda f, m, s: _verified(f),
+    ),
+    (
+        "file changed",
+        re.compile(
+            r"\b(?:updated|modified|edited|changed|created|added|wrote|fixed)\s+(?:the\s+file\s+|file\s+)?" + _PATH, re.IGNORECASE
+        ),
+        lambda f, m, s: file_changed(f, m["path"]),
+    ),
+    (
+        "build passes",
+        re.compile(
+            r"\b(?:build|lint(?:ing|er)?|type[- ]?check(?:s|ing)?|mypy|ruff)\b[^.\n]*?\b(?:pass(?:es|ed)?|succeed(?:s|ed)?|clean|green)\b",
+            re.IGNORECASE,
+        ),
+        lambda f, m, s: _built(f),
+    ),
+    (
+        "all items done",
+        re.compile(
+            r"\b(?:all|both|every)\s+(?:the\s+|of the\s+)?(?:plan\s+|checklist\s+)?(?:items?|tasks?|steps?)\b[^.\n]*?\b(?:done|complete(?:d)?|finished|ticked)\b",
+            re.IGNORECASE,
+        ),
+        lambda f, m, s: all_done(f),
+    ),
+    (
+        "item done",
+        re.compile(r"\bitem\s+(?P<n>\d+)\b[^.\n]*?\b(?:done|complete(?:d)?|finished|ticked|verified)\b", re.IGNORECASE),
+        lambda f, m, s: item_done(f, m["n"]),
+    ),
 )
 BUILD_COMMAND = re.compile(r"\b(?:build|make|compile|lint|ruff|flake8|mypy|pyright|tsc|eslint|cargo check|go vet)\b")
 
@@ -270,7 +318,9 @@ def check_claims(text: str, facts: Facts, listed: list[dict[str, Any]] | None = 
     sentence both speak of keeps the stricter verdict."""
     claims = check_listed(listed or [], facts)
     for found in check_text(text, facts):
-        same = next((c for c in claims if _key(c.text) and (_key(c.text) in _key(found.text) or _key(found.text) in _key(c.text))), None)
+        same = next(
+            (c for c in claims if _key(c.text) and (_key(c.text) in _key(found.text) or _key(found.text) in _key(c.text))), None
+        )
         if same is None:
             claims.append(found)
         elif same.checked and not found.checked:

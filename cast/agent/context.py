@@ -33,6 +33,7 @@ with the session, so a resume sends exactly what the model saw.
 The size estimate uses the provider's real count of the last request (`observe`/`tell_context`)
 plus chars/4 of what was added since; before any usage is known, chars/4 of the whole.
 """
+
 from __future__ import annotations
 
 import json
@@ -108,7 +109,9 @@ def _describe_grep(args: dict[str, Any], content: str) -> str:
 
 
 def _describe_list(args: dict[str, Any], content: str) -> str:
-    return f"list_files {_short(args.get('path') or '.', 80)}" + (f" pattern={_short(args['pattern'], 60)}" if args.get("pattern") else "")
+    return f"list_files {_short(args.get('path') or '.', 80)}" + (
+        f" pattern={_short(args['pattern'], 60)}" if args.get("pattern") else ""
+    )
 
 
 # tool name -> (describe(input, content), how to get it again)
@@ -141,9 +144,15 @@ class ContextEconomy:
     """`Hooks.prepare`: call it with the transcript before each request; it yields Notices."""
 
     def __init__(
-        self, model: m.Model, *, age_threshold_tokens: int, compact_threshold_tokens: int,
-        keep_recent_steps: int, reinject: Callable[[], str] | None = None,
-        on_usage: Callable[[m.Usage, str], None] | None = None, min_batch_tokens: int | None = None,
+        self,
+        model: m.Model,
+        *,
+        age_threshold_tokens: int,
+        compact_threshold_tokens: int,
+        keep_recent_steps: int,
+        reinject: Callable[[], str] | None = None,
+        on_usage: Callable[[m.Usage, str], None] | None = None,
+        min_batch_tokens: int | None = None,
         summary_max_tokens: int = 4096,
     ):
         self.model = model
@@ -165,9 +174,13 @@ class ContextEconomy:
 
     @classmethod
     def from_config(cls, config: Any, model: m.Model, **kwargs: Any) -> ContextEconomy:
-        return cls(model, age_threshold_tokens=config.age_threshold_tokens,
-                   compact_threshold_tokens=config.compact_threshold_tokens,
-                   keep_recent_steps=config.keep_recent_steps, **kwargs)
+        return cls(
+            model,
+            age_threshold_tokens=config.age_threshold_tokens,
+            compact_threshold_tokens=config.compact_threshold_tokens,
+            keep_recent_steps=config.keep_recent_steps,
+            **kwargs,
+        )
 
     # -- what the loop tells us ---------------------------------------------------------------
     def observe(self, event: ev.Event) -> None:
@@ -227,7 +240,7 @@ class ContextEconomy:
     def _recent_chars(self, messages: list[dict[str, Any]]) -> int:
         """Size of the last `keep_recent` turns, which a scan keeps but a later one may age."""
         turns = [i for i, msg in enumerate(messages) if msg["role"] == "assistant"]
-        return size(messages[turns[-self.keep_recent]:]) if len(turns) >= self.keep_recent else size(messages)
+        return size(messages[turns[-self.keep_recent] :]) if len(turns) >= self.keep_recent else size(messages)
 
     def _aging_plan(self, messages: list[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]], int, int]:
         """{message index: rewritten message} for every old, large, not yet elided tool result,
@@ -236,8 +249,13 @@ class ContextEconomy:
         if len(turns) <= self.keep_recent:
             return {}, 0, 0
         boundary = turns[-self.keep_recent]
-        uses = {b["id"]: (b.get("name", "?"), b.get("input")) for msg in messages[:boundary] if msg["role"] == "assistant"
-                for b in msg["content"] if isinstance(b, dict) and b.get("type") == "tool_use"}
+        uses = {
+            b["id"]: (b.get("name", "?"), b.get("input"))
+            for msg in messages[:boundary]
+            if msg["role"] == "assistant"
+            for b in msg["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_use"
+        }
         plan: dict[int, dict[str, Any]] = {}
         saved = count = 0
         for index in range(boundary):
@@ -276,8 +294,12 @@ class ContextEconomy:
             yield ev.Notice("nothing to compact yet")
             return
         before = self.estimate(transcript)
-        request = m.Request(SUMMARY_SYSTEM, (), ({"role": "user", "content": [text_block(render_for_summary(messages, self.compact_threshold * CHARS_PER_TOKEN))]},),
-                            self.summary_max_tokens)
+        request = m.Request(
+            SUMMARY_SYSTEM,
+            (),
+            ({"role": "user", "content": [text_block(render_for_summary(messages, self.compact_threshold * CHARS_PER_TOKEN))]},),
+            self.summary_max_tokens,
+        )
         try:
             summary, usage = ask(self.model, request)
         except m.ModelError as exc:
@@ -297,8 +319,10 @@ class ContextEconomy:
         yield ev.Notice(f"compacted the conversation into a summary: ~{before:,} → ~{after:,} tokens")
 
     def _restart_text(self, messages: list[dict[str, Any]], summary: str) -> str:
-        parts = ["[cast: this conversation was compacted to save context. The original request, a summary "
-                 "of the work so far, and the current state follow.]"]
+        parts = [
+            "[cast: this conversation was compacted to save context. The original request, a summary "
+            "of the work so far, and the current state follow.]"
+        ]
         request = first_request(messages)
         if request:
             parts.append("# Original request\n" + clip(request, REQUEST_CHARS_FOR_SUMMARY))
@@ -320,8 +344,13 @@ def _latest_user_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     Results lose their tool_use partner, so they travel as text."""
     if not messages or messages[-1]["role"] != "user":
         return []
-    uses = {b["id"]: b for msg in messages if msg["role"] == "assistant" for b in msg["content"]
-            if isinstance(b, dict) and b.get("type") == "tool_use"}
+    uses = {
+        b["id"]: b
+        for msg in messages
+        if msg["role"] == "assistant"
+        for b in msg["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    }
     blocks = []
     for block in messages[-1]["content"]:
         if not isinstance(block, dict):

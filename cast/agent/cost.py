@@ -10,6 +10,7 @@ Some models charge more for a long prompt (Haiku 5.5 above 100k input tokens): t
 to a whole request, so a cost is computed per call and totals are sums of calls, never a price
 applied to summed usage.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -119,15 +120,23 @@ def price_for(config: Any, model_name: str) -> Price:
     if key is not None:
         values = tuple(float(v) for v in configured[key])
         if len(values) in (4, 5):
-            return Price(model_name, values[0], values[1], values[2], values[3],
-                         cache_write_1h=values[4] if len(values) == 5 else 0.0)
+            return Price(
+                model_name, values[0], values[1], values[2], values[3], cache_write_1h=values[4] if len(values) == 5 else 0.0
+            )
         return Price(model_name, known=False)
     key = _family(name, PRICES)
     if key is None:
         return Price(model_name, known=False)
     r = PRICES[key]
-    return Price(model_name, r.input, r.output, r.cache_read, r.cache_write, cache_write_1h=r.cache_write_1h,
-                 long_prompt=LONG_PROMPT.get(key))
+    return Price(
+        model_name,
+        r.input,
+        r.output,
+        r.cache_read,
+        r.cache_write,
+        cache_write_1h=r.cache_write_1h,
+        long_prompt=LONG_PROMPT.get(key),
+    )
 
 
 @dataclass(frozen=True)
@@ -169,10 +178,19 @@ class UsageLog:
         self._record(kind, usage, usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens)
 
     def _record(self, kind: str, usage: Usage, context: int) -> None:
-        self.records.append(StepUsage(
-            len(self.records) + 1, self._step, kind, usage.input_tokens, usage.output_tokens,
-            usage.cache_read_tokens, usage.cache_write_tokens, context, round(self.price(usage), 6),
-        ))
+        self.records.append(
+            StepUsage(
+                len(self.records) + 1,
+                self._step,
+                kind,
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+                context,
+                round(self.price(usage), 6),
+            )
+        )
 
     def total(self) -> Usage:
         total = Usage()

@@ -1,5 +1,6 @@
 """What the loop tells the world. Every front-end (REPL, one-shot terminal, --json) consumes this
 one stream; the loop knows nothing about how, or whether, it is shown."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field

@@ -3,6 +3,7 @@
 Plan mode promises `.git` is left alone, so no `git stash create` and no porcelain `git diff`
 (both write: objects, or an index refresh even with GIT_OPTIONAL_LOCKS=0); only plumbing reads.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -88,8 +89,10 @@ def format_stat(rows: list[tuple[str, Stat]]) -> str:
         scale = min(1.0, 40 / max(added + deleted, 1))
         bar = "+" * (max(1, round(added * scale)) if added else 0) + "-" * (max(1, round(deleted * scale)) if deleted else 0)
         out.append(f" {path:<{width}} | {added + deleted} {bar}".rstrip())
-    out.append(f" {len(rows)} file{'s' * (len(rows) != 1)} changed, {plus} insertion{'s' * (plus != 1)}(+), "
-               f"{minus} deletion{'s' * (minus != 1)}(-)")
+    out.append(
+        f" {len(rows)} file{'s' * (len(rows) != 1)} changed, {plus} insertion{'s' * (plus != 1)}(+), "
+        f"{minus} deletion{'s' * (minus != 1)}(-)"
+    )
     return "\n".join(out)
 
 
@@ -142,5 +145,3 @@ class GitBaseline:
                 old = b"" if digest is None else data
                 rows.append((path, line_counts(old, b"" if now_digest is None else now_data)))
         return sorted(rows)
-
-

@@ -3,6 +3,7 @@
 `CallRecord` answers an identical read-only call from the record while nothing has changed;
 `FailureStreak` nudges a tool that failed twice in a row and stops the run at the third.
 """
+
 from __future__ import annotations
 
 import json

@@ -5,6 +5,7 @@ is where the guards live (step ceiling, de-duplication, failure streaks, stalene
 interrupts) and where the transcript is kept valid whatever happens. It yields typed events and
 imports no UI.
 """
+
 from __future__ import annotations
 
 import threading
@@ -83,8 +84,13 @@ class Agent:
             guidance, self._guidance = self._guidance, []
         return guidance
 
-    def set_mode(self, tools: Sequence[Tool], notice: list[dict[str, Any]], declare: tuple[dict[str, Any], ...] | None = None,
-                 effort: str | None = None) -> None:
+    def set_mode(
+        self,
+        tools: Sequence[Tool],
+        notice: list[dict[str, Any]],
+        declare: tuple[dict[str, Any], ...] | None = None,
+        effort: str | None = None,
+    ) -> None:
         """Another tool set from the next request on, announced by an appended system notice (which
         may carry tool_addition / tool_removal blocks). The executors change here and only here, so a
         call to a tool outside the mode is refused whatever the model was offered. `declare`
@@ -95,8 +101,11 @@ class Agent:
             self.effort = effort
         prefix = self.transcript.prefix
         if declare is not None and prefix is not None and tuple(declare) != prefix.tools:
-            self.transcript.declare(Prefix(prefix.system, tuple(declare), bool(self.transcript.messages) or prefix.drop_block,
-                                           prefix.context_management))
+            self.transcript.declare(
+                Prefix(
+                    prefix.system, tuple(declare), bool(self.transcript.messages) or prefix.drop_block, prefix.context_management
+                )
+            )
         self.transcript.add_system(notice)
 
     def prefix(self) -> Prefix:
@@ -163,8 +172,13 @@ class Agent:
             calls, stop_reason, details = reply
             if stop_reason == "refusal":
                 category = str(details.get("category") or "unspecified")
-                yield self._stop("failed", f"the model refused to continue (category: {category})", step,
-                                 exit_code=1, extra={"refusal": category})
+                yield self._stop(
+                    "failed",
+                    f"the model refused to continue (category: {category})",
+                    step,
+                    exit_code=1,
+                    extra={"refusal": category},
+                )
                 return
             if stop_reason == "model_context_window_exceeded":
                 exceeded += 1
@@ -201,15 +215,24 @@ class Agent:
         if stale:
             self.record.changed()
             names = ", ".join(relative(self.ctx.workspace.root, p) for p in stale)
-            self.transcript.notice(f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]")
+            self.transcript.notice(
+                f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]"
+            )
             yield ev.Notice(f"changed since read: {names}")
 
     def _ask(self) -> Generator[ev.Event, None, tuple[list[m.ToolUse], str, dict[str, Any]] | None]:
         """Stream one reply. Returns (tool calls, stop reason), or None when interrupted."""
         prefix = self.prefix()
-        request = m.Request(prefix.system, prefix.tools, tuple(self.transcript.messages), self.max_tokens,
-                            effort=self.effort, drop_block=prefix.drop_block, context_management=prefix.context_management,
-                            cancel=self.ctx.cancel)
+        request = m.Request(
+            prefix.system,
+            prefix.tools,
+            tuple(self.transcript.messages),
+            self.max_tokens,
+            effort=self.effort,
+            drop_block=prefix.drop_block,
+            context_management=prefix.context_management,
+            cancel=self.ctx.cancel,
+        )
         reply = _Reply()
         stream = self.model.stream(request)
         try:
@@ -253,7 +276,9 @@ class Agent:
         elif isinstance(item, m.Retrying):
             if item.partial:
                 reply.text.clear()  # the failed attempt's words are not part of the reply
-            yield ev.Notice(f"model call failed ({item.reason}); retrying in {item.delay:.1f}s, attempt {item.attempt}", "warning")
+            yield ev.Notice(
+                f"model call failed ({item.reason}); retrying in {item.delay:.1f}s, attempt {item.attempt}", "warning"
+            )
 
     def _account(self, usage: m.Usage) -> ev.UsageUpdate:
         self.usage = self.usage + usage
@@ -279,8 +304,14 @@ class Agent:
                 outcomes = self._execute(batch, by_name, step)
             except KeyboardInterrupt:
                 self.cancel()
-                outcomes = [(Observation(f"[{INTERRUPTED} while this call ran: it may have taken effect]", ok=False,
-                                         summary=INTERRUPTED), False)] * len(batch)
+                outcomes = [
+                    (
+                        Observation(
+                            f"[{INTERRUPTED} while this call ran: it may have taken effect]", ok=False, summary=INTERRUPTED
+                        ),
+                        False,
+                    )
+                ] * len(batch)
             blocks = []
             for call, (obs, from_record) in zip(batch, outcomes):
                 if not from_record and not self.ctx.cancel.is_set():
@@ -299,7 +330,11 @@ class Agent:
         failing = streaks.exhausted()
         if failing:
             name, last = failing
-            return self._stop("stopped", f"{name} failed {FAILURE_STOP_AT} times in a row; last error: {last.removeprefix('error: ')[:300]}", step)
+            return self._stop(
+                "stopped",
+                f"{name} failed {FAILURE_STOP_AT} times in a row; last error: {last.removeprefix('error: ')[:300]}",
+                step,
+            )
         return None
 
     def _execute(self, batch: list[m.ToolUse], by_name: dict[str, Tool], step: int) -> list[tuple[Observation, bool]]:
@@ -319,12 +354,16 @@ class Agent:
         tool = by_name.get(call.name)
         if tool is None:
             offered = ", ".join(by_name)
-            return Observation(f"error: no tool named '{call.name}' in this mode; available: {offered}", ok=False, summary="unknown tool"), False
+            return Observation(
+                f"error: no tool named '{call.name}' in this mode; available: {offered}", ok=False, summary="unknown tool"
+            ), False
         if tool.read_only:
             hit = self.record.lookup(call.name, call.input)
             if hit:
-                text = (f"[cast: identical to your call at step {hit.step}, and no tool has changed files since "
-                        f"nor has any file you read, so it was not run again. Its result:]\n{hit.text}")
+                text = (
+                    f"[cast: identical to your call at step {hit.step}, and no tool has changed files since "
+                    f"nor has any file you read, so it was not run again. Its result:]\n{hit.text}"
+                )
                 return Observation(text, summary=f"from record (step {hit.step})"), True
         obs = run_tool(tool, call.input, self.ctx)
         if not tool.read_only or obs.changed:
@@ -340,15 +379,18 @@ class Agent:
             self.transcript.notice(
                 "[cast: Guidance from the user, typed while you were working, quoted below as the user wrote it. It is "
                 "about the current task, not a new task: take it into account and carry on.]\n<user-guidance>\n"
-                + text + "\n</user-guidance>")
+                + text
+                + "\n</user-guidance>"
+            )
 
     def settle(self) -> None:
         """Answer tool calls left without a result, so the transcript stays valid for the API."""
         for use in self.transcript.pending_tool_uses_unanswered():
             self.transcript.add_user([tool_result_block(use["id"], f"[{INTERRUPTED}: not run]", True)])
 
-    def _stop(self, status: str, reason: str, step: int, exit_code: int | None = None,
-              extra: dict[str, Any] | None = None) -> ev.Stopped:
+    def _stop(
+        self, status: str, reason: str, step: int, exit_code: int | None = None, extra: dict[str, Any] | None = None
+    ) -> ev.Stopped:
         self.settle()
         details = {"exit_code": exit_code} if exit_code is not None else {}
         return ev.Stopped(status, reason, step, {**details, **(extra or {})})

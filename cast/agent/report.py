@@ -9,6 +9,7 @@ touched; outside git, a snapshot), and each claim of the model's final message c
 all that (claims.py). The status follows the same facts: a run is `done` only when no plan item is
 left, the plan file is there, and each test command passed on its last run.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,16 @@ def ledger_feed(ledger: Ledger) -> Any:
         if isinstance(event, ev.ToolCall):
             calls[event.id] = event.input
         elif isinstance(event, ev.ToolResult):
-            ledger.add(event.name, event.ok, calls.pop(event.id, None), event.facts or {}, tuple(event.changed),
-                       event.cached, event.text, event.summary)
+            ledger.add(
+                event.name,
+                event.ok,
+                calls.pop(event.id, None),
+                event.facts or {},
+                tuple(event.changed),
+                event.cached,
+                event.text,
+                event.summary,
+            )
 
     return observe
 
@@ -103,8 +112,10 @@ def failing_tests(commands: list[CommandRun]) -> list[CommandRun]:
         if run.passed:
             continue
         words = key.split()
-        settled = any(later.passed and i > index and words[:len(normal(later.command).split())] == normal(later.command).split()
-                      for i, later in last.values())
+        settled = any(
+            later.passed and i > index and words[: len(normal(later.command).split())] == normal(later.command).split()
+            for i, later in last.values()
+        )
         if not settled:
             failing.append(run)
     return failing
@@ -177,13 +188,23 @@ class Report:
         for entry, run in zip(data["commands"], self.commands):
             entry["passed"], entry["is_test"], entry["label"] = run.passed, run.is_test, run.label
         data["unchecked_claims"] = sum(1 for c in self.claims if not c.checked)
-        data["ticked_without_evidence"] = [{"number": i["number"], "text": i["text"], "missing": i["evidence"]["missing"],
-                                            "note": i["evidence"]["note"]} for i in self.unsupported]
+        data["ticked_without_evidence"] = [
+            {"number": i["number"], "text": i["text"], "missing": i["evidence"]["missing"], "note": i["evidence"]["note"]}
+            for i in self.unsupported
+        ]
         return data
 
     def render_text(self) -> str:
-        return "\n".join([*self.result_lines(), *self.plan_lines(), *self.command_lines(), *self.file_lines(),
-                          *self.item_lines(), *self.claim_lines()])
+        return "\n".join(
+            [
+                *self.result_lines(),
+                *self.plan_lines(),
+                *self.command_lines(),
+                *self.file_lines(),
+                *self.item_lines(),
+                *self.claim_lines(),
+            ]
+        )
 
     def result_lines(self) -> list[str]:
         return [f"Result: {self.status}" + (f" ({self.reason})" if self.reason else "")]
@@ -207,7 +228,9 @@ class Report:
             out.append(f"Ticked without evidence: {len(self.unsupported)}")
             for item in self.unsupported:
                 note = item["evidence"]["note"]
-                out.append(f"  {item['number']}. {item['text']} — {item['evidence']['missing']}" + (f"; note: {note}" if note else ""))
+                out.append(
+                    f"  {item['number']}. {item['text']} — {item['evidence']['missing']}" + (f"; note: {note}" if note else "")
+                )
         return out
 
     def command_lines(self) -> list[str]:
@@ -237,11 +260,13 @@ class Report:
         if not self.claims:
             return []
         return ["Claims in the final message:"] + [
-            f"  {'checked  ' if c.checked else 'UNCHECKED'} \"{c.text}\" — {c.evidence}" for c in self.claims]
+            f'  {"checked  " if c.checked else "UNCHECKED"} "{c.text}" — {c.evidence}' for c in self.claims
+        ]
 
 
-def judged_status(stop: ev.Stopped | None, plan: PlanState | None, left: list[dict[str, Any]],
-                  failing: list[CommandRun]) -> tuple[str, str]:
+def judged_status(
+    stop: ev.Stopped | None, plan: PlanState | None, left: list[dict[str, Any]], failing: list[CommandRun]
+) -> tuple[str, str]:
     """The run's status from the facts: a loop that stopped by itself as `done` is `done` only
     when the plan is there, has nothing left, and no test command's last run failed; else the
     first of `plan missing`, `incomplete`, `tests failing` that holds, with every reason."""
@@ -321,8 +346,11 @@ class ReportBuilder:
             self.plan = PlanState(self.plan_path)
         items = self.plan.read()
         evidence = self.tasks.evidence_for if self.tasks is not None else (lambda text: {})
-        done: list[dict[str, Any]] = [{"number": i.number, "text": i.text, "evidence": evidence(i.text) if i.number not in self.start_ticked else {}}
-                for i in items if i.checked]
+        done: list[dict[str, Any]] = [
+            {"number": i.number, "text": i.text, "evidence": evidence(i.text) if i.number not in self.start_ticked else {}}
+            for i in items
+            if i.checked
+        ]
         left: list[dict[str, Any]] = [{"number": i.number, "text": i.text} for i in items if not i.checked]
         changed = list(self.obs.changed)
         rows = self._git_changes()
@@ -337,15 +365,28 @@ class ReportBuilder:
         status, reason = judged_status(stop, self.plan if self.tasks is not None else None, left, failing)
         text = self.obs.last_text if final_text is None else final_text
         unsupported = {i["number"]: i["evidence"]["missing"] for i in done if i["evidence"] and not i["evidence"]["supported"]}
-        facts = Facts(list(self.obs.commands), changed, {i["number"]: i["text"] for i in done},
-                      {i["number"]: i["text"] for i in left}, self.plan.lost, unsupported)
+        facts = Facts(
+            list(self.obs.commands),
+            changed,
+            {i["number"]: i["text"] for i in done},
+            {i["number"]: i["text"] for i in left},
+            self.plan.lost,
+            unsupported,
+        )
         return Report(
-            status=status, reason=reason, stopped=stop.status if stop else "",
-            plan_path=str(self.plan_path) if self.plan_path else None, plan_lost=self.plan.lost,
-            items_done=done, items_left=left,
+            status=status,
+            reason=reason,
+            stopped=stop.status if stop else "",
+            plan_path=str(self.plan_path) if self.plan_path else None,
+            plan_lost=self.plan.lost,
+            items_done=done,
+            items_left=left,
             ticked_this_run=sum(1 for i in items if i.checked and i.number not in self.start_ticked),
-            commands=list(self.obs.commands), files_changed=changed, diff_stat=format_stat(sorted(rows)),
-            files_capped=capped, claims=check_claims(text, facts, listed),
+            commands=list(self.obs.commands),
+            files_changed=changed,
+            diff_stat=format_stat(sorted(rows)),
+            files_capped=capped,
+            claims=check_claims(text, facts, listed),
         )
 
 

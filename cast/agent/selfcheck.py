@@ -15,6 +15,7 @@ for claims). That bounds the cost, and a model that still disagrees after being 
 missing is better reported (see report.py) than argued with. The check is a side call: its JSON
 is never part of the conversation or shown as the model's words.
 """
+
 from __future__ import annotations
 
 import json
@@ -88,8 +89,15 @@ def parse_verdict(text: str) -> Verdict:
 class SelfCheck:
     """`Hooks.on_finish` for execute mode. Feed it every loop event with `observe`."""
 
-    def __init__(self, model: m.Model, *, task: str, plan_path: Path | None = None,
-                 on_usage: Callable[[m.Usage, str], None] | None = None, max_tokens: int = 1024):
+    def __init__(
+        self,
+        model: m.Model,
+        *,
+        task: str,
+        plan_path: Path | None = None,
+        on_usage: Callable[[m.Usage, str], None] | None = None,
+        max_tokens: int = 1024,
+    ):
         self.model = model
         self.task = task
         self.plan_path = Path(plan_path) if plan_path else None
@@ -158,7 +166,9 @@ class SelfCheck:
             self.verdict = verdict
             if verdict.complete is not False:
                 return None
-            missing = verdict.missing or ["the check found the task unfinished without naming what; compare the plan with what you did"]
+            missing = verdict.missing or [
+                "the check found the task unfinished without naming what; compare the plan with what you did"
+            ]
         self._sent_back = True
         lines = "\n".join(f"- {entry}" for entry in missing)
         return (
@@ -179,17 +189,22 @@ class SelfCheck:
         skipped = len(self._executed) - len(steps)
         tests = self.obs.last_test()
         failing = self.obs.failing_tests()
-        body = "\n\n".join([
-            f"# Task\n{self.task or '(not given)'}",
-            f"# Plan\n{clip(plan, PLAN_CHARS)}" if plan else "# Plan\n(none)",
-            "# Steps executed\n" + (f"({skipped} earlier steps not shown)\n" if skipped else "")
-            + ("\n".join(f"{n}. {s}" for n, s in enumerate(steps, skipped + 1)) or "(none)"),
-            "# Last test run\n" + (tests.describe() if tests else "none observed")
-            + "".join(f"\nFailing on its last run: {run.describe()}" for run in failing if run is not tests),
-            f"# Final message\n{clip(final, 4_000) or '(empty)'}",
-        ])
-        request = m.Request(VERDICT_SYSTEM, (), ({"role": "user", "content": [text_block(body)]},), self.max_tokens,
-                            output_schema=VERDICT_SCHEMA)
+        body = "\n\n".join(
+            [
+                f"# Task\n{self.task or '(not given)'}",
+                f"# Plan\n{clip(plan, PLAN_CHARS)}" if plan else "# Plan\n(none)",
+                "# Steps executed\n"
+                + (f"({skipped} earlier steps not shown)\n" if skipped else "")
+                + ("\n".join(f"{n}. {s}" for n, s in enumerate(steps, skipped + 1)) or "(none)"),
+                "# Last test run\n"
+                + (tests.describe() if tests else "none observed")
+                + "".join(f"\nFailing on its last run: {run.describe()}" for run in failing if run is not tests),
+                f"# Final message\n{clip(final, 4_000) or '(empty)'}",
+            ]
+        )
+        request = m.Request(
+            VERDICT_SYSTEM, (), ({"role": "user", "content": [text_block(body)]},), self.max_tokens, output_schema=VERDICT_SCHEMA
+        )
         try:
             text, usage = ask(self.model, request)
         except m.ModelError:

@@ -17,6 +17,7 @@ that still change what was sent are explicit: `rewrite` (aging old results: the 
 `chars` is a running total of the messages' serialized size, kept as they are added: sizing the
 context must not cost a pass over the whole history every step.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,13 +42,21 @@ class Prefix:
     context_management: dict[str, Any] | None = None
 
     def record(self) -> dict[str, Any]:
-        return {"system": self.system, "tools": list(self.tools), "drop_block": self.drop_block,
-                "context_management": self.context_management}
+        return {
+            "system": self.system,
+            "tools": list(self.tools),
+            "drop_block": self.drop_block,
+            "context_management": self.context_management,
+        }
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> Prefix:
-        return cls(str(data.get("system", "")), tuple(data.get("tools") or ()), bool(data.get("drop_block")),
-                   data.get("context_management") or None)
+        return cls(
+            str(data.get("system", "")),
+            tuple(data.get("tools") or ()),
+            bool(data.get("drop_block")),
+            data.get("context_management") or None,
+        )
 
 
 def size(value: Any) -> int:
@@ -56,8 +65,12 @@ def size(value: Any) -> int:
 
 
 class Transcript:
-    def __init__(self, messages: list[Message] | None = None, on_append: Callable[[Message], None] | None = None,
-                 prefix: Prefix | None = None):
+    def __init__(
+        self,
+        messages: list[Message] | None = None,
+        on_append: Callable[[Message], None] | None = None,
+        prefix: Prefix | None = None,
+    ):
         self.messages: list[Message] = list(messages or [])
         self.on_append = on_append
         self.chars = size(self.messages)

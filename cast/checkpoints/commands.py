@@ -4,6 +4,7 @@ Each returns an exit code and writes through the `say` it is given, so the CLI a
 them. Asking is a callable too: the CLI asks on the terminal, the REPL in its prompt; without a
 way to ask and without --yes, nothing is changed (a script must say --yes to mean it).
 """
+
 from __future__ import annotations
 
 import json
@@ -40,14 +41,25 @@ def _restore(journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: A
             return 1
     ops.apply(journal, restore)
     marks = ", ".join(str(n) for n in restore.items) or "none"
-    say(f"{restore.kind} done: {len(restore.applied)} file{'s' * (len(restore.applied) != 1)} restored; "
+    say(
+        f"{restore.kind} done: {len(restore.applied)} file{'s' * (len(restore.applied) != 1)} restored; "
         f"items {'unticked' if restore.kind == 'undo' else 'ticked again'}: {marks}"
-        + ("; `cast redo` reverses it" if restore.kind == "undo" else ""))
+        + ("; `cast redo` reverses it" if restore.kind == "undo" else "")
+    )
     return 1 if restore.refused else 0
 
 
-def undo(root: Path, item: int | None, plan: str | None, yes: bool, force: bool, say: Say, ask: Ask | None,
-         prefix: str = "cast ", err: Say = _stderr) -> int:
+def undo(
+    root: Path,
+    item: int | None,
+    plan: str | None,
+    yes: bool,
+    force: bool,
+    say: Say,
+    ask: Ask | None,
+    prefix: str = "cast ",
+    err: Say = _stderr,
+) -> int:
     journal = Journal(root)
     try:
         restore = ops.prepare_undo(journal, item, plan, force)
@@ -144,6 +156,8 @@ def prune(root: Path, days: int, say: Say) -> int:
         git("gc", "--prune=now", "--quiet")
     after = disk_use(journal.shadow.dir)
     plans = ", ".join(sorted(gone)) or "none"
-    say(f"pruned {len(records) - len(kept)} of {len(records)} checkpoints (plans: {plans}); "
-        f"{before / (1024 * 1024):.1f} MiB -> {after / (1024 * 1024):.1f} MiB")
+    say(
+        f"pruned {len(records) - len(kept)} of {len(records)} checkpoints (plans: {plans}); "
+        f"{before / (1024 * 1024):.1f} MiB -> {after / (1024 * 1024):.1f} MiB"
+    )
     return 0

@@ -18,6 +18,7 @@ Kinds of record, and why there are so many:
 
 `History` folds the records into the questions undo, redo and diff ask.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -105,14 +106,22 @@ class Journal:
                 return record
         return self.records()[-1] if size > 65536 and self.records() else None
 
-    def record(self, kind: str, session: str | None, plan: Path | str | None = None, item: int | None = None,
-               text: str = "", **extra: Any) -> Record:
+    def record(
+        self,
+        kind: str,
+        session: str | None,
+        plan: Path | str | None = None,
+        item: int | None = None,
+        text: str = "",
+        **extra: Any,
+    ) -> Record:
         """Snapshot the tree now and append a record of it; returns the record."""
         with self.locked():
             return self._append(kind, session, plan, item, text, extra)
 
-    def _append(self, kind: str, session: str | None, plan: Path | str | None, item: int | None, text: str,
-                extra: dict[str, Any]) -> Record:
+    def _append(
+        self, kind: str, session: str | None, plan: Path | str | None, item: int | None, text: str, extra: dict[str, Any]
+    ) -> Record:
         snap = self.shadow.snapshot()
         last = self.last()
         outside: list[str] = []
@@ -122,9 +131,17 @@ class Journal:
         if kind in PROBES and last is not None and last["tree"] != snap.tree and not in_flight:
             outside = [c.path for c in self.shadow.changes(last["tree"], snap.tree)]
         record: Record = {
-            "seq": (last["seq"] + 1) if last else 1, "time": _now(), "kind": kind, "session": session,
-            "plan": self.plan_key(plan) if isinstance(plan, Path) else plan, "item": item, "text": text,
-            "tree": snap.tree, "skipped": snap.skipped, "outside": outside, **extra,
+            "seq": (last["seq"] + 1) if last else 1,
+            "time": _now(),
+            "kind": kind,
+            "session": session,
+            "plan": self.plan_key(plan) if isinstance(plan, Path) else plan,
+            "item": item,
+            "text": text,
+            "tree": snap.tree,
+            "skipped": snap.skipped,
+            "outside": outside,
+            **extra,
         }
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
         if self.path.exists() and self.path.stat().st_size:
@@ -174,8 +191,11 @@ class History:
                 self.redo.clear()
             if plan is None:
                 continue
-            starts, done, touched = (self.starts.setdefault(plan, {}), self.done.setdefault(plan, {}),
-                                     self.touched.setdefault(plan, {}))
+            starts, done, touched = (
+                self.starts.setdefault(plan, {}),
+                self.done.setdefault(plan, {}),
+                self.touched.setdefault(plan, {}),
+            )
             if kind == "item" and item is not None:
                 if item not in starts or done.get(item, -1) > starts[item]:
                     starts[item] = seq
@@ -188,8 +208,12 @@ class History:
                 boundary[record.get("session")] = seq
             elif kind == "undo":
                 gone = [k for k in starts if k >= record["item"]]
-                saved = _Saved(seq, {k: starts.pop(k) for k in gone}, {k: done.pop(k) for k in gone if k in done},
-                               {k: touched.pop(k) for k in gone if k in touched})
+                saved = _Saved(
+                    seq,
+                    {k: starts.pop(k) for k in gone},
+                    {k: done.pop(k) for k in gone if k in done},
+                    {k: touched.pop(k) for k in gone if k in touched},
+                )
                 self.redo.append(saved)
             elif kind == "redo" and self.redo and self.redo[-1].undo == record.get("undo"):
                 saved = self.redo.pop()

@@ -10,6 +10,7 @@ it runs and about its result before the next call runs, so:
 A checkpoint failure (no git, a full disk) never stops the run: checkpoints turn off, and the
 report says why.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -23,8 +24,15 @@ WRITING_TOOLS = frozenset({"edit_file", "write_file", "bash"})
 
 
 class Recorder:
-    def __init__(self, journal: Journal, session: str, plan: Path, item_text: Callable[[int], str],
-                 active: Callable[[], bool] = lambda: True, ticked: Callable[[], list[int]] = list):
+    def __init__(
+        self,
+        journal: Journal,
+        session: str,
+        plan: Path,
+        item_text: Callable[[int], str],
+        active: Callable[[], bool] = lambda: True,
+        ticked: Callable[[], list[int]] = list,
+    ):
         self.journal, self.session, self.plan = journal, session, journal.plan_key(plan)
         self.item_text, self.active, self.ticked = item_text, active, ticked
         self.started = False

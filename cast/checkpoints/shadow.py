@@ -17,6 +17,7 @@ Attributes in the workspace (`.gitattributes`: eol conversion, filters) are swit
 every path by the shadow's own `info/attributes`, so what is restored is byte for byte what was
 there.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,9 +30,16 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 EXCLUDE = "/.cast/\n.git\n"
 ATTRIBUTES = "* -text -filter -ident -working-tree-encoding -eol\n"
 SHADOW_CONFIG = {
-    "core.autocrlf": "false", "core.symlinks": "true", "core.quotePath": "false", "core.fsmonitor": "false",
-    "core.untrackedCache": "true", "core.hooksPath": "/dev/null", "gc.auto": "0", "index.version": "4",
-    "advice.addEmbeddedRepo": "false", "diff.renames": "false",
+    "core.autocrlf": "false",
+    "core.symlinks": "true",
+    "core.quotePath": "false",
+    "core.fsmonitor": "false",
+    "core.untrackedCache": "true",
+    "core.hooksPath": "/dev/null",
+    "gc.auto": "0",
+    "index.version": "4",
+    "advice.addEmbeddedRepo": "false",
+    "diff.renames": "false",
 }
 
 
@@ -43,17 +51,24 @@ def shadow_dir(root: Path) -> Path:
     return Path(root) / ".cast" / "checkpoints"
 
 
-def run_git(git_dir: Path, work_tree: Path, *args: str, index: Path | None = None, data: bytes | None = None,
-            cwd: Path | None = None) -> bytes:
+def run_git(
+    git_dir: Path, work_tree: Path, *args: str, index: Path | None = None, data: bytes | None = None, cwd: Path | None = None
+) -> bytes:
     """The one place the shadow repository runs git: through cast's hardened runner (no system or
     global config, no hooks, no inherited GIT_* variable), pointed at the shadow repository, so
     a user's GIT_DIR or GIT_INDEX_FILE can never redirect a snapshot into their repository."""
     from cast import git
 
     env = {
-        "GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree), "GIT_INDEX_FILE": str(index or git_dir / "index"),
-        "GIT_NO_REPLACE_OBJECTS": "1", "GIT_AUTHOR_NAME": "cast", "GIT_AUTHOR_EMAIL": "cast@localhost",
-        "GIT_COMMITTER_NAME": "cast", "GIT_COMMITTER_EMAIL": "cast@localhost", "LC_ALL": "C",
+        "GIT_DIR": str(git_dir),
+        "GIT_WORK_TREE": str(work_tree),
+        "GIT_INDEX_FILE": str(index or git_dir / "index"),
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_AUTHOR_NAME": "cast",
+        "GIT_AUTHOR_EMAIL": "cast@localhost",
+        "GIT_COMMITTER_NAME": "cast",
+        "GIT_COMMITTER_EMAIL": "cast@localhost",
+        "LC_ALL": "C",
     }
     if args[:1] == ("init",):  # creating the repository: no GIT_DIR or work tree yet
         env = {"LC_ALL": "C"}
@@ -120,8 +135,9 @@ class Shadow:
         the size cap. Only files whose stat data changed since the last snapshot are read."""
         self.ensure()
         # A path ending in "/" is a nested repository: it keeps its own history, and is not recorded.
-        listed = [p for p in _paths(self.git("ls-files", "-z", "--others", "--modified", "--exclude-standard"))
-                  if not p.endswith("/")]
+        listed = [
+            p for p in _paths(self.git("ls-files", "-z", "--others", "--modified", "--exclude-standard")) if not p.endswith("/")
+        ]
         skipped: dict[str, int] = {}
         for path in dict.fromkeys(listed):
             try:
@@ -137,8 +153,13 @@ class Shadow:
             if changed:
                 self.git("update-index", "--add", "--remove", "--replace", "-z", "--stdin", data=_nul(changed))
         except ShadowError:  # a path turned from file to directory or back in ways update-index refuses
-            self.git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul",
-                     data=_nul([".", *(f":(exclude,literal){p}" for p in sorted(skipped))]))
+            self.git(
+                "add",
+                "-A",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                data=_nul([".", *(f":(exclude,literal){p}" for p in sorted(skipped))]),
+            )
         if skipped:
             self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted(skipped)))
         return Snap(self.git("write-tree").decode().strip(), skipped)
@@ -165,8 +186,20 @@ class Shadow:
         return rows
 
     def patch(self, old: str, new: str, paths: list[str] | None = None, color: bool = False) -> str:
-        args = ["diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff", "--no-textconv", "--stat",
-                "--color=always" if color else "--no-color", old, new, "--", *(f":(literal){p}" for p in paths or [])]
+        args = [
+            "diff-tree",
+            "-r",
+            "-p",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--stat",
+            "--color=always" if color else "--no-color",
+            old,
+            new,
+            "--",
+            *(f":(literal){p}" for p in paths or []),
+        ]
         return self.git(*args).decode("utf-8", "replace")
 
     def restore(self, tree: str, changes: list[Change]) -> None:
@@ -205,4 +238,3 @@ def _prune_empty(directory: Path, root: Path) -> None:
         except OSError:
             return
         directory = directory.parent
-

@@ -11,6 +11,7 @@ Files changed outside cast since the checkpoint (the journal's `outside` paths) 
 forced: an undo must never throw away a user's own edit without being told to. Files over the
 size cap were never snapshotted and are never touched.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -49,12 +50,15 @@ class Restore:
     def preview(self) -> str:
         verb = "undo" if self.kind == "undo" else "redo"
         marks = ", ".join(str(n) for n in self.items) or "none"
-        head = (f"{verb} item {self.item} of {self.plan}: restore files to the checkpoint of "
-                f"{self.target['time']}; {'untick' if verb == 'undo' else 'tick again'} items: {marks}")
+        head = (
+            f"{verb} item {self.item} of {self.plan}: restore files to the checkpoint of "
+            f"{self.target['time']}; {'untick' if verb == 'undo' else 'tick again'} items: {marks}"
+        )
         lines = [head, self.stat or "  no file changes"]
         if self.refused:
-            lines.append("refused (changed outside cast since the checkpoint; --force restores them too): "
-                         + ", ".join(self.refused))
+            lines.append(
+                "refused (changed outside cast since the checkpoint; --force restores them too): " + ", ".join(self.refused)
+            )
         if self.uncovered:
             lines.append("not covered (over the checkpoint size cap, left as they are): " + ", ".join(self.uncovered))
         return "\n".join(lines)
@@ -81,8 +85,9 @@ def _plan(journal: Journal, history: History, plan: str | None) -> str:
     return last
 
 
-def _prepare(journal: Journal, kind: str, plan: str, item: int, target: Record, since: int, force: bool,
-             session: str | None) -> Restore:
+def _prepare(
+    journal: Journal, kind: str, plan: str, item: int, target: Record, since: int, force: bool, session: str | None
+) -> Restore:
     now = journal.record("probe", session, plan, None, f"before {kind}")
     uncovered = sorted(set(now.get("skipped", {})) | set(target.get("skipped", {})))
     changes = [c for c in journal.shadow.changes(target["tree"], now["tree"]) if c.path not in uncovered]
@@ -93,8 +98,9 @@ def _prepare(journal: Journal, kind: str, plan: str, item: int, target: Record, 
     return Restore(kind, plan, item, target, now, changes, refused, [u for u in uncovered], stat=stat)
 
 
-def prepare_undo(journal: Journal, item: int | None = None, plan: str | None = None, force: bool = False,
-                 session: str | None = None) -> Restore:
+def prepare_undo(
+    journal: Journal, item: int | None = None, plan: str | None = None, force: bool = False, session: str | None = None
+) -> Restore:
     history = journal.history()
     key = _plan(journal, history, plan)
     if item is None:
@@ -107,7 +113,9 @@ def prepare_undo(journal: Journal, item: int | None = None, plan: str | None = N
         raise UndoError(f"item {item} of {key} has no checkpoint (items with one: {known})")
     restore = _prepare(journal, "undo", key, item, target, target["seq"], force, session)
     before = set(target.get("ticked") or [])  # ticked already at the checkpoint: not this undo's to untick
-    restore.items = [n for n, checked in _checks(journal.plan_path(key)) if n >= item and checked and (n == item or n not in before)]
+    restore.items = [
+        n for n, checked in _checks(journal.plan_path(key)) if n >= item and checked and (n == item or n not in before)
+    ]
     return restore
 
 
@@ -145,8 +153,12 @@ def apply(journal: Journal, restore: Restore, session: str | None = None) -> Rec
                 done.append(number)
         except PlanError as exc:
             raise UndoError(f"files restored, but the plan file could not be updated: {exc}") from None
-    extra = {"from": restore.now["seq"], "target": restore.target["seq"], "refused": restore.refused,
-             "restored": [c.path for c in restore.applied]}
+    extra = {
+        "from": restore.now["seq"],
+        "target": restore.target["seq"],
+        "refused": restore.refused,
+        "restored": [c.path for c in restore.applied],
+    }
     if restore.kind == "undo":
         extra["unticked"] = done
     else:

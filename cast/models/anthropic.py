@@ -41,6 +41,7 @@ entry is read): at most four, the API's limit. The request is copied, never muta
 `import anthropic` takes over a second, so nothing here imports it at module level: the client is
 built on the first call, and `preload()` imports the SDK in a background thread.
 """
+
 from __future__ import annotations
 
 import json
@@ -173,7 +174,9 @@ class AnthropicModel:
         betas = wire.betas(params)
         try:
             if betas:
-                raw = client.beta.messages.create(model=model, stream=True, timeout=self.config.model_timeout, betas=betas, **params)
+                raw = client.beta.messages.create(
+                    model=model, stream=True, timeout=self.config.model_timeout, betas=betas, **params
+                )
             else:
                 raw = client.messages.create(model=model, stream=True, timeout=self.config.model_timeout, **params)
         except sdk.APIStatusError as exc:
@@ -217,7 +220,9 @@ class AnthropicModel:
         if status == 401:
             return ModelError("authentication failed (401): check ANTHROPIC_API_KEY", exit_code=2)
         if status == 403:
-            return ModelError(f"permission denied (403): {message}; check that ANTHROPIC_API_KEY may use model '{model}'", exit_code=2)
+            return ModelError(
+                f"permission denied (403): {message}; check that ANTHROPIC_API_KEY may use model '{model}'", exit_code=2
+            )
         if status == 404:
             return ModelError(
                 f"not found (404): {message}; check the model id '{model}' (--model, CAST_MODEL or config) and ANTHROPIC_BASE_URL",
@@ -300,8 +305,9 @@ def check_base_url(explicit: str | None) -> None:
     source = "base URL" if explicit is not None else "ANTHROPIC_BASE_URL"
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ModelError(f"{source} {value!r} is not a usable URL: expected http(s)://host[:port], e.g. https://api.anthropic.com",
-                         exit_code=2)
+        raise ModelError(
+            f"{source} {value!r} is not a usable URL: expected http(s)://host[:port], e.g. https://api.anthropic.com", exit_code=2
+        )
     try:
         _ = parts.port
     except ValueError:

@@ -4,6 +4,7 @@ A model is anything with `stream(request)` that yields `ModelEvent`s. The loop n
 type: the Anthropic provider and the scripted replay both speak these dataclasses, which is what
 lets every guard be tested without a network.
 """
+
 from __future__ import annotations
 
 import threading
@@ -36,7 +37,12 @@ class Request:
 
     def wire(self) -> dict[str, Any]:
         """What goes to a model: everything but the cancel signal."""
-        wire: dict[str, Any] = {"system": self.system, "tools": self.tools, "messages": self.messages, "max_tokens": self.max_tokens}
+        wire: dict[str, Any] = {
+            "system": self.system,
+            "tools": self.tools,
+            "messages": self.messages,
+            "max_tokens": self.max_tokens,
+        }
         if self.effort:
             wire["effort"] = self.effort
         if self.drop_block:

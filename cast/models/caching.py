@@ -4,6 +4,7 @@ The prefix (tools, system) is marked by the provider; this marks the last block 
 user messages: the newest end, so the next request reads it, and the previous request's end, so
 this request reads what the last one wrote. The API allows four breakpoints in all.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -55,5 +56,3 @@ def count_marks(messages: tuple[dict[str, Any], ...]) -> int:
         for block in message["content"]
         if isinstance(block, dict) and "cache_control" in block
     )
-
-

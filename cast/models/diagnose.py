@@ -4,6 +4,7 @@ when, where cast's facts about it came from, whether a key is set, and which con
 Why separate from the checks' runner: these answers come from the same lookup a run uses, so the
 doctor and a run never disagree about a model.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,8 +15,12 @@ def _tokens(n: int) -> str:
     return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else f"{n // 1000}k"
 
 
-SOURCES = {"api": "the Models API", "cache": "the Models API (cached today)", "built-in": "cast's built-in table",
-           "assumed": "nowhere: not in cast's table and the Models API could not be asked"}
+SOURCES = {
+    "api": "the Models API",
+    "cache": "the Models API (cached today)",
+    "built-in": "cast's built-in table",
+    "assumed": "nowhere: not in cast's table and the Models API could not be asked",
+}
 
 
 def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
@@ -42,12 +47,17 @@ def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
         if spec is None:
             rows.append((name, False, f"{model_id} unknown: the Models API does not know it"))
             continue
-        when = f", retires {spec.retires_at.isoformat()}" if spec.retires_at and spec.lifecycle == "deprecated" else (
-            f", retired {spec.retires_at.isoformat()}" if spec.retires_at else "")
+        when = (
+            f", retires {spec.retires_at.isoformat()}"
+            if spec.retires_at and spec.lifecycle == "deprecated"
+            else (f", retired {spec.retires_at.isoformat()}" if spec.retires_at else "")
+        )
         effort = config.effort_for(mode) or spec.default_effort or "model default"
-        detail = (f"{model_id} ({spec.display_name}): {spec.lifecycle}{when}; {_tokens(spec.max_input_tokens)} context, "
-                  f"{_tokens(spec.max_tokens)} output; thinking {', '.join(sorted(spec.thinking_types)) or 'none'}; "
-                  f"effort {effort}; facts from {SOURCES.get(spec.source, spec.source)}")
+        detail = (
+            f"{model_id} ({spec.display_name}): {spec.lifecycle}{when}; {_tokens(spec.max_input_tokens)} context, "
+            f"{_tokens(spec.max_tokens)} output; thinking {', '.join(sorted(spec.thinking_types)) or 'none'}; "
+            f"effort {effort}; facts from {SOURCES.get(spec.source, spec.source)}"
+        )
         rows.append((name, spec.lifecycle == "active", detail))
     return rows
 

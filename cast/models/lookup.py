@@ -10,6 +10,7 @@ a deprecated one gets one warning naming its retirement date.
 
 Cheap to import: the SDK is imported only when the API is actually asked.
 """
+
 from __future__ import annotations
 
 import json
@@ -113,8 +114,14 @@ def from_info(info: Any) -> ModelSpec:
     from the built-in table."""
     known = builtin(info.id) or ModelSpec(info.id, info.display_name)
     caps = getattr(info, "capabilities", None)
-    spec = replace(known, id=info.id, display_name=info.display_name or known.display_name, lifecycle=info.lifecycle,
-                   retires_at=info.retires_at.date() if info.retires_at else None, source="api")
+    spec = replace(
+        known,
+        id=info.id,
+        display_name=info.display_name or known.display_name,
+        lifecycle=info.lifecycle,
+        retires_at=info.retires_at.date() if info.retires_at else None,
+        source="api",
+    )
     if info.max_input_tokens:
         spec = replace(spec, max_input_tokens=int(info.max_input_tokens))
     if info.max_tokens:
@@ -122,11 +129,17 @@ def from_info(info: Any) -> ModelSpec:
     if caps is not None:
         types = getattr(caps.thinking, "types", None)
         thinking = frozenset(t for t in THINKING_TYPES if getattr(getattr(types, t, None), "supported", False))
-        efforts = frozenset(e for e in EFFORTS if caps.effort.supported and getattr(getattr(caps.effort, e, None), "supported", False))
-        spec = replace(spec, thinking_types=thinking, efforts=efforts,
-                       default_effort=spec.default_effort if spec.default_effort in efforts else "",
-                       structured_outputs=bool(caps.structured_outputs.supported),
-                       context_management=bool(caps.context_management.supported))
+        efforts = frozenset(
+            e for e in EFFORTS if caps.effort.supported and getattr(getattr(caps.effort, e, None), "supported", False)
+        )
+        spec = replace(
+            spec,
+            thinking_types=thinking,
+            efforts=efforts,
+            default_effort=spec.default_effort if spec.default_effort in efforts else "",
+            structured_outputs=bool(caps.structured_outputs.supported),
+            context_management=bool(caps.context_management.supported),
+        )
     return spec
 
 

@@ -1,6 +1,7 @@
 """Which model a `--model` spec names: `script:PATH` replays a recorded script, anything else is
 an Anthropic model id, looked up first (`lookup.ensure`): a retired or unknown id stops here with
 exit 2, before any work. Cheap to import: the SDK is loaded on the first request, not here."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """One streamed Messages API reply, assembled into plain content blocks exactly as the API sent
 them, so thinking blocks and tool calls go back unmodified."""
+
 from __future__ import annotations
 
 import copy
@@ -123,5 +124,3 @@ def _wire(model: Any) -> dict[str, Any]:
     block = {key: data[key] for key in order if data.get(key) is not None}
     block.update((key, value) for key, value in data.items() if value is not None and key not in block)
     return block
-
-

@@ -12,6 +12,7 @@ error, because a silent fallback would hide a script that no longer matches the 
 Set CAST_SCRIPT_RECORD=PATH to append every request cast sends (as JSON) to PATH; tests use it
 to assert on what the model was actually shown.
 """
+
 from __future__ import annotations
 
 import json

@@ -20,6 +20,7 @@ Betas: exactly the ones the body uses, found by looking at it (tool changes and 
 output_config in `role: "system"` messages, `block_binding`, `context_management` and its
 compaction edit), so a feature never goes without its header and no header goes without need.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -103,7 +104,9 @@ def betas(params: dict[str, Any]) -> list[str]:
         if "clear_at" in message:
             found.add(BETA_CLEAR_AT)
         content = message.get("content")
-        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in ("tool_addition", "tool_removal") for b in content):
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in ("tool_addition", "tool_removal") for b in content
+        ):
             found.add(BETA_TOOL_CHANGES)
     thinking = params.get("thinking") or {}
     if thinking.get("block_binding") is not None:

@@ -16,6 +16,7 @@ What counts as an item:
   material (an issue's own checklist, a user's words), not a step for cast to carry out.
 Lines end at `\\n`; a `\\r` before it belongs to the line ending, so CRLF files work unchanged.
 """
+
 from __future__ import annotations
 
 import re
@@ -94,8 +95,12 @@ def parse(text: str) -> list[Item]:
         body = line.lstrip(" \t")
         fence_match = _FENCE.match(body)
         if fence is not None:
-            if fence_match and fence_match[1][0] == fence[0] and len(fence_match[1]) >= fence[1] \
-                    and not fence_match[2].strip(" \t"):
+            if (
+                fence_match
+                and fence_match[1][0] == fence[0]
+                and len(fence_match[1]) >= fence[1]
+                and not fence_match[2].strip(" \t")
+            ):
                 fence = None
             continue
         if fence_match and not (fence_match[1][0] == "`" and "`" in fence_match[2]):
@@ -110,10 +115,16 @@ def parse(text: str) -> list[Item]:
         match = _ITEM.match(body)
         if match:
             at = len(indent) + match.start(1)
-            items.append(Item(
-                number=len(items) + 1, line=index, text=_clean(body[match.end():].strip()),
-                checked=match[1] != " ", depth=len(open_lists), offset=line_start + _byte_len(line[:at]),
-            ))
+            items.append(
+                Item(
+                    number=len(items) + 1,
+                    line=index,
+                    text=_clean(body[match.end() :].strip()),
+                    checked=match[1] != " ",
+                    depth=len(open_lists),
+                    offset=line_start + _byte_len(line[:at]),
+                )
+            )
         if match or _BULLET.match(body):
             open_lists.append(column)
     return items
@@ -140,8 +151,7 @@ def _pair(old: list[Item], new: list[Item]) -> tuple[dict[int, int], set[int]]:
     taken = set(pairs.values())
     moved: set[int] = set()
     candidates = sorted(
-        (abs(i - j), i, j) for i in range(len(a)) if i not in pairs
-        for j in range(len(b)) if j not in taken and a[i] == b[j]
+        (abs(i - j), i, j) for i in range(len(a)) if i not in pairs for j in range(len(b)) if j not in taken and a[i] == b[j]
     )
     for _, i, j in candidates:
         if i not in pairs and j not in taken:
@@ -252,18 +262,17 @@ class PlanFile:
         notes, pairs = self._sync(self._read())
         if number - 1 not in pairs:
             raise PlanError(
-                f"item {number} ({_quote(before.text)}) is no longer in {self.path}; "
-                f"it was changed by hand: " + "; ".join(notes)
+                f"item {number} ({_quote(before.text)}) is no longer in {self.path}; it was changed by hand: " + "; ".join(notes)
             )
         index = pairs[number - 1]
         item = self.items[index]
         if item.checked != checked:
             data = bytearray(self._raw)
-            if data[item.offset:item.offset + 1] not in (b" ", b"x", b"X"):
+            if data[item.offset : item.offset + 1] not in (b" ", b"x", b"X"):
                 raise PlanError(f"internal error: no checkbox at byte {item.offset} of {self.path}")
             data[item.offset] = ord("x" if checked else " ")
             atomic_write(self.path, bytes(data))
             self._raw = bytes(data)
-            self.items = [*self.items[:index], replace(item, checked=checked), *self.items[index + 1:]]
+            self.items = [*self.items[:index], replace(item, checked=checked), *self.items[index + 1 :]]
         self.last_set = self.items[index]
         return notes

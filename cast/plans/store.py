@@ -8,6 +8,7 @@ the way is refused, even one swapped in after the check), and the file appears a
 A read-only checkout still plans: when `.cast/` cannot be written, cast's files for that workspace
 live in the user's state dir instead (state_root), and readers look in both places.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -96,7 +97,7 @@ def slugify(task: str, limit: int = 40) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     if len(slug) > limit:
         cut = slug[: limit + 1]
-        slug = cut[: cut.rfind("-")] if "-" in cut[limit // 2:] else slug[:limit]
+        slug = cut[: cut.rfind("-")] if "-" in cut[limit // 2 :] else slug[:limit]
         slug = slug.strip("-")
     return slug or "task"
 
@@ -144,7 +145,7 @@ def parse_front_matter(text: str) -> dict[str, str]:
     """The `key: value` pairs of the front matter ({} when there is none)."""
     lines = text.split("\n")
     fields: dict[str, str] = {}
-    for line in lines[1: max(front_matter_lines(lines) - 1, 1)]:
+    for line in lines[1 : max(front_matter_lines(lines) - 1, 1)]:
         key, sep, value = line.rstrip("\r").partition(":")
         if sep and key.strip():
             fields[key.strip()] = _unscalar(value.strip())
@@ -185,12 +186,19 @@ def _enter(parent_fd: int, name: str, shown: str) -> int:
 
 def _strip_front_matter(body: str) -> str:
     lines = body.split("\n")
-    rest = "\n".join(lines[front_matter_lines(lines):]).lstrip("\r\n")
+    rest = "\n".join(lines[front_matter_lines(lines) :]).lstrip("\r\n")
     return rest if rest.endswith("\n") or not rest else rest + "\n"
 
 
 def write_plan(
-    root: Path, session: str, name: str, body: str, *, task: str, created: datetime, base_commit: str | None,
+    root: Path,
+    session: str,
+    name: str,
+    body: str,
+    *,
+    task: str,
+    created: datetime,
+    base_commit: str | None,
 ) -> tuple[Path, int]:
     """Write the plan (cast's front matter + the model's body); return its path and item count."""
     file_name = _file_name(name)
@@ -277,8 +285,9 @@ def list_plans(root: Path) -> list[PlanInfo]:
                 continue
             fields, items = parse_front_matter(text), parse(text)
             created = fields.get("created", "")
-            info = PlanInfo(path, session_dir.name, fields.get("task", ""), sum(i.checked for i in items),
-                            len(items), created, mtime)
+            info = PlanInfo(
+                path, session_dir.name, fields.get("task", ""), sum(i.checked for i in items), len(items), created, mtime
+            )
             found.append((_created_ts(created, mtime), info))
     found.sort(key=lambda pair: (pair[0], pair[1].mtime, str(pair[1].path)), reverse=True)
     return [info for _, info in found]

@@ -5,6 +5,7 @@ one job at a time (a task, a plan execution) consuming `Agent.run` events and re
 Between them: the Screen (output above the prompt), the Asker (questions answered at the prompt),
 and `Agent.guide` / `Agent.cancel`.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -32,8 +33,17 @@ EXIT_WAIT_SECONDS = 5.0
 
 
 class Repl:
-    def __init__(self, options: Any, mode: str = "plan", *, input: Any = None, output: Any = None,
-                 out: Any = None, color: bool | None = None, history: bool = True):
+    def __init__(
+        self,
+        options: Any,
+        mode: str = "plan",
+        *,
+        input: Any = None,
+        output: Any = None,
+        out: Any = None,
+        color: bool | None = None,
+        history: bool = True,
+    ):
         from cast.ui.console import no_color
         from cast.ui.render import Renderer
 
@@ -46,20 +56,28 @@ class Repl:
         self.screen = Screen(out, color=(terminal and not no_color()) if color is None else color)
         self.renderer = Renderer(self.screen.commit, plain=not terminal and color is None, on_change=self.screen.invalidate)
         self.asker = Asker(on_change=self.screen.invalidate)
-        self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate,
-                             on_idle=self._idle)
+        self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate, on_idle=self._idle)
         self._deferred: list[str] = []  # slash commands that wait for the job to end
         self.files = FileIndex(self.state.root)
         self.exiting = False
         self._last_ctrl_c = 0.0
         self.view = PromptView(self)
         self.session: PromptSession[str] = PromptSession(
-            message=self.view.message, bottom_toolbar=self.view.toolbar, style=STYLE,
+            message=self.view.message,
+            bottom_toolbar=self.view.toolbar,
+            style=STYLE,
             completer=ReplCompleter(commands.names, self.files, commands.argument_values(self)),
-            complete_while_typing=True, history=self._history() if history else InMemoryHistory(),
-            key_bindings=key_bindings(self), multiline=True, prompt_continuation=self.view.continuation,
-            placeholder=self.view.placeholder, erase_when_done=True, input=input, output=output,
-            enable_history_search=False, reserve_space_for_menu=6,
+            complete_while_typing=True,
+            history=self._history() if history else InMemoryHistory(),
+            key_bindings=key_bindings(self),
+            multiline=True,
+            prompt_continuation=self.view.continuation,
+            placeholder=self.view.placeholder,
+            erase_when_done=True,
+            input=input,
+            output=output,
+            enable_history_search=False,
+            reserve_space_for_menu=6,
         )
         app = self.session.app
         app.timeoutlen, app.ttimeoutlen = ESC_TIMEOUT, 0.05
@@ -142,8 +160,10 @@ class Repl:
     def _banner(self) -> str:
         from cast.version import VERSION
 
-        return (f"cast {VERSION} · {self.state.root} · describe a task to {self.state.mode} it; "
-                "/help lists commands, Shift+Tab switches plan ⇄ execute")
+        return (
+            f"cast {VERSION} · {self.state.root} · describe a task to {self.state.mode} it; "
+            "/help lists commands, Shift+Tab switches plan ⇄ execute"
+        )
 
     # -- what the REPL is asked to do ------------------------------------------------------------
     @property
@@ -200,8 +220,9 @@ class Repl:
         left = take() if take is not None else []
         if not left:
             return
-        why = {"interrupted": "the agent was interrupted before its next step",
-               "done": "the agent had finished its turn"}.get(status, f"the agent stopped ({status})")
+        why = {"interrupted": "the agent was interrupted before its next step", "done": "the agent had finished its turn"}.get(
+            status, f"the agent stopped ({status})"
+        )
         lines = [f"↳ not delivered — {why}:"] + [f"  {text}" for text in left]
         lines.append("Send it again if it still applies (↑ brings it back).")
         self.say("\n".join(lines), "yellow")
@@ -254,8 +275,11 @@ class Repl:
             attached = None
         if attached is not None:
             rel = attached.relative_to(self.state.root) if attached.is_relative_to(self.state.root) else attached
-            self.say(f"execute mode · plan attached: {rel} ({self.state.attached_plan().split()[-1]} done); "
-                     "your next message starts executing it", "yellow")
+            self.say(
+                f"execute mode · plan attached: {rel} ({self.state.attached_plan().split()[-1]} done); "
+                "your next message starts executing it",
+                "yellow",
+            )
         self.screen.invalidate()
 
     def toggle_mode(self) -> None:

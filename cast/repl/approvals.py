@@ -4,6 +4,7 @@ What "always" approved belongs to the interactive session, not to one run: a lat
 /clear keeps it, and `/permissions` lists it and takes it back. The policy itself (deny list,
 scopes, allow rules) lives in `cast.safety.approval`; this module only asks and remembers.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -71,7 +72,7 @@ def permissions(repl: Any, arg: str) -> None:
     scopes = remembered.scopes() if remembered is not None else []
     if words and words[0] in ("revoke", "forget", "rm"):
         if remembered is None or not scopes:
-            repl.say("Nothing to revoke: no command was approved with \"always\" in this session.", "dim")
+            repl.say('Nothing to revoke: no command was approved with "always" in this session.', "dim")
             return
         target = words[1] if len(words) > 1 else ""
         if target == "all":
@@ -88,26 +89,36 @@ def permissions(repl: Any, arg: str) -> None:
         return
     if words and words[0] == "edits" and approver is not None and len(words) == 2 and words[1] in ("ask", "auto"):
         approver.edits_auto = words[1] == "auto"
-        repl.say("File edits are " + ("auto-approved from now on." if approver.edits_auto else "asked before each change from now on."))
+        repl.say(
+            "File edits are " + ("auto-approved from now on." if approver.edits_auto else "asked before each change from now on.")
+        )
         return
     if words:
-        repl.say("/permissions lists session approvals; /permissions revoke N (or all) takes one back; "
-                 "/permissions edits ask|auto", "red")
+        repl.say(
+            "/permissions lists session approvals; /permissions revoke N (or all) takes one back; /permissions edits ask|auto",
+            "red",
+        )
         return
     lines = []
     if scopes:
-        lines.append("Approved for this session (\"always\"):")
+        lines.append('Approved for this session ("always"):')
         lines += [f"  {n}. {scope.label()}" for n, scope in enumerate(scopes, 1)]
         lines.append("/permissions revoke N takes one back; all revokes every one.")
     else:
-        lines.append("No session approvals yet: \"always\" at a command approval adds one.")
+        lines.append('No session approvals yet: "always" at a command approval adds one.')
     rules = _allow_rules(repl)
     if rules:
         lines.append("Allowed by config (allow rules in .cast/config.toml):")
         lines += [f"  {rule}" for rule in rules]
     if approver is not None:
-        lines.append("File edits: " + ("auto-approved in this session (/permissions edits ask changes that)"
-                                       if approver.edits_auto else "asked before each change (/permissions edits auto stops that)"))
+        lines.append(
+            "File edits: "
+            + (
+                "auto-approved in this session (/permissions edits ask changes that)"
+                if approver.edits_auto
+                else "asked before each change (/permissions edits auto stops that)"
+            )
+        )
     if getattr(repl.state.options, "yes", False):
         lines.append("--yes: every command except the deny list runs without asking.")
     repl.say("\n".join(lines))

@@ -9,6 +9,7 @@ line, confirmed with Enter. Anything longer is text and means what it says — t
 `on_text` decides what (feedback on the plan, or "no, do this instead"). Leaving (Ctrl+C, Esc,
 Ctrl+D) gives the question's `on_leave` answer, which is never an approval.
 """
+
 from __future__ import annotations
 
 import threading
@@ -133,8 +134,11 @@ def approval_question(command: str) -> Question:
 def edit_question(path: str) -> Question:
     return Question(
         title=f"Apply this change to {path}? (the diff is above)",
-        choices=(Choice("y", "yes", "[y]es", ("yes",)), Choice("n", "no", "[n]o", ("no",)),
-                 Choice("a", "always", "[a]ll edits this session, without asking", ("all", "always"))),
+        choices=(
+            Choice("y", "yes", "[y]es", ("yes",)),
+            Choice("n", "no", "[n]o", ("no",)),
+            Choice("a", "always", "[a]ll edits this session, without asking", ("all", "always")),
+        ),
         on_leave="no",
         on_text=lambda text: Reply("no", text),
         hint="a key, then Enter · or type what to do instead (sent with the refusal) · Esc: no",

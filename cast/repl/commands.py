@@ -1,5 +1,6 @@
 """Slash commands: a table of name → handler and help. Handlers get the REPL and the rest of the
 line. Commands that would change the run refuse while the agent works."""
+
 from __future__ import annotations
 
 import os
@@ -47,7 +48,7 @@ def _plans(repl: Any, arg: str) -> None:
 
     found = list_plans(repl.state.root)
     if not found:
-        repl.say('No plans yet: describe a task in plan mode and cast writes one.', "dim")
+        repl.say("No plans yet: describe a task in plan mode and cast writes one.", "dim")
         return
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for column in ("done", "session", "task"):
@@ -148,6 +149,7 @@ def _checkpoint(repl: Any, arg: str, what: str) -> None:
     words = arg.split()
     item = next((int(w) for w in words if w.isdigit()), None)
     yes, force = bool({"--yes", "-y", "yes"} & set(words)), "--force" in words
+
     def err(text: str) -> None:
         repl.say(text.removeprefix("cast: "), "yellow")
 
@@ -165,20 +167,43 @@ def _exit(repl: Any, arg: str) -> None:
 
 COMMANDS: tuple[Command, ...] = (
     Command("plan", "[task]", "Switch to plan mode (read-only tools); with a task, start planning it.", _plan),
-    Command("execute", "[plan]", "Execute a plan's checklist: a plan path or session id, default the newest unfinished.", _execute),
+    Command(
+        "execute", "[plan]", "Execute a plan's checklist: a plan path or session id, default the newest unfinished.", _execute
+    ),
     Command("tasks", "", "Show the task list of the current run.", _tasks, while_busy=True),
     Command("plans", "", "List plans with their progress, newest first.", _plans, while_busy=True),
     Command("cost", "", "Tokens used and cost so far in this REPL.", _cost, while_busy=True),
-    Command("compact", "", "Summarise the conversation before the next request (where the run supports compaction).", _compact, while_busy=True),
+    Command(
+        "compact",
+        "",
+        "Summarise the conversation before the next request (where the run supports compaction).",
+        _compact,
+        while_busy=True,
+    ),
     Command("resume", "[session]", "Continue an earlier session; without an id, list recent ones.", _resume),
     Command("clear", "", "Forget the conversation; the next task starts a new session.", _clear),
     Command("model", "[id]", "Show the model, or switch to another for the next requests.", _model),
-    Command("permissions", "[revoke N|all] [edits ask|auto]", "Commands approved for this session (\"always\"), allow rules, file edits; revoke one.",
-            _permissions, while_busy=True),
-    Command("undo", "[item] [--yes]", "Restore the files to the checkpoint before an item and untick it and later ones.",
-            lambda repl, arg: _checkpoint(repl, arg, "undo")),
+    Command(
+        "permissions",
+        "[revoke N|all] [edits ask|auto]",
+        'Commands approved for this session ("always"), allow rules, file edits; revoke one.',
+        _permissions,
+        while_busy=True,
+    ),
+    Command(
+        "undo",
+        "[item] [--yes]",
+        "Restore the files to the checkpoint before an item and untick it and later ones.",
+        lambda repl, arg: _checkpoint(repl, arg, "undo"),
+    ),
     Command("redo", "[--yes]", "Reverse the last undo.", lambda repl, arg: _checkpoint(repl, arg, "redo")),
-    Command("diff", "[item]", "What an item changed, or the whole last run.", lambda repl, arg: _checkpoint(repl, arg, "diff"), while_busy=True),
+    Command(
+        "diff",
+        "[item]",
+        "What an item changed, or the whole last run.",
+        lambda repl, arg: _checkpoint(repl, arg, "diff"),
+        while_busy=True,
+    ),
     Command("help", "", "This list, and the keys.", _help, while_busy=True),
     Command("exit", "", "Leave cast (interrupts the agent if it is working).", _exit, while_busy=True),
 )

@@ -1,5 +1,6 @@
 """Completion at the prompt: slash commands by name, and `@path` mentions of workspace files,
 matched fuzzily against the file list ripgrep gives (so .gitignore is respected)."""
+
 from __future__ import annotations
 
 import re
@@ -56,7 +57,12 @@ def list_files(root: Path) -> list[str]:
 
     result = subprocess.run(
         [rg_binary(), "--no-config", "--files", "--hidden", "--glob", "!.git", "--sort", "path"],
-        cwd=root, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL, timeout=20,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=20,
     )
     return result.stdout.splitlines()[:MAX_FILES]
 
@@ -90,8 +96,12 @@ def fuzzy_filter(query: str, paths: Iterable[str], limit: int = MAX_SHOWN) -> li
 
 
 class ReplCompleter(Completer):
-    def __init__(self, commands: Callable[[], Sequence[tuple[str, str]]], files: FileIndex | None,
-                 arguments: Callable[[str, str], Iterable[tuple[str, str]]] | None = None):
+    def __init__(
+        self,
+        commands: Callable[[], Sequence[tuple[str, str]]],
+        files: FileIndex | None,
+        arguments: Callable[[str, str], Iterable[tuple[str, str]]] | None = None,
+    ):
         self.commands = commands  # (name, help) pairs
         self.index = files
         self.arguments = arguments  # (command, typed) -> (value, meta) suggestions

@@ -3,6 +3,7 @@
 Jobs talk to the agent only through `Agent.run`/`guide` and its events, and to the user only
 through the REPL's renderer and questions.
 """
+
 from __future__ import annotations
 
 import shlex
@@ -107,8 +108,16 @@ def resume_session(repl: Any, session_id: str) -> None:
         return
     messages = run.agent.transcript.messages
     repl.say(f"Resumed {run.session_id} in {run.mode.name} mode ({len(messages)} messages).", "dim")
-    last = next((b.get("text", "") for m in reversed(messages) if m.get("role") == "assistant"
-                 for b in m.get("content", []) if isinstance(b, dict) and b.get("type") == "text"), "")
+    last = next(
+        (
+            b.get("text", "")
+            for m in reversed(messages)
+            if m.get("role") == "assistant"
+            for b in m.get("content", [])
+            if isinstance(b, dict) and b.get("type") == "text"
+        ),
+        "",
+    )
     if last.strip():  # rendered, as it was when it streamed: no raw ** or backticks
         shown, cut = _clip(last.strip(), RESUME_LINES)
         repl.say("Last reply:", "dim")
@@ -176,7 +185,7 @@ def show_plan(repl: Any, run: Any, path: Path, limit: int = PLAN_LINES) -> None:
     text = _read(path)
     if text.startswith("---\n"):  # the front matter is cast's, not the plan
         end = text.find("\n---\n", 4)
-        text = text[end + 5:] if end >= 0 else text
+        text = text[end + 5 :] if end >= 0 else text
     body, cut = _clip(text.strip("\n"), limit)
     repl.say(f"── {_rel(run, path)}", "dim")
     repl.show(repl.renderer.markdown(body) if body.strip() else Text("(empty)", style="dim"))
@@ -208,7 +217,9 @@ def edit_plan(repl: Any, run: Any, path: Path) -> None:
         repl.say(f"the editor exited with status {code}", "yellow")
     if after != before:
         repl.say(f"Plan updated: {_rel(run, path)} now has {_items(path)} items.", "green")
-        run.agent.transcript.note(f"[The user edited the plan file {_rel(run, path)} by hand. Read it again before you revise it; keep their changes.]")
+        run.agent.transcript.note(
+            f"[The user edited the plan file {_rel(run, path)} by hand. Read it again before you revise it; keep their changes.]"
+        )
     else:
         repl.say("The plan is unchanged.", "dim")
 

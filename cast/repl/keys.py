@@ -1,5 +1,6 @@
 """Key bindings. Each key asks the REPL to do one thing; the REPL decides what that means now
 (idle, working, or a question waiting)."""
+
 from __future__ import annotations
 
 from typing import Any

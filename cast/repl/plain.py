@@ -2,6 +2,7 @@
 
 Used when stdin or stdout is not a terminal (a pipe, a script). Same runs, same events, same
 renderer as the interactive REPL, with no prompt and no live area."""
+
 from __future__ import annotations
 
 import sys
@@ -10,8 +11,14 @@ from typing import Any, TextIO
 from cast.exits import EXIT_USAGE
 
 
-def run_plain(options: Any, mode: str = "plan", task: str | None = None,
-              stdin: TextIO | None = None, stdout: TextIO | None = None, resume: str | None = None) -> int:
+def run_plain(
+    options: Any,
+    mode: str = "plan",
+    task: str | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    resume: str | None = None,
+) -> int:
     from rich.console import RenderableType
     from rich.text import Text
 

@@ -4,6 +4,7 @@ any thread; the prompt (and the live area drawn as part of it) is redrawn below.
 Writes are batched on the event loop: a burst of committed blocks costs one erase-and-redraw of
 the prompt, not one per block.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -69,8 +70,11 @@ class Screen:
         app = self.app
         if app is None or not app.is_running or self.loop is None or self.loop.is_closed():
             self._raw(text, len(blocks))
-        elif getattr(app, "_running_in_terminal", False) or getattr(app, "_running_in_terminal_f", None) is not None \
-                and not app._running_in_terminal_f.done():
+        elif (
+            getattr(app, "_running_in_terminal", False)
+            or getattr(app, "_running_in_terminal_f", None) is not None
+            and not app._running_in_terminal_f.done()
+        ):
             from prompt_toolkit.application import run_in_terminal  # after the editor, in order
 
             run_in_terminal(lambda: self._raw(text, len(blocks)), in_executor=False)

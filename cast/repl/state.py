@@ -1,5 +1,6 @@
 """What the REPL knows between turns: the mode, the run (built lazily on the first task), and the
 figures the toolbar shows. Runs are assembled by `cast.runs`; this module only decides when."""
+
 from __future__ import annotations
 
 import os
@@ -225,26 +226,42 @@ class ReplState:
         self.close()
         with self._lock:
             u, s = self.usage, self.spent
-            self.spent = Usage(s.input_tokens + u.input_tokens, s.output_tokens + u.output_tokens,
-                               s.cache_read_tokens + u.cache_read_tokens, s.cache_write_tokens + u.cache_write_tokens,
-                               0, s.cost + u.cost)
+            self.spent = Usage(
+                s.input_tokens + u.input_tokens,
+                s.output_tokens + u.output_tokens,
+                s.cache_read_tokens + u.cache_read_tokens,
+                s.cache_write_tokens + u.cache_write_tokens,
+                0,
+                s.cost + u.cost,
+            )
             self.usage = Usage()
 
     # -- events ---------------------------------------------------------------------------
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.UsageUpdate):
             with self._lock:
-                self.usage = Usage(event.input_tokens, event.output_tokens, event.cache_read_tokens,
-                                   event.cache_write_tokens, event.context_tokens, event.cost)
+                self.usage = Usage(
+                    event.input_tokens,
+                    event.output_tokens,
+                    event.cache_read_tokens,
+                    event.cache_write_tokens,
+                    event.context_tokens,
+                    event.cost,
+                )
         elif isinstance(event, ev.TaskUpdate):
             self.tasks = event.tasks
 
     def total(self) -> Usage:
         with self._lock:
             u, s = self.usage, self.spent
-            return Usage(s.input_tokens + u.input_tokens, s.output_tokens + u.output_tokens,
-                         s.cache_read_tokens + u.cache_read_tokens, s.cache_write_tokens + u.cache_write_tokens,
-                         u.context_tokens, s.cost + u.cost)
+            return Usage(
+                s.input_tokens + u.input_tokens,
+                s.output_tokens + u.output_tokens,
+                s.cache_read_tokens + u.cache_read_tokens,
+                s.cache_write_tokens + u.cache_write_tokens,
+                u.context_tokens,
+                s.cost + u.cost,
+            )
 
 
 def _switch(run: Any, mode: str) -> None:

@@ -2,6 +2,7 @@
 
 The mode must be unmistakable: `plan ›` in cyan, `execute ›` in yellow, and the same word, in the
 same colour, at the start of the toolbar."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -10,21 +11,23 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 
 MODE_STYLE = {"plan": "cyan", "execute": "yellow"}
-STYLE = Style.from_dict({
-    "mode.plan": "bold ansicyan",
-    "mode.execute": "bold ansiyellow",
-    "bottom-toolbar": "noreverse bg:#262626 #bcbcbc",
-    "bottom-toolbar.mode.plan": "bold bg:ansicyan #000000",
-    "bottom-toolbar.mode.execute": "bold bg:ansiyellow #000000",
-    "bottom-toolbar.dim": "#808080",
-    "working": "ansimagenta",
-    "question": "bold ansiyellow",
-    "question.detail": "bold",
-    "question.keys": "ansiyellow",
-    "question.selected": "bold reverse ansiyellow",
-    "question.hint": "#8a8a8a",
-    "placeholder": "#6c6c6c italic",
-})
+STYLE = Style.from_dict(
+    {
+        "mode.plan": "bold ansicyan",
+        "mode.execute": "bold ansiyellow",
+        "bottom-toolbar": "noreverse bg:#262626 #bcbcbc",
+        "bottom-toolbar.mode.plan": "bold bg:ansicyan #000000",
+        "bottom-toolbar.mode.execute": "bold bg:ansiyellow #000000",
+        "bottom-toolbar.dim": "#808080",
+        "working": "ansimagenta",
+        "question": "bold ansiyellow",
+        "question.detail": "bold",
+        "question.keys": "ansiyellow",
+        "question.selected": "bold reverse ansiyellow",
+        "question.hint": "#8a8a8a",
+        "placeholder": "#6c6c6c italic",
+    }
+)
 
 
 def tokens(n: int) -> str:
@@ -87,4 +90,4 @@ def short_id(session: str, keep: int = 16) -> str:
 
 
 def short_model(model: str) -> str:
-    return model[len("claude-"):] if model.startswith("claude-") else model
+    return model[len("claude-") :] if model.startswith("claude-") else model

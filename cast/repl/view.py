@@ -1,5 +1,6 @@
 """What the prompt area shows, computed at every redraw: the live part of the agent's output,
 a waiting question or the working indicator, the mode label, the placeholder, the toolbar."""
+
 from __future__ import annotations
 
 import time

@@ -3,6 +3,7 @@
 Each job has its own interrupt flag. Ctrl+C can come before the job has anything to interrupt
 (building a run takes git calls and loading the model SDK); the flag keeps it until the job can
 act on it, and a new job starts with a clear one."""
+
 from __future__ import annotations
 
 import threading
@@ -11,8 +12,12 @@ from collections.abc import Callable
 
 
 class Worker:
-    def __init__(self, on_error: Callable[[str], None], on_change: Callable[[], None] = lambda: None,
-                 on_idle: Callable[[], None] = lambda: None):
+    def __init__(
+        self,
+        on_error: Callable[[str], None],
+        on_change: Callable[[], None] = lambda: None,
+        on_idle: Callable[[], None] = lambda: None,
+    ):
         self.on_error = on_error
         self.on_change = on_change
         self.on_idle = on_idle  # called from the worker thread once a job has ended

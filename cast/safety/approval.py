@@ -6,6 +6,7 @@ given earlier, --yes), then the user. Allow rules and "always" answers reach exa
 `approval_scope` says, and no further. Without a terminal and without --yes, the answer is no:
 a headless run must never wait on a prompt nobody sees.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,10 @@ from cast.safety.approval_scope import Rule, Scope, scope_of, words_of
 
 # (pattern, why). Matched against the command with runs of whitespace collapsed.
 CATASTROPHIC: tuple[tuple[str, str], ...] = (
-    (r"\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z-]+\s+)*(/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|\.|\./|\.\.|\*)(\s|$|;|&|\|)",
-     "recursive rm of /, ~, the workspace or everything in it"),
+    (
+        r"\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z-]+\s+)*(/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|\.|\./|\.\.|\*)(\s|$|;|&|\|)",
+        "recursive rm of /, ~, the workspace or everything in it",
+    ),
     (r"\brm\s+.*--recursive\b.*\s(/|~|\$HOME|\.)(\s|$)", "recursive rm of /, ~ or the workspace"),
     (r"\bgit\s+push\b.*(\s--force\b|\s-f\b|\s--force-with-lease\b|\s\+\S)", "force-push rewrites shared history"),
     (r"(^|[;&|(]\s*)(sudo|doas|su)\b", "privilege escalation"),
@@ -132,11 +135,14 @@ class ApprovalPolicy:
         if self.yes:
             return Decision(True, "--yes")
         if self.approver is None:
-            return Decision(False, (
-                "approval needed: this command is not provably read-only and cast is running "
-                "without a terminal to ask. Re-run with --yes, or add an allow rule to "
-                ".cast/config.toml (allow = [\"pytest*\"])"
-            ))
+            return Decision(
+                False,
+                (
+                    "approval needed: this command is not provably read-only and cast is running "
+                    "without a terminal to ask. Re-run with --yes, or add an allow rule to "
+                    '.cast/config.toml (allow = ["pytest*"])'
+                ),
+            )
         answer = self.approver(command)
         if isinstance(answer, str):
             answer = Answer(answer)

@@ -9,6 +9,7 @@ cast knows nothing about (`rm build`) — the scope is the exact command and not
 Anything a shell would read as more than one plain command (`pytest; rm x`, `$(…)`, globs,
 redirections) is covered by no scope at all.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,41 +25,185 @@ SCRIPT = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./+-]*\.(py|js|mjs|cjs|ts|rb|pl|ph
 INTERPRETER = re.compile(r"(python|pypy)(\d+(\.\d+)?)?|node|nodejs|ruby|perl|php|lua|Rscript")
 
 # Programs that run another command, or code given inline: only the exact command is remembered.
-WRAPPERS = frozenset({
-    "env", "sudo", "doas", "su", "xargs", "exec", "eval", "nohup", "timeout", "nice", "ionice", "time",
-    "command", "builtin", "watch", "ssh", "strace", "chroot", "setsid", "stdbuf", "unbuffer", "flock",
-    "script", "bash", "sh", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "source", "parallel", "find",
-})
+WRAPPERS = frozenset(
+    {
+        "env",
+        "sudo",
+        "doas",
+        "su",
+        "xargs",
+        "exec",
+        "eval",
+        "nohup",
+        "timeout",
+        "nice",
+        "ionice",
+        "time",
+        "command",
+        "builtin",
+        "watch",
+        "ssh",
+        "strace",
+        "chroot",
+        "setsid",
+        "stdbuf",
+        "unbuffer",
+        "flock",
+        "script",
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "fish",
+        "csh",
+        "tcsh",
+        "source",
+        "parallel",
+        "find",
+    }
+)
 # Programs whose arguments choose what they check or test, not what code runs: the name is enough.
-TOOLS = frozenset({
-    "pytest", "py.test", "tox", "nox", "mypy", "pyright", "black", "isort", "flake8", "pylint", "eslint",
-    "prettier", "tsc", "jest", "vitest", "mocha", "ctest", "shellcheck", "rspec", "phpunit", "unittest",
-})
+TOOLS = frozenset(
+    {
+        "pytest",
+        "py.test",
+        "tox",
+        "nox",
+        "mypy",
+        "pyright",
+        "black",
+        "isort",
+        "flake8",
+        "pylint",
+        "eslint",
+        "prettier",
+        "tsc",
+        "jest",
+        "vitest",
+        "mocha",
+        "ctest",
+        "shellcheck",
+        "rspec",
+        "phpunit",
+        "unittest",
+    }
+)
 # Programs with subcommands: the scope is the program and its subcommand.
-SUBCOMMANDS = frozenset({
-    "git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "uv", "poetry", "pdm", "hatch", "pipenv",
-    "pip", "pip3", "pipx", "conda", "gem", "bundle", "composer", "docker", "podman", "kubectl", "make",
-    "gradle", "mvn", "dotnet", "swift", "rustup", "gh", "ruff", "just", "nx", "turbo", "cmake",
-})
-PACKAGE_MANAGERS = frozenset({
-    "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "uv", "poetry", "pdm", "hatch", "pipenv", "pip",
-    "pip3", "pipx", "conda", "gem", "bundle", "composer", "rustup",
-})
+SUBCOMMANDS = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "deno",
+        "cargo",
+        "go",
+        "uv",
+        "poetry",
+        "pdm",
+        "hatch",
+        "pipenv",
+        "pip",
+        "pip3",
+        "pipx",
+        "conda",
+        "gem",
+        "bundle",
+        "composer",
+        "docker",
+        "podman",
+        "kubectl",
+        "make",
+        "gradle",
+        "mvn",
+        "dotnet",
+        "swift",
+        "rustup",
+        "gh",
+        "ruff",
+        "just",
+        "nx",
+        "turbo",
+        "cmake",
+    }
+)
+PACKAGE_MANAGERS = frozenset(
+    {
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "deno",
+        "cargo",
+        "go",
+        "uv",
+        "poetry",
+        "pdm",
+        "hatch",
+        "pipenv",
+        "pip",
+        "pip3",
+        "pipx",
+        "conda",
+        "gem",
+        "bundle",
+        "composer",
+        "rustup",
+    }
+)
 # Subcommands of a package manager that fetch or run code from outside: the exact command only.
-FETCHING = frozenset({
-    "install", "i", "add", "update", "upgrade", "up", "uninstall", "remove", "rm", "publish", "x", "dlx",
-    "get", "download", "link", "global", "self", "inject", "tool", "create", "init",
-})
+FETCHING = frozenset(
+    {
+        "install",
+        "i",
+        "add",
+        "update",
+        "upgrade",
+        "up",
+        "uninstall",
+        "remove",
+        "rm",
+        "publish",
+        "x",
+        "dlx",
+        "get",
+        "download",
+        "link",
+        "global",
+        "self",
+        "inject",
+        "tool",
+        "create",
+        "init",
+    }
+)
 # (program, subcommand) -> what the next word is: "name" (a script or target: part of the scope),
 # "command" (a command to run: its own scope continues the prefix).
 NESTED: dict[tuple[str, str], str] = {
-    ("npm", "run"): "name", ("npm", "run-script"): "name", ("pnpm", "run"): "name", ("yarn", "run"): "name",
-    ("bun", "run"): "name", ("deno", "task"): "name", ("go", "run"): "name",
-    ("npm", "exec"): "command", ("uv", "run"): "command", ("poetry", "run"): "command", ("pdm", "run"): "command",
-    ("hatch", "run"): "command", ("pipenv", "run"): "command", ("bundle", "exec"): "command",
-    ("uv", "pip"): "command-pip", ("docker", "run"): "exact", ("docker", "exec"): "exact",
-    ("podman", "run"): "exact", ("podman", "exec"): "exact", ("kubectl", "exec"): "exact",
-    ("git", "config"): "exact", ("gh", "api"): "exact",
+    ("npm", "run"): "name",
+    ("npm", "run-script"): "name",
+    ("pnpm", "run"): "name",
+    ("yarn", "run"): "name",
+    ("bun", "run"): "name",
+    ("deno", "task"): "name",
+    ("go", "run"): "name",
+    ("npm", "exec"): "command",
+    ("uv", "run"): "command",
+    ("poetry", "run"): "command",
+    ("pdm", "run"): "command",
+    ("hatch", "run"): "command",
+    ("pipenv", "run"): "command",
+    ("bundle", "exec"): "command",
+    ("uv", "pip"): "command-pip",
+    ("docker", "run"): "exact",
+    ("docker", "exec"): "exact",
+    ("podman", "run"): "exact",
+    ("podman", "exec"): "exact",
+    ("kubectl", "exec"): "exact",
+    ("git", "config"): "exact",
+    ("gh", "api"): "exact",
 }
 RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})  # fetch a package and run it: its own scope follows
 

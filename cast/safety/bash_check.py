@@ -52,16 +52,40 @@ MAX_CHARS = 10_000
 
 # Control characters and non-ASCII blanks: tree-sitter treats some as
 # whitespace where bash sees word characters.
-_BAD_CHARS = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00a0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]"
-)
+_BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00a0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _GAP = re.compile(rb"(?:[ \t\n]|\\\n)*\Z")
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 _SEPARATORS = frozenset(
-    {";", "&&", "||", "|", "|&", "(", ")", "{", "}", "do", "done",
-     "then", "fi", "if", "elif", "else", "while", "until", "for", "in", "case", "esac",
-     "!", "$(", "`", "<(", "\n"}
+    {
+        ";",
+        "&&",
+        "||",
+        "|",
+        "|&",
+        "(",
+        ")",
+        "{",
+        "}",
+        "do",
+        "done",
+        "then",
+        "fi",
+        "if",
+        "elif",
+        "else",
+        "while",
+        "until",
+        "for",
+        "in",
+        "case",
+        "esac",
+        "!",
+        "$(",
+        "`",
+        "<(",
+        "\n",
+    }
 )
 _CASE_TERMINATORS = frozenset({";;", ";&", ";;&"})
 _FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}\Z")

@@ -42,45 +42,129 @@ FREE = Rule()
 
 RULES: dict[str, Rule] = {
     # Listing and reading files: no flag of these writes or executes.
-    **{name: FREE for name in (
-        "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "cut", "tr",
-        "diff", "cmp", "comm", "stat", "du", "df", "which", "type", "echo", "pwd",
-        "basename", "dirname", "realpath", "readlink", "printenv", "id", "whoami",
-        "uname", "nproc", "jq", "od", "hexdump", "strings", "md5sum", "sha1sum",
-        "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "nl",
-        "column", "tac", "rev", "seq", "true", "false", "cd", ":", "numfmt", "expr",
-        "locale", "paste", "fold", "fmt", "expand", "unexpand", "join", "look",
-    )},
+    **{
+        name: FREE
+        for name in (
+            "ls",
+            "cat",
+            "head",
+            "tail",
+            "wc",
+            "grep",
+            "egrep",
+            "fgrep",
+            "cut",
+            "tr",
+            "diff",
+            "cmp",
+            "comm",
+            "stat",
+            "du",
+            "df",
+            "which",
+            "type",
+            "echo",
+            "pwd",
+            "basename",
+            "dirname",
+            "realpath",
+            "readlink",
+            "printenv",
+            "id",
+            "whoami",
+            "uname",
+            "nproc",
+            "jq",
+            "od",
+            "hexdump",
+            "strings",
+            "md5sum",
+            "sha1sum",
+            "sha224sum",
+            "sha256sum",
+            "sha384sum",
+            "sha512sum",
+            "b2sum",
+            "cksum",
+            "nl",
+            "column",
+            "tac",
+            "rev",
+            "seq",
+            "true",
+            "false",
+            "cd",
+            ":",
+            "numfmt",
+            "expr",
+            "locale",
+            "paste",
+            "fold",
+            "fmt",
+            "expand",
+            "unexpand",
+            "join",
+            "look",
+        )
+    },
     "rg": Rule(
-        forbidden=_flags({
-            "--pre": "runs a preprocessor program on every file",
-            "--pre-glob": "selects files for the --pre program",
-            "-z": "runs decompression programs",
-            "--search-zip": "runs decompression programs",
-            "--hostname-bin": "runs a program",
-        }),
+        forbidden=_flags(
+            {
+                "--pre": "runs a preprocessor program on every file",
+                "--pre-glob": "selects files for the --pre program",
+                "-z": "runs decompression programs",
+                "--search-zip": "runs decompression programs",
+                "--hostname-bin": "runs a program",
+            }
+        ),
         short_value="efgtTABCmMrjEd",
-        long_value=frozenset({
-            "--regexp", "--file", "--glob", "--iglob", "--type", "--type-not",
-            "--after-context", "--before-context", "--context", "--max-count",
-            "--max-columns", "--threads", "--encoding", "--max-depth", "--replace",
-        }),
+        long_value=frozenset(
+            {
+                "--regexp",
+                "--file",
+                "--glob",
+                "--iglob",
+                "--type",
+                "--type-not",
+                "--after-context",
+                "--before-context",
+                "--context",
+                "--max-count",
+                "--max-columns",
+                "--threads",
+                "--encoding",
+                "--max-depth",
+                "--replace",
+            }
+        ),
         abbreviations=False,
     ),
     "sort": Rule(
-        forbidden=_flags({
-            "-o": _WRITES,
-            "--output": _WRITES,
-            "--compress-program": "runs a compression program",
-            "-T": "writes temporary files into a directory",
-            "--temporary-directory": "writes temporary files into a directory",
-        }),
+        forbidden=_flags(
+            {
+                "-o": _WRITES,
+                "--output": _WRITES,
+                "--compress-program": "runs a compression program",
+                "-T": "writes temporary files into a directory",
+                "--temporary-directory": "writes temporary files into a directory",
+            }
+        ),
         short_value="kotST",
-        long_value=frozenset({
-            "--key", "--output", "--field-separator", "--buffer-size",
-            "--temporary-directory", "--files0-from", "--random-source", "--sort",
-            "--parallel", "--batch-size", "--compress-program",
-        }),
+        long_value=frozenset(
+            {
+                "--key",
+                "--output",
+                "--field-separator",
+                "--buffer-size",
+                "--temporary-directory",
+                "--files0-from",
+                "--random-source",
+                "--sort",
+                "--parallel",
+                "--batch-size",
+                "--compress-program",
+            }
+        ),
     ),
     "uniq": Rule(
         short_value="fsw",
@@ -114,12 +198,14 @@ RULES: dict[str, Rule] = {
         validator="date",
     ),
     "sed": Rule(
-        forbidden=_flags({
-            "-i": "edits files in place",
-            "--in-place": "edits files in place",
-            "-f": "reads a script file that cannot be checked",
-            "--file": "reads a script file that cannot be checked",
-        }),
+        forbidden=_flags(
+            {
+                "-i": "edits files in place",
+                "--in-place": "edits files in place",
+                "-f": "reads a script file that cannot be checked",
+                "--file": "reads a script file that cannot be checked",
+            }
+        ),
         short_value="efl",
         long_value=frozenset({"--expression", "--file", "--line-length"}),
         validator="sed",
@@ -145,9 +231,14 @@ RULES: dict[str, Rule] = {
 # cargo/rustc are left out: rustup's proxies obey a rust-toolchain.toml in the
 # workspace, whose ``path`` can name a toolchain inside the workspace to run.
 VERSION_PROBES: dict[str, frozenset[tuple[str, ...]]] = {
-    **{name: frozenset({("--version",), ("-V",)}) for name in (
-        "python", "python3", *(f"python3.{minor}" for minor in range(6, 15)),
-    )},
+    **{
+        name: frozenset({("--version",), ("-V",)})
+        for name in (
+            "python",
+            "python3",
+            *(f"python3.{minor}" for minor in range(6, 15)),
+        )
+    },
     "node": frozenset({("--version",), ("-v",)}),
     "go": frozenset({("version",)}),
     "ruby": frozenset({("--version",)}),
@@ -190,22 +281,101 @@ REFUSED: dict[str, str] = {
     "cargo": "runs build scripts, and rustup may run a toolchain from the workspace",
     "rustc": "compiles code, and rustup may run a toolchain from the workspace",
     "rustup": "may install or run toolchains",
-    **{n: _INTERPRETER for n in (
-        "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun",
-        "perl", "ruby", "php", "lua", "luajit", "tclsh", "wish", "Rscript", "R", "julia",
-        "osascript", "java", "jshell", "scala", "groovy", "irb", "ts-node", "tsx", "npx",
-        "pwsh", "powershell",
-    )},
+    **{
+        n: _INTERPRETER
+        for n in (
+            "python",
+            "python2",
+            "python3",
+            "pypy",
+            "pypy3",
+            "node",
+            "nodejs",
+            "deno",
+            "bun",
+            "perl",
+            "ruby",
+            "php",
+            "lua",
+            "luajit",
+            "tclsh",
+            "wish",
+            "Rscript",
+            "R",
+            "julia",
+            "osascript",
+            "java",
+            "jshell",
+            "scala",
+            "groovy",
+            "irb",
+            "ts-node",
+            "tsx",
+            "npx",
+            "pwsh",
+            "powershell",
+        )
+    },
     **{n: _SHELL for n in ("sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "ash", "rbash")},
     **{n: _EVAL for n in ("eval", "source", ".", "exec", "trap", "coproc", "builtin", "enable")},
-    **{n: _STATE for n in (
-        "declare", "typeset", "local", "export", "readonly", "let", "read", "mapfile",
-        "readarray", "alias", "unalias", "unset", "set", "shopt", "ulimit", "umask", "hash",
-        "pushd", "popd", "dirs", "shift", "getopts", "exit", "return", "break", "continue",
-        "wait", "kill", "disown", "fg", "bg", "jobs", "suspend", "logout",
-    )},
-    **{n: _PRIV for n in ("sudo", "doas", "su", "runuser", "pkexec", "chroot", "setsid",
-                          "unshare", "nsenter", "flock", "script", "strace", "ltrace", "gdb")},
+    **{
+        n: _STATE
+        for n in (
+            "declare",
+            "typeset",
+            "local",
+            "export",
+            "readonly",
+            "let",
+            "read",
+            "mapfile",
+            "readarray",
+            "alias",
+            "unalias",
+            "unset",
+            "set",
+            "shopt",
+            "ulimit",
+            "umask",
+            "hash",
+            "pushd",
+            "popd",
+            "dirs",
+            "shift",
+            "getopts",
+            "exit",
+            "return",
+            "break",
+            "continue",
+            "wait",
+            "kill",
+            "disown",
+            "fg",
+            "bg",
+            "jobs",
+            "suspend",
+            "logout",
+        )
+    },
+    **{
+        n: _PRIV
+        for n in (
+            "sudo",
+            "doas",
+            "su",
+            "runuser",
+            "pkexec",
+            "chroot",
+            "setsid",
+            "unshare",
+            "nsenter",
+            "flock",
+            "script",
+            "strace",
+            "ltrace",
+            "gdb",
+        )
+    },
     "watch": "runs its command through a shell repeatedly",
     "parallel": "runs its command through a shell",
     "nohup": "may write nohup.out",
@@ -278,6 +448,7 @@ def safe_with_any_args(name: str) -> bool:
 
 # --- wrappers ----------------------------------------------------------------
 
+
 def _inner(name: str, args: list[Word], start: int) -> None:
     if start >= len(args):
         raise Blocked(f"{name}: no command to run")
@@ -305,15 +476,37 @@ def _command(name: str, rule: Rule, args: list[Word]) -> None:
     _inner(name, args, 0)
 
 
-_TIMEOUT = Rule(allowed_short="ksv", allowed_long=frozenset({"--kill-after", "--signal", "--foreground", "--preserve-status", "--verbose"}),
-                short_value="ks", long_value=frozenset({"--kill-after", "--signal"}), permute=False)
-_NICE = Rule(allowed_short="n", allowed_long=frozenset({"--adjustment"}), short_value="n",
-             long_value=frozenset({"--adjustment"}), permute=False)
+_TIMEOUT = Rule(
+    allowed_short="ksv",
+    allowed_long=frozenset({"--kill-after", "--signal", "--foreground", "--preserve-status", "--verbose"}),
+    short_value="ks",
+    long_value=frozenset({"--kill-after", "--signal"}),
+    permute=False,
+)
+_NICE = Rule(
+    allowed_short="n",
+    allowed_long=frozenset({"--adjustment"}),
+    short_value="n",
+    long_value=frozenset({"--adjustment"}),
+    permute=False,
+)
 _TIME = Rule(allowed_short="p", allowed_long=frozenset(), permute=False)
 _XARGS = Rule(
     allowed_short="0rtxnLPdsaE",
-    allowed_long=frozenset({"--null", "--no-run-if-empty", "--verbose", "--exit", "--max-args",
-                            "--max-lines", "--max-procs", "--delimiter", "--max-chars", "--arg-file"}),
+    allowed_long=frozenset(
+        {
+            "--null",
+            "--no-run-if-empty",
+            "--verbose",
+            "--exit",
+            "--max-args",
+            "--max-lines",
+            "--max-procs",
+            "--delimiter",
+            "--max-chars",
+            "--arg-file",
+        }
+    ),
     short_value="nLPdsaE",
     long_value=frozenset({"--max-args", "--max-lines", "--max-procs", "--delimiter", "--max-chars", "--arg-file"}),
     permute=False,
@@ -343,9 +536,7 @@ def _xargs(name: str, rule: Rule, args: list[Word]) -> None:
         return  # runs echo
     inner = args[start]
     if not inner.static or not safe_with_any_args(inner.value):
-        raise Blocked(
-            f"xargs: {inner.source!r} must be safe with any arguments (xargs appends input words)"
-        )
+        raise Blocked(f"xargs: {inner.source!r} must be safe with any arguments (xargs appends input words)")
     check_argv(args[start:])
 
 

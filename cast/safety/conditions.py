@@ -106,6 +106,5 @@ def _integer_operand(w: Context, node: Node, op: str) -> None:
     word = resolve(node, w)
     if not (word.static and _INTEGER.match(word.value)):
         raise Blocked(
-            f"[[ {op} ]] on {word.source!r}: bash evaluates operands as arithmetic, "
-            "where array subscripts can run commands"
+            f"[[ {op} ]] on {word.source!r}: bash evaluates operands as arithmetic, where array subscripts can run commands"
         )

@@ -88,15 +88,9 @@ SUBCOMMANDS: dict[str, Rule] = {
             }
         )
     ),
-    "describe": Rule(
-        forbidden=MappingProxyType(
-            {"--dirty": "refreshes the index", "--broken": "refreshes the index"}
-        )
-    ),
+    "describe": Rule(forbidden=MappingProxyType({"--dirty": "refreshes the index", "--broken": "refreshes the index"})),
     "cat-file": Rule(
-        forbidden=MappingProxyType(
-            {"--textconv": "runs textconv filter programs", "--filters": "runs filter programs"}
-        )
+        forbidden=MappingProxyType({"--textconv": "runs textconv filter programs", "--filters": "runs filter programs"})
     ),
     "rev-parse": _FREE,
     "ls-files": _FREE,
@@ -113,10 +107,25 @@ SUBCOMMANDS: dict[str, Rule] = {
         allowed_short="arvil",
         allowed_long=frozenset(
             {
-                "--list", "--all", "--remotes", "--verbose", "--show-current",
-                "--contains", "--no-contains", "--merged", "--no-merged",
-                "--points-at", "--sort", "--format", "--column", "--no-column",
-                "--color", "--no-color", "--ignore-case", "--abbrev", "--no-abbrev",
+                "--list",
+                "--all",
+                "--remotes",
+                "--verbose",
+                "--show-current",
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--sort",
+                "--format",
+                "--column",
+                "--no-column",
+                "--color",
+                "--no-color",
+                "--ignore-case",
+                "--abbrev",
+                "--no-abbrev",
                 "--omit-empty",
             }
         ),
@@ -127,9 +136,20 @@ SUBCOMMANDS: dict[str, Rule] = {
         allowed_short="lni0123456789",
         allowed_long=frozenset(
             {
-                "--list", "--sort", "--format", "--contains", "--no-contains",
-                "--merged", "--no-merged", "--points-at", "--column", "--no-column",
-                "--color", "--no-color", "--ignore-case", "--omit-empty",
+                "--list",
+                "--sort",
+                "--format",
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--column",
+                "--no-column",
+                "--color",
+                "--no-color",
+                "--ignore-case",
+                "--omit-empty",
             }
         ),
         long_value=frozenset({"--sort", "--format", "--points-at"}),
@@ -139,11 +159,32 @@ SUBCOMMANDS: dict[str, Rule] = {
         allowed_short="lfz",
         allowed_long=frozenset(
             {
-                "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list",
-                "--show-origin", "--show-scope", "--name-only", "--null",
-                "--global", "--system", "--local", "--worktree", "--file", "--blob",
-                "--type", "--bool", "--int", "--path", "--default", "--includes",
-                "--no-includes", "--all", "--regexp", "--show-names", "--value",
+                "--get",
+                "--get-all",
+                "--get-regexp",
+                "--get-urlmatch",
+                "--list",
+                "--show-origin",
+                "--show-scope",
+                "--name-only",
+                "--null",
+                "--global",
+                "--system",
+                "--local",
+                "--worktree",
+                "--file",
+                "--blob",
+                "--type",
+                "--bool",
+                "--int",
+                "--path",
+                "--default",
+                "--includes",
+                "--no-includes",
+                "--all",
+                "--regexp",
+                "--show-names",
+                "--value",
                 "--url",
             }
         ),
@@ -173,9 +214,7 @@ def check_git(args: list[Word]) -> None:
             return
         if value not in _GLOBAL_OK:
             for flag, why in _GLOBAL_WHY:
-                if value == flag or value.startswith(flag + "=") or (
-                    len(flag) == 2 and value.startswith(flag)
-                ):
+                if value == flag or value.startswith(flag + "=") or (len(flag) == 2 and value.startswith(flag)):
                     raise Blocked(f"git: global option {flag} {why}")
             raise Blocked(f"git: global option {value} is not allowed")
         i += 1

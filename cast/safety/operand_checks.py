@@ -92,8 +92,7 @@ def check_awk(name: str, rule: Rule, args: list[Word]) -> None:
             raise Blocked(f"{name}: operand {word.source} could be read as an option")
 
 
-_XXD_VALUE = frozenset({"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset",
-                        "-s", "-seek", "-n", "-name", "-R"})
+_XXD_VALUE = frozenset({"-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name", "-R"})
 
 
 def check_xxd(name: str, rule: Rule, args: list[Word]) -> None:
@@ -126,19 +125,83 @@ def check_xxd(name: str, rule: Rule, args: list[Word]) -> None:
         raise Blocked(f"xxd: operand {operands[1].source!r} would be written (at most 1 allowed)")
 
 
-_FIND_NO_ARG = frozenset({
-    "-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty",
-    "-executable", "-readable", "-writable", "-nouser", "-nogroup", "-depth", "-mount",
-    "-xdev", "-noleaf", "-ignore_readdir_race", "-noignore_readdir_race", "-daystart",
-    "-follow", "-not", "!", "-a", "-and", "-o", "-or", "(", ")", ",", "-d",
-})
-_FIND_ONE_ARG = frozenset({
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-    "-regextype", "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin",
-    "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-perm", "-user", "-group", "-uid",
-    "-gid", "-links", "-inum", "-samefile", "-lname", "-ilname", "-maxdepth", "-mindepth",
-    "-fstype", "-used", "-printf", "-context", "-files0-from",
-})
+_FIND_NO_ARG = frozenset(
+    {
+        "-print",
+        "-print0",
+        "-ls",
+        "-prune",
+        "-quit",
+        "-true",
+        "-false",
+        "-empty",
+        "-executable",
+        "-readable",
+        "-writable",
+        "-nouser",
+        "-nogroup",
+        "-depth",
+        "-mount",
+        "-xdev",
+        "-noleaf",
+        "-ignore_readdir_race",
+        "-noignore_readdir_race",
+        "-daystart",
+        "-follow",
+        "-not",
+        "!",
+        "-a",
+        "-and",
+        "-o",
+        "-or",
+        "(",
+        ")",
+        ",",
+        "-d",
+    }
+)
+_FIND_ONE_ARG = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-regextype",
+        "-type",
+        "-xtype",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-lname",
+        "-ilname",
+        "-maxdepth",
+        "-mindepth",
+        "-fstype",
+        "-used",
+        "-printf",
+        "-context",
+        "-files0-from",
+    }
+)
 _FIND_WHY = {
     "-exec": "runs commands",
     "-execdir": "runs commands",
@@ -187,9 +250,7 @@ def check_find(name: str, rule: Rule, args: list[Word]) -> None:
         raise Blocked(f"find: {token!r} is not an allowed find expression")
 
 
-_TEST_UNARY = frozenset(
-    "-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o".split()
-)
+_TEST_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o".split())
 _TEST_BINARY = frozenset("= == != < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

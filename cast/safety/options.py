@@ -85,12 +85,7 @@ def _long_name(cmd: str, rule: Rule, name: str) -> None:
             continue
         if name == bad:
             raise _refuse(cmd, name, why)
-        if (
-            rule.abbreviations
-            and len(name) >= 3
-            and bad.startswith(name)
-            and name not in rule.exact_long
-        ):
+        if rule.abbreviations and len(name) >= 3 and bad.startswith(name) and name not in rule.exact_long:
             raise _refuse(cmd, name, f"(abbreviation of {bad}) {why}")
     if rule.allowed_long is not None and name not in rule.allowed_long:
         raise Blocked(f"{cmd}: option {name} is not allowed")

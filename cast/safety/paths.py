@@ -3,6 +3,7 @@
 Resolution follows symlinks, so a link inside the tree that points outside is caught as well as a
 plain `..`; the error says which of the two happened, because the model fixes them differently.
 """
+
 from __future__ import annotations
 
 import os

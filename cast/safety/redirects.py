@@ -76,9 +76,7 @@ def _file_redirect(w: Walker, node: Node) -> list[tuple[int, Word]]:
         if not (target and target.static and target.value == "/dev/null"):
             raise Blocked(f"output redirection to {shown!r} (only /dev/null is allowed)")
     elif op in (">&", "<&"):
-        ok = target is not None and target.static and (
-            _FD.match(target.value) or (op == ">&" and target.value == "/dev/null")
-        )
+        ok = target is not None and target.static and (_FD.match(target.value) or (op == ">&" and target.value == "/dev/null"))
         if not ok:
             raise Blocked(f"redirection {op}{shown} writes to a file (only /dev/null or a descriptor)")
     elif op not in (">&-", "<&-"):

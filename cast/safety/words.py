@@ -32,15 +32,14 @@ class Context(Protocol):
 
     def substitution(self, node: Node) -> None: ...
 
+
 _DYN = "\x00"
 _GLOB_CHARS = frozenset("*?[")
 # Characters tree-sitter would have turned into syntax; seeing them raw in a
 # word leaf means parser and bash may disagree about the word.
 _SUSPICIOUS = frozenset("`;&|<>()'\"")
 _NUMBER = re.compile(r"(?:0[xX][0-9a-fA-F]+|[0-9]+(?:#[0-9A-Za-z@_]+)?)\Z")
-_ARITH_NODES = frozenset(
-    {"binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression"}
-)
+_ARITH_NODES = frozenset({"binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression"})
 _ARITH_DELIMS = frozenset({"$((", "))", "$[", "]", "((", "("})
 _ARITH_WRITES = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"})
 
@@ -308,7 +307,7 @@ def _double_quoted_text(text: str, b: _Builder) -> None:
             i += 2
             continue
         if c in "$`":
-            raise Blocked(f"unparsed expansion in \"{text}\"")
+            raise Blocked(f'unparsed expansion in "{text}"')
         b.lit(c, True)
         i += 1
 
@@ -328,9 +327,7 @@ def _parameter(node: Node, b: _Builder, ctx: Context, *, quoted: bool) -> None:
         name = ctx.text(kids[2])
         length = True
     else:
-        raise Blocked(
-            f"parameter expansion {text!r} is not supported (only $name, ${{name}} and ${{#name}})"
-        )
+        raise Blocked(f"parameter expansion {text!r} is not supported (only $name, ${{name}} and ${{#name}})")
     if length:
         b.dyn(text, quoted=quoted, splits=False)
         return

@@ -5,6 +5,7 @@ model will "fix" code that was never wrong. The kernel gives no side channel we 
 privileges, so this reads the signs every program prints for EROFS, EACCES, EPERM and an absent
 network, plus the launcher's own refusal; it can over-report, never hide a success.
 """
+
 from __future__ import annotations
 
 LAUNCHER_REFUSED = 125

@@ -5,6 +5,7 @@ that change things are handled (writes, removals, creations, truncation, TCP, an
 abstract unix sockets and signals across the boundary); reading and executing stay open, which is
 what "read-only" means here. Handling a right and granting it nowhere denies it everywhere.
 """
+
 from __future__ import annotations
 
 import ctypes

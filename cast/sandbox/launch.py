@@ -9,6 +9,7 @@ closed: if the policy in SPEC cannot be applied, the command does not run.
 
 Standard library only, and run with -I -S: neither PYTHONPATH nor site-packages can change it.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -57,7 +58,7 @@ def _children_map() -> dict[int, list[int]]:
                 stat = handle.read()
         except OSError:
             continue
-        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
         children.setdefault(ppid, []).append(int(name))
     return children
 

@@ -3,6 +3,7 @@ scratch dir and the policy's writable paths, no network unless the policy allows
 
 Text generation only, so it can be checked anywhere; it runs only on macOS.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

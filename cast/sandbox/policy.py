@@ -4,6 +4,7 @@ The checker decides and explains; the layer guarantees. It is probed once per pr
 strongest that works: bubblewrap, then Landlock, then sandbox-exec on macOS) and named in
 `cast doctor` and /help. CAST_SANDBOX=off turns it off, so the checker-alone path can be proven.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,6 +33,7 @@ class Layer:
 class Policy:
     """What a sandboxed command may do besides reading: write beneath `writable` (the scratch dir
     is always added), and use the network only when `network`."""
+
     writable: tuple[str, ...] = ()
     network: bool = False
     name: str = "read-only"
@@ -55,8 +57,13 @@ def bwrap_binary() -> str | None:
 
 def _bwrap_works(binary: str) -> bool:
     try:
-        done = subprocess.run([binary, *_bwrap_args(READ_ONLY, None), "--", "true"], stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=10, check=False)
+        done = subprocess.run(
+            [binary, *_bwrap_args(READ_ONLY, None), "--", "true"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
@@ -78,18 +85,29 @@ def detect() -> Layer:
             return Layer("bubblewrap", f"bubblewrap ({binary}): read-only mounts, private pid and network namespaces{extra}")
         if abi >= 1:
             net = "no TCP" if abi >= 4 else "network NOT restricted (Landlock ABI < 4)"
-            return Layer("landlock", f"Landlock ABI {abi}: writes only to a scratch dir, {net}; "
-                                     "no user namespaces for bubblewrap")
-        return Layer("none", "no kernel sandbox: no Landlock and no user namespaces; "
-                             "plan mode runs only the checker's strict subset")
+            return Layer(
+                "landlock", f"Landlock ABI {abi}: writes only to a scratch dir, {net}; no user namespaces for bubblewrap"
+            )
+        return Layer(
+            "none", "no kernel sandbox: no Landlock and no user namespaces; plan mode runs only the checker's strict subset"
+        )
     if sys.platform == "darwin" and os.path.exists("/usr/bin/sandbox-exec"):
         return Layer("sandbox-exec", "sandbox-exec with a generated profile")
     return Layer("none", f"no kernel sandbox on {sys.platform}; plan mode runs only the checker's strict subset")
 
 
 def _bwrap_args(policy: Policy, scratch: str | None) -> list[str]:
-    args = ["--die-with-parent", "--new-session", "--unshare-user-try", "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"]
+    args = [
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-user-try",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--cap-drop",
+        "ALL",
+    ]
     if not policy.network:
         args.append("--unshare-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]

@@ -4,6 +4,7 @@ Failure is an observation, never a crash: executors raise `ToolError` for anythi
 fix (bad path, blocked command), and `run_tool` turns every exception into an error observation
 so one bad call can never take down a session.
 """
+
 from __future__ import annotations
 
 import threading
@@ -108,7 +109,9 @@ def run_tool(tool: Tool[Any], arguments: Any, ctx: ToolContext) -> Observation:
     except ToolError as exc:
         return Observation(f"error: {exc}", ok=False, summary=str(exc).splitlines()[0][:80])
     except Exception as exc:  # a bug in cast must not end the user's session
-        return Observation(f"error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}", ok=False, summary="internal error")
+        return Observation(
+            f"error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}", ok=False, summary="internal error"
+        )
 
 
 def _invalid(tool: Tool[Any], problem: str) -> Observation:

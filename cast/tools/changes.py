@@ -5,6 +5,7 @@ before and after. Cheap, and it catches edits to already-dirty files that status
 Elsewhere: size and mtime of every file that ignore rules keep, for trees small enough to walk
 quickly (caches such as `.pytest_cache/` are not the command's work).
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -4,6 +4,7 @@ The model edits what it saw. If the file changed since it read it (the user save
 editor, a formatter ran), the edit is refused and the model is told to read again, instead of
 silently overwriting someone's work.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -79,10 +80,16 @@ def edit_file(args: EditFileParams, ctx: ToolContext) -> Observation:
         raise ToolError(f"{rel} is not UTF-8 text; edit_file works on text files only") from None
     count = before.count(old)
     if count == 0:
-        hint = " (it matches if whitespace is ignored: copy the exact indentation from read_file)" if _loose_match(before, old) else ""
+        hint = (
+            " (it matches if whitespace is ignored: copy the exact indentation from read_file)"
+            if _loose_match(before, old)
+            else ""
+        )
         raise ToolError(f"old_string not found in {rel}{hint}")
     if count > 1 and not args.replace_all:
-        raise ToolError(f"old_string occurs {count} times in {rel}; include more surrounding lines to make it unique, or set replace_all")
+        raise ToolError(
+            f"old_string occurs {count} times in {rel}; include more surrounding lines to make it unique, or set replace_all"
+        )
     after = before.replace(old, new) if args.replace_all else before.replace(old, new, 1)
     _approve(ctx, rel, _diff(rel, before, after))
     _write(path, after)
@@ -91,7 +98,9 @@ def edit_file(args: EditFileParams, ctx: ToolContext) -> Observation:
     diff = _diff(rel, before, after)
     return Observation(
         f"edited {rel}: {replaced} replacement{'s' if replaced > 1 else ''}\n{diff}",
-        summary=f"{replaced} replacement{'s' if replaced > 1 else ''}", changed=(rel,), facts={"diff": diff},
+        summary=f"{replaced} replacement{'s' if replaced > 1 else ''}",
+        changed=(rel,),
+        facts={"diff": diff},
     )
 
 
@@ -119,17 +128,21 @@ def write_file(args: WriteFileParams, ctx: ToolContext) -> Observation:
     what = "replaced" if existed else "created"
     diff = _diff(rel, before, content) if existed else ""
     text = f"{what} {rel} ({size} bytes, {content.count(chr(10)) + (not content.endswith(chr(10)) and bool(content))} lines)"
-    return Observation(text + (f"\n{diff}" if diff else ""), summary=f"{what}, {size} bytes", changed=(rel,), facts={"diff": diff})
+    return Observation(
+        text + (f"\n{diff}" if diff else ""), summary=f"{what}, {size} bytes", changed=(rel,), facts={"diff": diff}
+    )
 
 
 EDIT_FILE = Tool(
     "edit_file",
     "Replace an exact string in a file you have read. old_string must match exactly once (include "
     "surrounding lines to make it unique) unless replace_all is true. Returns a diff.",
-    EditFileParams, edit_file,
+    EditFileParams,
+    edit_file,
 )
 WRITE_FILE = Tool(
     "write_file",
     "Create a file, or replace a whole file's content. Parent directories are created.",
-    WriteFileParams, write_file,
+    WriteFileParams,
+    write_file,
 )

@@ -7,6 +7,7 @@ since the item went in progress: a file change or a command that exited 0 suppor
 verification the plan itself names (a `verify:` sub-bullet, or a command in backticks) must have
 passed on its last run. The report and the self-check read the same ledger.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,11 +20,47 @@ TEST_COMMAND = re.compile(
     r"|phpunit|mix test|dotnet test)\b"
 )
 # The first word of a backticked span that makes it a command rather than a name (`calc.py`, `a + b`).
-RUNNERS = frozenset({
-    "python", "python3", "pytest", "py.test", "make", "npm", "yarn", "pnpm", "npx", "node", "cargo", "go", "ruff",
-    "mypy", "pyright", "tox", "nox", "bash", "sh", "just", "gradle", "mvn", "dotnet", "rspec", "bundle", "rake",
-    "phpunit", "jest", "vitest", "tsc", "eslint", "deno", "bun", "uv", "poetry", "ctest", "mix",
-})
+RUNNERS = frozenset(
+    {
+        "python",
+        "python3",
+        "pytest",
+        "py.test",
+        "make",
+        "npm",
+        "yarn",
+        "pnpm",
+        "npx",
+        "node",
+        "cargo",
+        "go",
+        "ruff",
+        "mypy",
+        "pyright",
+        "tox",
+        "nox",
+        "bash",
+        "sh",
+        "just",
+        "gradle",
+        "mvn",
+        "dotnet",
+        "rspec",
+        "bundle",
+        "rake",
+        "phpunit",
+        "jest",
+        "vitest",
+        "tsc",
+        "eslint",
+        "deno",
+        "bun",
+        "uv",
+        "poetry",
+        "ctest",
+        "mix",
+    }
+)
 INTERRUPTED = "interrupted by user"
 
 
@@ -115,8 +152,14 @@ def command_run(name: str, ok: bool, args: Any, facts: dict[str, Any], text: str
     if "exit_code" in facts:
         timed_out = bool(facts.get("timed_out"))
         interrupted = bool(facts.get("interrupted")) or (not ok and not timed_out) or f"[{INTERRUPTED}" in text[:400]
-        return CommandRun(command, facts.get("exit_code"), dict(facts.get("tests") or {}), timed_out,
-                          "interrupted" if interrupted else "ran", "killed with its process group" if interrupted else "")
+        return CommandRun(
+            command,
+            facts.get("exit_code"),
+            dict(facts.get("tests") or {}),
+            timed_out,
+            "interrupted" if interrupted else "ran",
+            "killed with its process group" if interrupted else "",
+        )
     if ok:
         return None
     if INTERRUPTED in text[:200]:
@@ -132,8 +175,17 @@ class Ledger:
     def __init__(self) -> None:
         self.entries: list[Entry] = []
 
-    def add(self, name: str, ok: bool, args: Any, facts: dict[str, Any] | None = None, changed: tuple[str, ...] = (),
-            cached: bool = False, text: str = "", summary: str = "") -> None:
+    def add(
+        self,
+        name: str,
+        ok: bool,
+        args: Any,
+        facts: dict[str, Any] | None = None,
+        changed: tuple[str, ...] = (),
+        cached: bool = False,
+        text: str = "",
+        summary: str = "",
+    ) -> None:
         if cached:  # answered from the record: nothing ran again
             return
         run = command_run(name, ok, args, facts or {}, text, summary)
@@ -166,7 +218,9 @@ class Ledger:
 
 # -- what a plan item names as its verification ---------------------------------------------------
 _TICKS = re.compile(r"`([^`\n]+)`")
-_VERIFY = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])?\s*(?:\*\*)?verif(?:y|ied by|ication)(?:\*\*)?\s*:?(?:\*\*)?\s*(.*)$", re.IGNORECASE)
+_VERIFY = re.compile(
+    r"^\s*(?:[-*+]|\d{1,9}[.)])?\s*(?:\*\*)?verif(?:y|ied by|ication)(?:\*\*)?\s*:?(?:\*\*)?\s*(.*)$", re.IGNORECASE
+)
 
 
 def looks_like_command(span: str) -> bool:
@@ -204,7 +258,7 @@ def item_body(text: str, line: int) -> list[str]:
     head = lines[line]
     column = len(head) - len(head.lstrip(" \t"))
     body = []
-    for raw in lines[line + 1:]:
+    for raw in lines[line + 1 :]:
         if not raw.strip():
             continue
         if len(raw) - len(raw.lstrip(" \t")) <= column or re.match(r"\s*(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]", raw):
@@ -228,8 +282,14 @@ class ItemEvidence:
         return not self.missing
 
     def to_dict(self) -> dict[str, Any]:
-        return {"commands": list(self.commands), "files": list(self.files), "checks": list(self.checks),
-                "supported": self.supported, "missing": self.missing, "note": self.note}
+        return {
+            "commands": list(self.commands),
+            "files": list(self.files),
+            "checks": list(self.checks),
+            "supported": self.supported,
+            "missing": self.missing,
+            "note": self.note,
+        }
 
     def summary(self) -> str:
         parts = [*self.commands, *self.files]

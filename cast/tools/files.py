@@ -3,6 +3,7 @@
 Each observation says how much of the whole it shows ("lines 1-200 of 1830", "showed 200 of 917
 matches") so the model knows when it is looking at part of something.
 """
+
 from __future__ import annotations
 
 import os
@@ -121,8 +122,14 @@ def rg_binary() -> str:
 def _rg(ctx: ToolContext, args: list[str]) -> subprocess.CompletedProcess[str]:
     command = [rg_binary(), "--no-config", "--hidden", "--no-require-git", "--glob", "!.git", *args]
     return subprocess.run(
-        command, cwd=ctx.workspace.root, capture_output=True, text=True, errors="replace",
-        stdin=subprocess.DEVNULL, timeout=60, env={**os.environ, "RIPGREP_CONFIG_PATH": ""},
+        command,
+        cwd=ctx.workspace.root,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        env={**os.environ, "RIPGREP_CONFIG_PATH": ""},
     )
 
 
@@ -171,15 +178,21 @@ def grep(args: GrepParams, ctx: ToolContext) -> Observation:
 READ_FILE = Tool(
     "read_file",
     "Read a text file with numbered lines. Long files come in pages: pass offset (1-based line) and limit.",
-    ReadFileParams, read_file, read_only=True,
+    ReadFileParams,
+    read_file,
+    read_only=True,
 )
 LIST_FILES = Tool(
     "list_files",
     "List files under a directory (default: the workspace root), skipping what .gitignore ignores.",
-    ListFilesParams, list_files, read_only=True,
+    ListFilesParams,
+    list_files,
+    read_only=True,
 )
 GREP = Tool(
     "grep",
     "Search file contents with a regular expression (ripgrep syntax). Returns path:line:text.",
-    GrepParams, grep, read_only=True,
+    GrepParams,
+    grep,
+    read_only=True,
 )

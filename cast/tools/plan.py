@@ -1,4 +1,5 @@
 """write_plan: the one write plan mode allows, confined to this session's plan directory."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -28,8 +29,13 @@ def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
         ctx.base_commit = base_commit(root)
     try:
         path, items = write_plan(
-            root, session, args.name, args.content,
-            task=ctx.task, created=ctx.plan_created, base_commit=ctx.base_commit,
+            root,
+            session,
+            args.name,
+            args.content,
+            task=ctx.task,
+            created=ctx.plan_created,
+            base_commit=ctx.base_commit,
         )
     except PlanError as exc:
         raise ToolError(str(exc)) from exc

@@ -8,6 +8,7 @@ session, and output is read with a deadline, so a pipe held open elsewhere canno
 that lands here becomes an interrupted result (with the output so far) and sets the run's cancel
 event: the command did run, and the observation must say so.
 """
+
 from __future__ import annotations
 
 import os
@@ -98,7 +99,8 @@ def read_only_env(root: Path) -> dict[str, str]:
     run), and tools' config files that can name programs to run are not consulted."""
     real_root = os.path.realpath(root)
     entries = [
-        p for p in os.environ.get("PATH", "").split(os.pathsep)
+        p
+        for p in os.environ.get("PATH", "").split(os.pathsep)
         if os.path.isabs(p) and not (os.path.realpath(p) + os.sep).startswith(real_root + os.sep)
     ]
     env = hardened_env({"PATH": os.pathsep.join(entries)})
@@ -127,8 +129,14 @@ def _index_path(root: str) -> str | None:
     return git.index_path(Path(root))
 
 
-def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event | None = None,
-                env: dict[str, str] | None = None, sandbox: Policy | None = None) -> CommandResult:
+def run_command(
+    command: str,
+    cwd: Path,
+    timeout: float,
+    cancel: threading.Event | None = None,
+    env: dict[str, str] | None = None,
+    sandbox: Policy | None = None,
+) -> CommandResult:
     """Run `bash -c command` under the launcher (which tracks and kills the whole tree) and, when
     `sandbox` is given, inside the kernel layer with a private scratch dir as TMPDIR."""
     started = time.monotonic()
@@ -140,8 +148,9 @@ def run_command(command: str, cwd: Path, timeout: float, cancel: threading.Event
     argv = wrap(["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer)
     read_fd, write_fd = os.pipe()
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-                                start_new_session=True, env=env)
+        proc = subprocess.Popen(
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True, env=env
+        )
     except BaseException:
         os.close(read_fd)
         _discard(scratch)

@@ -2,6 +2,7 @@
 proof is code, not a prompt, so no wording of the task can talk its way past it. What the checker
 lets through still runs inside the kernel sandbox (cast/sandbox): the checker decides and explains,
 the sandbox guarantees. Where no kernel layer exists, only the checker's strict subset runs."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,6 +16,7 @@ from cast.tools.process import CommandResult, parse_test_counts, private_git_ind
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
+
 
 class BashParams(Params):
     command: str = Field(description="The bash command line to run in the workspace root.")
@@ -35,8 +37,13 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
         lines.append(f"[files changed: {', '.join(changed)}]")
     output = result.output  # already capped, head and tail, with a marker giving the real size
     lines.append(output if output else "(no output)")
-    facts = {"command": command, "exit_code": result.exit_code, "tests": counts, "timed_out": result.timed_out,
-             "sandbox": result.sandbox}
+    facts = {
+        "command": command,
+        "exit_code": result.exit_code,
+        "tests": counts,
+        "timed_out": result.timed_out,
+        "sandbox": result.sandbox,
+    }
     summary = f"exit_code={result.exit_code}" + (", timed out" if result.timed_out else "")
     if counts:
         summary += " · " + ", ".join(f"{n} {k}" for k, n in counts.items())
@@ -127,14 +134,18 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
     obs = observe(command, result, changed)
     obs.facts["approval"] = decision.reason
     if denied and outside:
-        obs.text += (f"\n[the first run, in the sandbox, failed on {denied} (exit_code={first.exit_code}); "
-                     "the user approved this second run outside the sandbox]")
+        obs.text += (
+            f"\n[the first run, in the sandbox, failed on {denied} (exit_code={first.exit_code}); "
+            "the user approved this second run outside the sandbox]"
+        )
         obs.facts["approval"] += "; re-run outside the sandbox, approved"
     elif denied:
-        obs.text += (f"\n[sandbox: this command ran with writes limited to the workspace and the temp dir"
-                     f"{'' if sandbox and sandbox.network else ' and no network'}; it seems to have failed on {denied}. "
-                     "Only the user can let it run outside the sandbox"
-                     f"{' (they declined)' if policy.approver is not None else ' (in an interactive session)'}]")
+        obs.text += (
+            f"\n[sandbox: this command ran with writes limited to the workspace and the temp dir"
+            f"{'' if sandbox and sandbox.network else ' and no network'}; it seems to have failed on {denied}. "
+            "Only the user can let it run outside the sandbox"
+            f"{' (they declined)' if policy.approver is not None else ' (in an interactive session)'}]"
+        )
         obs.facts["sandbox_denied"] = denied
     return obs
 

@@ -8,6 +8,7 @@ out: `.gitignore` files anywhere in the tree (git's pattern rules: `!` negation,
 (`.pytest_cache/` carries its own `.gitignore` of `*`; `__pycache__/` does not). A tree too big to
 walk is cut at a cap, and the snapshot says so rather than report a partial answer as whole.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,21 @@ HASH_FILE_BYTES = 8 * 1024 * 1024  # bigger files are compared by size and mtime
 HASH_TOTAL_BYTES = 128 * 1024 * 1024
 KEEP_FILE_BYTES = 256 * 1024  # small files are kept to count changed lines
 KEEP_TOTAL_BYTES = 32 * 1024 * 1024
-DEFAULT_IGNORES = (".git/", ".cast/", "__pycache__/", "*.py[co]", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/",
-                   ".tox/", ".nox/", "node_modules/", ".venv/", "venv/", ".DS_Store")
+DEFAULT_IGNORES = (
+    ".git/",
+    ".cast/",
+    "__pycache__/",
+    "*.py[co]",
+    ".pytest_cache/",
+    ".mypy_cache/",
+    ".ruff_cache/",
+    ".tox/",
+    ".nox/",
+    "node_modules/",
+    ".venv/",
+    "venv/",
+    ".DS_Store",
+)
 
 
 @dataclass(frozen=True)
@@ -54,11 +68,11 @@ def _translate(glob: str) -> str:
         elif char == "?":
             out.append("[^/]")
         elif char == "[":
-            end = glob.find("]", i + 2 if glob[i + 1:i + 2] in ("!", "]") else i + 1)
+            end = glob.find("]", i + 2 if glob[i + 1 : i + 2] in ("!", "]") else i + 1)
             if end == -1:
                 out.append(re.escape(char))
             else:
-                body = glob[i + 1:end]
+                body = glob[i + 1 : end]
                 out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
                 i = end
         elif char == "\\" and i + 1 < len(glob):
@@ -110,7 +124,7 @@ class Ignores:
         for base, rules in self.sets.items():
             if base and not rel.startswith(base + "/"):
                 continue
-            sub = rel[len(base) + 1:] if base else rel
+            sub = rel[len(base) + 1 :] if base else rel
             for rule in rules:
                 if rule.dir_only and not is_dir:
                     continue

@@ -8,6 +8,7 @@ A tick must rest on something observed since the item went in progress (see evid
 that the tool says what is missing instead of ticking, unless the model explains in a note why
 the item is done anyway, and then the report lists it as ticked without evidence.
 """
+
 from __future__ import annotations
 
 import threading
@@ -109,7 +110,9 @@ class TaskBoard:
                 raise ToolError(f"no task {number}: the plan has {len(self.plan.items)} items (ids are 1-based item numbers)")
             item = self.plan.items[number - 1]
             if item.checked and status != "done":
-                raise ToolError(f"task {number} is already ticked in the plan; to redo it, the user unticks it in {self.plan.path.name}")
+                raise ToolError(
+                    f"task {number} is already ticked in the plan; to redo it, the user unticks it in {self.plan.path.name}"
+                )
             judged = status == "done" and not item.checked and self.plan.path.exists()  # a lost plan says so below
             found = self._judge(number, note) if judged else None
             try:
@@ -140,7 +143,9 @@ class TaskBoard:
             if found is not None:
                 text += "\n" + ("evidence: " + found.summary() if found.supported else found.summary())
         if changes:
-            text += "\nThe plan file was edited by hand meanwhile: " + "; ".join(changes) + f"\nCurrent task list:\n{self.listing()}"
+            text += (
+                "\nThe plan file was edited by hand meanwhile: " + "; ".join(changes) + f"\nCurrent task list:\n{self.listing()}"
+            )
         left = self.remaining()
         text += f"\n{len(left)} of {len(self.plan.items)} items left" + (f"; next: {left[0][0]}. {left[0][1]}" if left else "")
         return text

@@ -3,6 +3,7 @@
 Front-ends that own the screen (the REPL draws above a prompt-toolkit prompt) cannot hand rich a
 file to write to; they render to a string and place it themselves. `NO_COLOR` is honoured.
 """
+
 from __future__ import annotations
 
 import io
@@ -29,9 +30,16 @@ def width_of(stream: Any = None, fallback: int = 80) -> int:
 
 def make_console(file: Any, terminal: bool, width: int | None = None) -> Console:
     return Console(
-        file=file, width=width, force_terminal=terminal, no_color=no_color() or not terminal,
-        color_system="auto" if terminal else None, highlight=False, emoji=False, legacy_windows=False,
-        soft_wrap=False, markup=False,  # user and model text is shown as written: `[red]` stays `[red]`
+        file=file,
+        width=width,
+        force_terminal=terminal,
+        no_color=no_color() or not terminal,
+        color_system="auto" if terminal else None,
+        highlight=False,
+        emoji=False,
+        legacy_windows=False,
+        soft_wrap=False,
+        markup=False,  # user and model text is shown as written: `[red]` stays `[red]`
     )
 
 

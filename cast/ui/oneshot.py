@@ -1,5 +1,6 @@
 """Render loop events for a one-shot run: rich in a terminal, plain text in a pipe, NDJSON with
 --json. Consumes the same event stream as the REPL."""
+
 from __future__ import annotations
 
 import json

@@ -5,6 +5,7 @@ call with its result, a diff, the stop line) goes to `commit` exactly once, in o
 returns the part still in motion (the unfinished Markdown block, calls still running, the task
 list). The REPL draws `live()` above its prompt; a plain pipe simply never draws it.
 """
+
 from __future__ import annotations
 
 import threading
@@ -68,7 +69,7 @@ class DiffView:
             header = line.startswith(("+++ ", "--- ", "@@"))
             marker = "" if header or line[:1] not in ("+", "-", " ") else line[:1]
             style = "bold" if line.startswith(("+++ ", "--- ")) else DIFF_STYLE.get(line[:1], "")
-            body = line[len(marker):]
+            body = line[len(marker) :]
             rows = chop_cells(body, width - len(marker)) if body else [""]
             for row in rows:
                 yield Text(marker + row, style=style, no_wrap=True, overflow="crop")
@@ -77,8 +78,9 @@ class DiffView:
 class Renderer:
     """Consumes events (from one thread at a time); `live()` may be called from another."""
 
-    def __init__(self, commit: Callable[[RenderableType], None], *, plain: bool = False,
-                 on_change: Callable[[], None] | None = None):
+    def __init__(
+        self, commit: Callable[[RenderableType], None], *, plain: bool = False, on_change: Callable[[], None] | None = None
+    ):
         self.commit = commit
         self.plain = plain
         self.on_change = on_change or (lambda: None)
@@ -123,7 +125,11 @@ class Renderer:
             if event.name == "bash":
                 self.last_output = (label, event.text)  # for the key that shows it whole
             self.commit(self.tool_line(label, event))
-            diff = extract_diff(event.text, getattr(event, "facts", None)) if event.name in ("edit_file", "write_file") and event.ok else ""
+            diff = (
+                extract_diff(event.text, getattr(event, "facts", None))
+                if event.name in ("edit_file", "write_file") and event.ok
+                else ""
+            )
             if diff:
                 self.commit(self.diff(diff))
         elif isinstance(event, ev.TaskUpdate):

@@ -5,6 +5,7 @@ prints deltas raw shows unrendered Markdown. The middle way: a block that can no
 (a paragraph followed by a blank line, a heading line, a closed code fence) is committed to the
 scrollback once, rendered; only the unfinished block is live.
 """
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,12 @@ class MarkdownStream:
         fence = _FENCE.match(line)
         if self._fence is not None:  # inside a code block: only its closing fence ends it
             self._done.append(line)
-            if fence and fence.group(1)[0] == self._fence[0] and len(fence.group(1)) >= len(self._fence) \
-                    and not line.strip()[len(fence.group(1)):].strip():
+            if (
+                fence
+                and fence.group(1)[0] == self._fence[0]
+                and len(fence.group(1)) >= len(self._fence)
+                and not line.strip()[len(fence.group(1)) :].strip()
+            ):
                 self._fence = None
                 out.append(self._take())
             return out

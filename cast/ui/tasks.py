@@ -1,4 +1,5 @@
 """The task list as a checklist that ticks: one line per task, the current one highlighted."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -44,7 +45,9 @@ def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> Text:
         if task.note:
             text.append(f" — {task.note}", style="italic dim")
         if window is None and task.evidence:  # the full list (/tasks): what each tick rested on
-            text.append("\n      " + evidence_line(task.evidence), style="dim" if task.evidence.get("supported", True) else "yellow")
+            text.append(
+                "\n      " + evidence_line(task.evidence), style="dim" if task.evidence.get("supported", True) else "yellow"
+            )
     if after:
         text.append(f"\n  … {after} more", style="dim")
     return text

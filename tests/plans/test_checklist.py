@@ -1,4 +1,5 @@
 """Checklist parsing and in-place ticking, including files edited by hand under our feet."""
+
 from __future__ import annotations
 
 import os
@@ -14,7 +15,7 @@ def summary(text: str) -> list[tuple[str, bool, int]]:
     items = parse(text)
     data = text.encode()
     for item in items:  # every offset points at the checkbox character of the item's own line
-        assert data[item.offset:item.offset + 1] in (b" ", b"x", b"X")
+        assert data[item.offset : item.offset + 1] in (b" ", b"x", b"X")
         line_start = len("\n".join(text.split("\n")[: item.line]).encode()) + (1 if item.line else 0)
         assert line_start <= item.offset < line_start + len(text.split("\n")[item.line].encode())
     assert [i.number for i in items] == list(range(1, len(items) + 1))
@@ -55,7 +56,10 @@ PARSE_CASES = {
     "front matter": ("---\ntask: x\n- [ ] no\n---\n- [ ] yes", [("yes", False, 0)]),
     "unclosed front matter is a rule": ("---\n- [ ] yes", [("yes", False, 0)]),
     "late rule is not front matter": ("\n---\n- [ ] a\n---\n- [ ] b", [("a", False, 0), ("b", False, 0)]),
-    "crlf": ("---\r\nx: y\r\n---\r\n- [ ] a \r\n- [x]\r\n```\r\n- [ ] no\r\n```\r\n- [X] c", [("a", False, 0), ("", True, 0), ("c", True, 0)]),
+    "crlf": (
+        "---\r\nx: y\r\n---\r\n- [ ] a \r\n- [x]\r\n```\r\n- [ ] no\r\n```\r\n- [X] c",
+        [("a", False, 0), ("", True, 0), ("c", True, 0)],
+    ),
     "lone cr is not a line end": ("- [ ]\rx", []),
     "unicode": ("- [ ] ünïcødé ☃\n- [x] 日本語", [("ünïcødé ☃", False, 0), ("日本語", True, 0)]),
 }
@@ -71,7 +75,7 @@ def test_item_fields() -> None:
     first, second = parse(text)
     assert (first.number, first.line, first.offset) == (1, 4, text.encode().index(b"[ ]") + 1)
     assert (second.number, second.line, second.depth, second.checked) == (2, 5, 1, True)
-    assert text.encode()[second.offset:second.offset + 1] == b"x"
+    assert text.encode()[second.offset : second.offset + 1] == b"x"
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "plan.md") -> Path:
@@ -87,8 +91,10 @@ def test_tick_changes_only_the_checkbox(tmp_path: Path) -> None:
     assert plan.set_checked(1) == []
     assert plan.set_checked(2, False) == []
     assert plan.set_checked(3) == []
-    assert path.read_bytes() == original.replace("[ ] one", "[x] one").replace("[X]", "[ ]") \
-        .replace("[ ] three", "[x] three").encode()
+    assert (
+        path.read_bytes()
+        == original.replace("[ ] one", "[x] one").replace("[X]", "[ ]").replace("[ ] three", "[x] three").encode()
+    )
     assert [i.checked for i in plan.items] == [True, False, True]
     assert plan.remaining() == [plan.items[1]]
     assert sorted(os.listdir(tmp_path)) == ["plan.md"]  # no temp files left behind
@@ -151,6 +157,7 @@ def test_reload_reports(tmp_path: Path) -> None:
 
 
 # --- edits made by hand between load and tick -------------------------------------------------
+
 
 def edited(tmp_path: Path, before: str, after: str) -> tuple[Path, PlanFile]:
     path = write(tmp_path, before)

@@ -1,5 +1,6 @@
 """Properties: ticking touches exactly one byte whatever the Markdown around it, and re-mapping
 after hand edits finds the item the caller meant."""
+
 from __future__ import annotations
 
 import tempfile
@@ -19,8 +20,13 @@ bullet = st.sampled_from(["-", "*", "+", "1.", "2)", "10."])
 box = st.sampled_from(["[ ]", "[x]", "[X]"])
 item_line = st.builds(lambda i, b, x, sp, t: f"{i}{b}{sp}{x} {t}", indent, bullet, box, st.sampled_from([" ", "  ", "\t"]), words)
 near_item = st.builds(lambda i, b, x, t: f"{i}{b}{x}{t}", indent, bullet, st.sampled_from(["[ ]", " [y]", " []", " [x]x"]), words)
-fence_line = st.builds(lambda i, c, n, info: f"{i}{c * n}{info}", st.sampled_from(["", "  ", "    "]),
-                       st.sampled_from(["`", "~"]), st.integers(3, 5), st.sampled_from(["", "py", " x `y`", "  "]))
+fence_line = st.builds(
+    lambda i, c, n, info: f"{i}{c * n}{info}",
+    st.sampled_from(["", "  ", "    "]),
+    st.sampled_from(["`", "~"]),
+    st.integers(3, 5),
+    st.sampled_from(["", "py", " x `y`", "  "]),
+)
 other_line = st.one_of(words, st.just(""), st.just("---"), st.just("> - [ ] quoted"), st.builds(lambda t: "# " + t, words))
 line = st.one_of(item_line, item_line, near_item, fence_line, other_line)
 
@@ -78,8 +84,9 @@ def test_invalid_bytes_inside_items_give_clean_texts_and_byte_exact_ticks(data: 
     tick_one(data, pick)
 
 
-unique_texts = st.lists(st.text("abcdefghij ", min_size=1, max_size=12).map(str.strip).filter(bool),
-                        min_size=1, max_size=8, unique=True)
+unique_texts = st.lists(
+    st.text("abcdefghij ", min_size=1, max_size=12).map(str.strip).filter(bool), min_size=1, max_size=8, unique=True
+)
 
 
 @settings(max_examples=200, deadline=None)

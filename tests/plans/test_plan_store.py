@@ -1,4 +1,5 @@
 """The plan store: confinement of write_plan, session ids, listing and finding plans."""
+
 from __future__ import annotations
 
 import os
@@ -144,7 +145,7 @@ def test_models_front_matter_replaced(root: Path) -> None:
 
 def test_front_matter_quoting() -> None:
     text = front_matter('fix: "x"\nand # y', "s", datetime(2026, 1, 2, 3, 4, 5), "")
-    assert text.startswith("---\ntask: \"fix: \\\"x\\\"\\nand # y\"\nsession: s\ncreated: 2026-01-02T03:04:05Z\n---\n")
+    assert text.startswith('---\ntask: "fix: \\"x\\"\\nand # y"\nsession: s\ncreated: 2026-01-02T03:04:05Z\n---\n')
     assert parse_front_matter(text)["task"] == 'fix: "x"\nand # y'
     assert parse_front_matter("# no front matter\n") == {}
     assert parse_front_matter("---\r\ntask: 'it''s'\r\n---\r\n") == {"task": "it's"}
@@ -173,16 +174,19 @@ def test_base_commit(tmp_path: Path) -> None:
     assert sha and len(sha) >= 7 and head.startswith(sha)
 
 
-@pytest.mark.parametrize("task,slug", [
-    ("Add a --verbose flag!", "add-a-verbose-flag"),
-    ("  Fix   bug #12 in parser.py ", "fix-bug-12-in-parser-py"),
-    ("Café crème ☃", "cafe-creme"),
-    ("!!!", "task"),
-    ("", "task"),
-    ("日本語", "task"),
-    ("refactor the configuration loader so that it merges environment variables", "refactor-the-configuration-loader-so"),
-    ("x" * 60, "x" * 40),
-])
+@pytest.mark.parametrize(
+    "task,slug",
+    [
+        ("Add a --verbose flag!", "add-a-verbose-flag"),
+        ("  Fix   bug #12 in parser.py ", "fix-bug-12-in-parser-py"),
+        ("Café crème ☃", "cafe-creme"),
+        ("!!!", "task"),
+        ("", "task"),
+        ("日本語", "task"),
+        ("refactor the configuration loader so that it merges environment variables", "refactor-the-configuration-loader-so"),
+        ("x" * 60, "x" * 40),
+    ],
+)
 def test_slugify(task: str, slug: str) -> None:
     assert slugify(task) == slug
     assert len(slugify(task)) <= 40

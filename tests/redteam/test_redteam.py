@@ -12,6 +12,7 @@ Proven twice: with the kernel sandbox on (the checker's verdicts may be wrong an
 matter; the attacks also run straight through the sandboxed runner, past the checker), and with
 CAST_SANDBOX=off (the checker's strict subset alone must block them).
 """
+
 from __future__ import annotations
 
 import json
@@ -32,22 +33,45 @@ def _attacks(payload: str) -> list[str]:
     """The findings, in the words that broke plan mode, and variants; {P} runs the payload."""
     found = [
         # sed labels end at whitespace; `e` runs a command, `w` writes
-        "sed -n ':a e {P}' a.md", "sed -n ':a w {M}/sed-w' a.md", "sed -n '1{:a e {P}\n}' a.md",
-        "sed ':x;e {P}' a.md", "sed -n '/x/b a;:a e {P}' a.md",
+        "sed -n ':a e {P}' a.md",
+        "sed -n ':a w {M}/sed-w' a.md",
+        "sed -n '1{:a e {P}\n}' a.md",
+        "sed ':x;e {P}' a.md",
+        "sed -n '/x/b a;:a e {P}' a.md",
         # awk: a regex after `length` read as division
-        "awk 'BEGIN { x = length /#/; print \"x\" | \"{P}\" }'",
+        'awk \'BEGIN { x = length /#/; print "x" | "{P}" }\'',
         "awk 'BEGIN { x = length /#/; system(\"{P}\") }'",
         "awk 'BEGIN { x = length /#/; print 1 > \"{M}/awk-out\" }'",
         # a bare repository committed in the tree
-        "cd evil && git status", "git -C evil status", "git --git-dir=evil status", "cd evil && git log -1",
+        "cd evil && git status",
+        "git -C evil status",
+        "git --git-dir=evil status",
+        "cd evil && git log -1",
         # tool-chain proxies
-        "pip list --outdated", "rustc --version", "cargo --version",
+        "pip list --outdated",
+        "rustc --version",
+        "cargo --version",
         # git settings that turn reads into code
-        "git diff", "git status", "git diff --stat", "git log -p -1", "git show", "git log -1", "git log --help",
-        "git diff --ext-diff", "git log --format=%G? -1", "git log --show-signature -1",
-        "git log --remerge-diff -p -1", "git diff --submodule=diff", "git blame tracked.py",
+        "git diff",
+        "git status",
+        "git diff --stat",
+        "git log -p -1",
+        "git show",
+        "git log -1",
+        "git log --help",
+        "git diff --ext-diff",
+        "git log --format=%G? -1",
+        "git log --show-signature -1",
+        "git log --remerge-diff -p -1",
+        "git diff --submodule=diff",
+        "git blame tracked.py",
         # files named like options
-        "rg -n touch *", "sort *", "cat *", "ls *", "grep -r x *", "wc *",
+        "rg -n touch *",
+        "sort *",
+        "cat *",
+        "ls *",
+        "grep -r x *",
+        "wc *",
         # escapes
         "timeout 1000d md5sum /dev/zero; true",
         "timeout 1000d bash -c 'exec -a {D} sleep 1000'; true",
@@ -58,10 +82,12 @@ def _attacks(payload: str) -> list[str]:
 def _arm(repo: object, listener: Listener, daemon: str) -> str:
     """Give every trap and the attacks' payload the same harm to try; return the payload."""
     base = Path(repo.markers).parent  # type: ignore[attr-defined]
-    harm = (f"#!/bin/bash\n: > '{repo.markers}/payload'\n"  # type: ignore[attr-defined]
-            f": > '{repo.root}/pwned'\n: > \"$HOME/.pwned\"\n"  # type: ignore[attr-defined]
-            f"(exec 3<>/dev/tcp/127.0.0.1/{listener.port}) 2>/dev/null\n"
-            f"setsid bash -c 'exec -a {daemon} sleep 1000' </dev/null >/dev/null 2>&1 &\n")
+    harm = (
+        f"#!/bin/bash\n: > '{repo.markers}/payload'\n"  # type: ignore[attr-defined]
+        f": > '{repo.root}/pwned'\n: > \"$HOME/.pwned\"\n"  # type: ignore[attr-defined]
+        f"(exec 3<>/dev/tcp/127.0.0.1/{listener.port}) 2>/dev/null\n"
+        f"setsid bash -c 'exec -a {daemon} sleep 1000' </dev/null >/dev/null 2>&1 &\n"
+    )
     payload = base / "trapbin" / "payload"
     payload.write_text(harm)
     payload.chmod(0o755)
@@ -103,17 +129,30 @@ def _plan(repo: object, turns: list[dict], tmp_path: Path, env_extra: dict[str, 
     script = write_script(tmp_path / "hostile.jsonl", turns)
     env = {**os.environ, "HOME": str(repo.home), "CAST_SCRIPT_RECORD": str(tmp_path / "requests.jsonl"), **env_extra}  # type: ignore[attr-defined]
     env.pop("XDG_STATE_HOME", None)
-    return subprocess.run([sys.executable, "-m", "cast", "--model", f"script:{script}", "--max-steps", "400", "plan",
-                           "Look around"], cwd=repo.root, env=env, stdin=subprocess.DEVNULL,  # type: ignore[attr-defined]
-                          capture_output=True, text=True, timeout=600, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", "--model", f"script:{script}", "--max-steps", "400", "plan", "Look around"],
+        cwd=repo.root,
+        env=env,
+        stdin=subprocess.DEVNULL,  # type: ignore[attr-defined]
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def _turns(attacks: list[str]) -> list[dict]:
     # a distinct harmless call after each attack: three refusals in a row would end the run early
-    turns = [{"tool_uses": [{"name": "bash", "input": {"command": attack, "timeout": 3}},
-                            {"name": "bash", "input": {"command": f"echo {i}"}}]} for i, attack in enumerate(attacks)]
-    return [*turns, {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "- [ ] x"}}]},
-            {"text": "done"}]
+    turns = [
+        {
+            "tool_uses": [
+                {"name": "bash", "input": {"command": attack, "timeout": 3}},
+                {"name": "bash", "input": {"command": f"echo {i}"}},
+            ]
+        }
+        for i, attack in enumerate(attacks)
+    ]
+    return [*turns, {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "- [ ] x"}}]}, {"text": "done"}]
 
 
 def _results(tmp_path: Path) -> list[dict]:

@@ -1,4 +1,5 @@
 """Drive the REPL in-process: prompt-toolkit pipe input, a dummy terminal, output captured."""
+
 from __future__ import annotations
 
 import io
@@ -36,8 +37,15 @@ class Harness:
         self._pipe_cm = create_pipe_input()
         self.pipe = self._pipe_cm.__enter__()
         self.out = Captured()
-        self.repl = Repl(Options(model=f"script:{script}", cwd=root), mode, input=self.pipe, output=DummyOutput(),
-                         out=self.out, color=False, history=False)
+        self.repl = Repl(
+            Options(model=f"script:{script}", cwd=root),
+            mode,
+            input=self.pipe,
+            output=DummyOutput(),
+            out=self.out,
+            color=False,
+            history=False,
+        )
         self.code: int | None = None
         self.thread = threading.Thread(target=self._run, args=(task,), daemon=True)
         self.thread.start()

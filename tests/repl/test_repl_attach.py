@@ -1,5 +1,6 @@
 """Shift+Tab into execute mode brings the plan along, as /execute does; text in brackets is
 shown as written."""
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,14 @@ def toolbar(h) -> str:
 
 
 def test_shift_tab_after_not_now_attaches_the_plan_and_an_item_can_be_ticked(harness, repo):
-    h = harness([WRITE, {"text": "Planned."},
-                 {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "the user asked for the tick"}}]},
-                 {"text": "Ticked item 1."}])
+    h = harness(
+        [
+            WRITE,
+            {"text": "Planned."},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "the user asked for the tick"}}]},
+            {"text": "Ticked item 1."},
+        ]
+    )
     h.send("add sub\r")
     h.wait(lambda: h.repl.asker.current is not None, "the hand-off")
     h.send("n\r")
@@ -42,8 +48,12 @@ def test_shift_tab_attaches_the_newest_unfinished_plan_in_a_fresh_repl(harness, 
     plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN)
-    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
-                 {"text": "Done one."}])
+    h = harness(
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
+            {"text": "Done one."},
+        ]
+    )
     h.send(SHIFT_TAB)
     h.wait_text("plan attached: .cast/plans/2026-01-01-sub/plan.md")
     h.send("/tasks\r")
@@ -63,7 +73,9 @@ def test_shift_tab_without_a_plan_just_switches(harness):
 def test_brackets_are_text_not_markup(harness, repo):
     plan = repo / ".cast" / "plans" / "2026-01-01-red" / "plan.md"
     plan.parent.mkdir(parents=True)
-    plan.write_text("---\ntask: make [red]this[/red] and [bold]that\nsession: 2026-01-01-red\n---\n# Plan\n\n- [ ] Fix [red] in `x[0]`\n")
+    plan.write_text(
+        "---\ntask: make [red]this[/red] and [bold]that\nsession: 2026-01-01-red\n---\n# Plan\n\n- [ ] Fix [red] in `x[0]`\n"
+    )
     h = harness([{"text": "Use `a[i]` and [b]not bold[/b]."}])
     h.send("/help\r")
     h.wait_text("/plan [task]")

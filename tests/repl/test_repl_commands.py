@@ -1,4 +1,5 @@
 """Slash commands, each through the prompt: they do what they say or say clearly why not."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,11 +10,24 @@ from cast.repl import commands
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n- [x] Already there\n"
 
 
-
 def test_every_command_has_help_and_a_handler():
     assert [c.name for c in commands.COMMANDS] == [
-        "plan", "execute", "tasks", "plans", "cost", "compact", "resume", "clear", "model", "permissions", "undo", "redo",
-        "diff", "help", "exit"]
+        "plan",
+        "execute",
+        "tasks",
+        "plans",
+        "cost",
+        "compact",
+        "resume",
+        "clear",
+        "model",
+        "permissions",
+        "undo",
+        "redo",
+        "diff",
+        "help",
+        "exit",
+    ]
     for command in commands.COMMANDS:
         assert command.help and callable(command.handler)
         assert "TODO" not in command.help
@@ -58,7 +72,12 @@ def test_execute_with_a_session_id_shows_the_task_list(harness, repo):
     plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN)
-    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]}, {"text": "Done."}])
+    h = harness(
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
+            {"text": "Done."},
+        ]
+    )
     h.send("/execute 2026-01-01-sub\r")
     h.wait_text("■ done")
     h.wait_idle()
@@ -76,13 +95,15 @@ def test_undo_diff_and_redo_of_an_executed_item(harness, repo):
     plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN)
-    h = harness([
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
-        {"tool_uses": [{"name": "write_file", "input": {"path": "sub.py", "content": "def sub(a, b):\n    return a - b\n"}}]},
-        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "checked by hand"}}]},
-        {"text": "Done."},
-        {"text": '{"complete": true, "missing": []}'},
-    ])
+    h = harness(
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
+            {"tool_uses": [{"name": "write_file", "input": {"path": "sub.py", "content": "def sub(a, b):\n    return a - b\n"}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "checked by hand"}}]},
+            {"text": "Done."},
+            {"text": '{"complete": true, "missing": []}'},
+        ]
+    )
     h.send("/execute 2026-01-01-sub\r")
     h.wait(lambda: h.repl.asker.current is not None and "sub.py" in h.repl.asker.current.title, "the edit question")
     h.send("y\r")

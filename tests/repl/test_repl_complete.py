@@ -1,4 +1,5 @@
 """Completion of slash commands and @file mentions; the toolbar; the REPL without a terminal."""
+
 from __future__ import annotations
 
 import io
@@ -33,6 +34,7 @@ def test_slash_commands_complete_by_prefix():
 def test_command_arguments_complete_from_the_given_values():
     def values(command, typed):
         return [("2026-01-02-flag", "1/3"), ("2026-01-01-x", "0/1")] if command == "execute" else []
+
     assert completions("/execute 2026-01-02", arguments=values) == ["2026-01-02-flag"]
     assert completions("/model cl", arguments=values) == []
 
@@ -73,10 +75,13 @@ def test_toolbar_shows_mode_model_session_context_and_cost(repo):
 def test_without_a_terminal_each_line_is_a_task_in_plain_text(repo, tmp_path):
     from cast.repl.plain import run_plain
 
-    script = write_script(tmp_path / "s.jsonl", [
-        {"text": "# Looking\n\nAt `app.py`.", "tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]},
-        {"text": "Done looking."},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"text": "# Looking\n\nAt `app.py`.", "tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]},
+            {"text": "Done looking."},
+        ],
+    )
     out = io.StringIO()
     code = run_plain(Options(model=f"script:{script}", cwd=repo), "plan", stdin=io.StringIO("look around\n/exit\n"), stdout=out)
     text = out.getvalue()

@@ -1,6 +1,7 @@
 """Guidance typed while the agent works reaches the model at its next step, or is shown back as
 not delivered — at each moment it can be typed: during a command, before an interrupt, during a
 final reply. It never rides along with the user's next, unrelated message."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """The plan hand-off: after a planning turn writes a plan, the user chooses what happens next."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,6 @@ from replkit import Harness, harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub to app.py\n"
 WRITE = {"text": "Planning.", "tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": PLAN}}]}
-
 
 
 def asked(h: Harness) -> None:
@@ -19,8 +19,14 @@ def sent_messages(h: Harness) -> str:
 
 
 def test_execute_now_runs_the_plan_and_ticks_it(harness, repo):
-    h = harness([WRITE, {"text": "Planned."},
-                 {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]}, {"text": "Done."}])
+    h = harness(
+        [
+            WRITE,
+            {"text": "Planned."},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
+            {"text": "Done."},
+        ]
+    )
     h.send("add sub\r")
     asked(h)
     assert h.repl.state.mode == "plan"
@@ -35,7 +41,7 @@ def test_execute_now_runs_the_plan_and_ticks_it(harness, repo):
 
 def test_open_in_editor_rereads_the_plan_and_tells_the_planner(harness, monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
-    monkeypatch.setenv("EDITOR", "sh -c 'printf \"%s\\n\" \"- [ ] Also test it\" >> \"$1\"' editor")
+    monkeypatch.setenv("EDITOR", 'sh -c \'printf "%s\\n" "- [ ] Also test it" >> "$1"\' editor')
     h = harness([WRITE, {"text": "Planned."}, {"text": "Revised."}])
     h.send("add sub\r")
     asked(h)

@@ -3,6 +3,7 @@
 Building a run takes git calls and the model's constructor (loading the SDK alone can take a
 second), so Ctrl+C often comes before there is a turn to interrupt. The builders are held here
 until the key has been pressed, so the timing is the same on a loaded machine as on an idle one."""
+
 from __future__ import annotations
 
 import threading
@@ -13,7 +14,6 @@ from replkit import harness  # noqa: F401  (a fixture)
 from cast import runs
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n"
-
 
 
 class Held:
@@ -58,7 +58,12 @@ def test_a_key_pressed_while_an_execution_is_built_interrupts_it(harness, monkey
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN)
     held = Held(monkeypatch, "execute_run")
-    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]}, {"text": "Done."}])
+    h = harness(
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
+            {"text": "Done."},
+        ]
+    )
     h.send("/execute 2026-01-01-sub\r")
     h.wait(held.entered.is_set, "the run to be built")
     h.send("\x03")

@@ -1,4 +1,5 @@
 """Keys and slash commands at the real prompt, fed through prompt-toolkit's pipe input."""
+
 from __future__ import annotations
 
 import threading
@@ -8,7 +9,6 @@ from replkit import harness  # noqa: F401  (a fixture)
 from cast.repl import commands
 
 SHIFT_TAB = "\x1b[Z"
-
 
 
 def test_shift_tab_toggles_plan_and_execute(harness):
@@ -177,7 +177,13 @@ def test_history_is_kept_per_project_and_ignored_by_git(repo):
 
     with create_pipe_input() as pipe:
         pipe.send_text("/cost\r/exit\r")
-        repl = Repl(Options(model="script:none.jsonl", cwd=repo), input=pipe, output=DummyOutput(), out=__import__("io").StringIO(), color=False)
+        repl = Repl(
+            Options(model="script:none.jsonl", cwd=repo),
+            input=pipe,
+            output=DummyOutput(),
+            out=__import__("io").StringIO(),
+            color=False,
+        )
         assert repl.run() == 0
     assert "/cost" in (repo / ".cast" / "history").read_text()
     assert "history" in (repo / ".cast" / ".gitignore").read_text().split()

@@ -1,5 +1,6 @@
 """A 60-column terminal shows every choice: menus and approvals wrap instead of being cut, the
 toolbar shortens meaningfully (the cost stays readable), wrapped diff lines keep their +/-."""
+
 from __future__ import annotations
 
 from conftest import write_script
@@ -30,9 +31,19 @@ def test_an_approval_and_a_wrapped_diff_at_60_columns(tmux, tmp_path, repo):
     plan = repo / ".cast" / "plans" / "2026-01-01-discounts" / "plan.md"
     plan.parent.mkdir(parents=True)
     plan.write_text(PLAN)
-    edit = {"tool_uses": [{"name": "write_file", "input": {"path": "app.py", "content": "def add(a, b):\n    return a + b\n" + LONG + "\n"}}]}
-    command = {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m pytest -q --co tests/unit/test_checkout_discounts.py"}}]}
-    t = tmux(write_script(tmp_path / "s.jsonl", [edit, command, {"text": "Done."}, *[{"text": '{"complete": true, "missing": []}'}] * 2]))
+    edit = {
+        "tool_uses": [
+            {"name": "write_file", "input": {"path": "app.py", "content": "def add(a, b):\n    return a + b\n" + LONG + "\n"}}
+        ]
+    }
+    command = {
+        "tool_uses": [{"name": "bash", "input": {"command": "python3 -m pytest -q --co tests/unit/test_checkout_discounts.py"}}]
+    }
+    t = tmux(
+        write_script(
+            tmp_path / "s.jsonl", [edit, command, {"text": "Done."}, *[{"text": '{"complete": true, "missing": []}'}] * 2]
+        )
+    )
     t.type("/execute")
     t.send("Enter")
     shown = t.wait_for("[a]ll edits")

@@ -1,4 +1,5 @@
 """In the REPL, the agent's notes (thinking blocks with text) appear dimmed between tool lines."""
+
 from __future__ import annotations
 
 import re
@@ -12,11 +13,14 @@ from test_repl_pty import finish, spawn
 
 
 def test_notes_appear_between_tool_lines_dimmed(repo, tmp_path):
-    script = write_script(tmp_path / "s.jsonl", [
-        {"thinking": "Checking app.py before planning.", "tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]},
-        {"thinking": "Enough seen; listing the rest.", "tool_uses": [{"name": "list_files", "input": {}}]},
-        {"text": "Nothing to plan."},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"thinking": "Checking app.py before planning.", "tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]},
+            {"thinking": "Enough seen; listing the rest.", "tool_uses": [{"name": "list_files", "input": {}}]},
+            {"text": "Nothing to plan."},
+        ],
+    )
     child = spawn(repo, script)
     child.send("plan it\r")
     child.expect(r"Checking app\.py before planning\.")

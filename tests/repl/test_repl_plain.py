@@ -1,6 +1,7 @@
 """The REPL without a terminal: its exit status says what went wrong, as the one-shot commands do
 (2 for usage and configuration errors, the model's own code for a model failure), with one
 `cast: <message>` line on stderr and no traceback."""
+
 from __future__ import annotations
 
 import io
@@ -14,8 +15,16 @@ from cast.runs import Options
 
 
 def cast(*args: str, cwd, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cast", *args], cwd=cwd, env=cast_env(), input=stdin,
-                          stdin=subprocess.DEVNULL if stdin is None else None, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args],
+        cwd=cwd,
+        env=cast_env(),
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_a_piped_task_without_an_api_key_is_a_usage_error(repo):

@@ -1,4 +1,5 @@
 """The real REPL in a pseudo-terminal, with a scripted model on a temporary git repository."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -27,11 +28,15 @@ def spawn(root: Path, script: Path, mode: str = "plan", **env: str):
     if cli_runs_repl():
         args = ["-m", "cast", "--model", f"script:{script}"] + (["execute"] if mode == "execute" else [])
     else:
-        args = ["-c", "from cast.repl.app import run_repl; from cast.runs import Options; "
-                      f"raise SystemExit(run_repl(Options(model={f'script:{script}'!r}), mode={mode!r}))"]
+        args = [
+            "-c",
+            "from cast.repl.app import run_repl; from cast.runs import Options; "
+            f"raise SystemExit(run_repl(Options(model={f'script:{script}'!r}), mode={mode!r}))",
+        ]
     environment = cast_env(TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", EDITOR="true", **env)
-    child = pexpect.spawn(sys.executable, args, cwd=str(root), env=environment, encoding="utf-8",
-                          dimensions=(30, 100), timeout=TIMEOUT)
+    child = pexpect.spawn(
+        sys.executable, args, cwd=str(root), env=environment, encoding="utf-8", dimensions=(30, 100), timeout=TIMEOUT
+    )
     term = Term(child)
     term.expect(r"(plan|execute) ›")
     return term
@@ -60,7 +65,9 @@ class Term:
                 self.pos = found.end()
                 return found
             if time.monotonic() > deadline:
-                raise AssertionError(f"no {pattern!r} within {timeout}s; output since the last match:\n{self.text[self.pos:][-3000:]}")
+                raise AssertionError(
+                    f"no {pattern!r} within {timeout}s; output since the last match:\n{self.text[self.pos :][-3000:]}"
+                )
             try:
                 self.raw += self.child.read_nonblocking(65536, timeout=0.05)
             except pexpect.TIMEOUT:
@@ -96,11 +103,25 @@ def test_modes_help_and_exit(repo, tmp_path):
 
 
 def test_task_streams_text_runs_tools_and_offers_the_plan(repo, tmp_path):
-    script = write_script(tmp_path / "s.jsonl", [
-        {"text": "I will **look** at the code first.\n\nThen plan.", "tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]},
-        {"text": "Writing it down.", "tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan: sub\n\n- [ ] Add sub to app.py\n- [ ] Test it\n"}}]},
-        {"text": "The plan has two steps."},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "text": "I will **look** at the code first.\n\nThen plan.",
+                "tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}],
+            },
+            {
+                "text": "Writing it down.",
+                "tool_uses": [
+                    {
+                        "name": "write_plan",
+                        "input": {"name": "plan", "content": "# Plan: sub\n\n- [ ] Add sub to app.py\n- [ ] Test it\n"},
+                    }
+                ],
+            },
+            {"text": "The plan has two steps."},
+        ],
+    )
     child = spawn(repo, script)
     child.send("add a sub function\r")
     child.expect("look at the code first")
@@ -117,10 +138,13 @@ def test_task_streams_text_runs_tools_and_offers_the_plan(repo, tmp_path):
 
 
 def test_leaving_the_plan_offer_is_not_approval(repo, tmp_path):
-    script = write_script(tmp_path / "s.jsonl", [
-        {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n\n- [ ] Change app.py\n"}}]},
-        {"text": "Planned."},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n\n- [ ] Change app.py\n"}}]},
+            {"text": "Planned."},
+        ],
+    )
     child = spawn(repo, script)
     child.send("plan it\r")
     child.expect(r"\[e\]xecute · ")
@@ -134,10 +158,17 @@ def test_leaving_the_plan_offer_is_not_approval(repo, tmp_path):
 
 def test_guidance_typed_while_working_reaches_the_next_request(repo, tmp_path):
     record = tmp_path / "requests.jsonl"
-    script = write_script(tmp_path / "s.jsonl", [
-        {"text": "Reading slowly " + "and carefully " * 40, "delay": 0.08, "tool_uses": [{"name": "list_files", "input": {}}]},
-        {"text": "Understood, using tabs."},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "text": "Reading slowly " + "and carefully " * 40,
+                "delay": 0.08,
+                "tool_uses": [{"name": "list_files", "input": {}}],
+            },
+            {"text": "Understood, using tabs."},
+        ],
+    )
     child = spawn(repo, script, CAST_SCRIPT_RECORD=str(record))
     child.send("survey the repo\r")
     child.expect("Reading slowly")  # the run exists: guidance can be queued
@@ -199,15 +230,21 @@ def _group_alive(pgid: int) -> bool:
     return bool(_processes_with(pgid=pgid))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("cast.safety.bash_check") is None, reason="the bash read-only checker (cast.safety.bash_check) is not in this tree yet")
+@pytest.mark.skipif(
+    importlib.util.find_spec("cast.safety.bash_check") is None,
+    reason="the bash read-only checker (cast.safety.bash_check) is not in this tree yet",
+)
 def test_ctrl_c_during_a_command_kills_its_process_group(repo, tmp_path):
     plan = repo / ".cast" / "plans" / "2026-01-01-wait" / "plan.md"
     plan.parent.mkdir(parents=True)
     plan.write_text("# Plan: wait\n\n- [ ] Wait for the build\n")
     duration = "29.731"
-    script = write_script(tmp_path / "s.jsonl", [
-        {"text": "Waiting.", "tool_uses": [{"name": "bash", "input": {"command": f"sleep {duration} && echo done"}}]},
-    ])
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"text": "Waiting.", "tool_uses": [{"name": "bash", "input": {"command": f"sleep {duration} && echo done"}}]},
+        ],
+    )
     child = spawn(repo, script, mode="execute")
     child.expect(r"\[y\]es")  # not provably read-only: cast asks first
     child.send("y\r")

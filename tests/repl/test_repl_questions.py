@@ -1,5 +1,6 @@
 """The two questions the REPL asks — run this command? what now with the plan? — read typed
 sentences as sentences: only a key alone on the line (then Enter) is a choice."""
+
 from __future__ import annotations
 
 import json
@@ -51,8 +52,15 @@ def test_a_sentence_at_an_approval_is_a_no_with_instructions(harness, repo):
 
 def test_always_remembers_only_the_scope_it_showed(harness, repo):
     write_plan(repo)
-    h = harness([bash("python3 -m pytest -q"), bash("python3 -m pytest -x"), bash("python3 gen_fixtures.py --force"),
-                 {"text": "Done."}, *SPARE])
+    h = harness(
+        [
+            bash("python3 -m pytest -q"),
+            bash("python3 -m pytest -x"),
+            bash("python3 gen_fixtures.py --force"),
+            {"text": "Done."},
+            *SPARE,
+        ]
+    )
     h.send("/execute\r")
     asking(h, "not provably read-only")
     assert "[a]lways this session: python3 -m pytest …" in screen(h)  # the exact scope, before choosing
@@ -75,8 +83,16 @@ def test_always_remembers_only_the_scope_it_showed(harness, repo):
 
 def test_always_lasts_for_the_repl_session_across_executions(harness, repo):
     write_plan(repo)
-    h = harness([bash("git commit --allow-empty -qm one"), {"text": "One."}, SPARE[0],  # items left: one nudge
-                 bash("git commit --allow-empty -qm two"), {"text": "Two."}, *SPARE])
+    h = harness(
+        [
+            bash("git commit --allow-empty -qm one"),
+            {"text": "One."},
+            SPARE[0],  # items left: one nudge
+            bash("git commit --allow-empty -qm two"),
+            {"text": "Two."},
+            *SPARE,
+        ]
+    )
     h.send("/execute\r")
     asking(h, "not provably read-only")
     h.send("a\r")
@@ -155,8 +171,15 @@ def test_slash_commands_at_the_hand_off_run_as_commands(harness):
 
 
 def test_a_command_that_must_wait_leaves_the_hand_off_and_runs(harness, repo):
-    h = harness([WRITE, {"text": "Planned."}, {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
-                 {"text": "Ticked."}, *SPARE])
+    h = harness(
+        [
+            WRITE,
+            {"text": "Planned."},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
+            {"text": "Ticked."},
+            *SPARE,
+        ]
+    )
     h.send("fix discounts\r")
     asking(h, "Plan written")
     h.send("/execute\r")

@@ -1,4 +1,5 @@
 """Event rendering: what is committed to the scrollback, what stays live, and how it looks."""
+
 from __future__ import annotations
 
 from cast.agent import events as ev

@@ -1,6 +1,7 @@
 """Sessions as the REPL and `cast sessions` show them, and the smaller things a new user trips on:
 execute ids that do not compound, no junk sessions, aligned listings, a failed command that
 is not a ✓, an error said once, the self-check only where it belongs, rendered replies."""
+
 from __future__ import annotations
 
 import json
@@ -69,7 +70,7 @@ def test_last_reply_on_resume_is_rendered_not_raw(harness, repo):
     h.send(f"/resume {session}\r")
     h.wait_text("Type to continue.")
     out = h.out.text()
-    tail = out[out.index("Last reply:"):]
+    tail = out[out.index("Last reply:") :]
     assert "Use pytest with -x." in tail and "**" not in tail
 
 
@@ -105,8 +106,9 @@ def test_a_failed_command_is_not_a_tick_and_an_error_is_said_once():
     out: list[str] = []
     renderer = Renderer(lambda r: out.append(str(r)), plain=True)
     renderer.handle(ev.ToolCall("t1", "bash", {"command": "git log --oneline"}))
-    renderer.handle(ev.ToolResult("t1", "bash", True, "exit_code=128", "exit_code=128\nfatal: not a git repository",
-                                  facts={"exit_code": 128}))
+    renderer.handle(
+        ev.ToolResult("t1", "bash", True, "exit_code=128", "exit_code=128\nfatal: not a git repository", facts={"exit_code": 128})
+    )
     assert out[-1].startswith("✗ bash git log --oneline · exit_code=128")
     renderer.handle(ev.ToolCall("t2", "bash", {"command": "make"}))
     reason = "the user declined to run this command; ask or take another approach"

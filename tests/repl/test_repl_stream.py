@@ -1,4 +1,5 @@
 """Markdown streaming: finished blocks are committed once, only the open block stays live."""
+
 from __future__ import annotations
 
 from hypothesis import given

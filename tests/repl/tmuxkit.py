@@ -1,5 +1,6 @@
 """The real REPL in tmux: keys typed with send-keys, the screen read with capture-pane — what a
 user sees at a given terminal size, not the stream of bytes that drew it."""
+
 from __future__ import annotations
 
 import shlex
@@ -21,8 +22,11 @@ class Tmux:
             pytest.skip("tmux is not installed")
         self.socket = str(socket)
         env = cast_env(TERM="xterm-256color", EDITOR="true")  # tmux answers cursor position requests
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "PYTHONPATH",
-                                                                                    "GIT_CONFIG_GLOBAL", "TERM", "EDITOR"))
+        exports = " ".join(
+            f"{k}={shlex.quote(v)}"
+            for k, v in env.items()
+            if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "PYTHONPATH", "GIT_CONFIG_GLOBAL", "TERM", "EDITOR")
+        )
         command = f"cd {shlex.quote(str(root))} && env {exports} {shlex.quote(sys.executable)} -m cast --model script:{shlex.quote(str(script))} {' '.join(args)}"
         self._tmux("new-session", "-d", "-x", str(columns), "-y", str(rows), command)
         self.wait_for("›")

@@ -62,7 +62,7 @@ CASES = [
     RealCase("sed-e-command", "sed '1e touch pwned' in.txt", _IN),
     RealCase("awk-print-redirect", "awk 'BEGIN { print 1 > \"out.txt\" }'"),
     RealCase("awk-system", "awk 'BEGIN { system(\"touch pwned\") }'"),
-    RealCase("awk-pipe", "awk 'BEGIN { print \"x\" | \"cat > out.txt\" }'"),
+    RealCase("awk-pipe", 'awk \'BEGIN { print "x" | "cat > out.txt" }\''),
     RealCase("find-delete", "find . -name in.txt -delete", _IN),
     RealCase("find-exec", "find . -name in.txt -exec touch pwned \\;", _IN),
     RealCase("find-fprint", "find . -fprint out.txt"),
@@ -75,7 +75,7 @@ CASES = [
     RealCase("backticks", "echo `touch pwned`"),
     RealCase("procsub", "cat <(touch pwned)"),
     RealCase("heredoc-cmdsub", "cat <<EOF\n$(touch pwned)\nEOF"),
-    RealCase("herestring-cmdsub", "cat <<< \"$(touch pwned)\""),
+    RealCase("herestring-cmdsub", 'cat <<< "$(touch pwned)"'),
     # places where tree-sitter and bash disagree
     RealCase("words-after-redirect", "sort >/dev/null -o out.txt in.txt", _IN),
     RealCase("continuation-comment", "echo a\\\n#; touch pwned"),
@@ -123,14 +123,19 @@ CASES = [
         needs=("git",),
     ),
     RealCase("git-reflog-expire", "git reflog expire --expire=now --all", git=True, needs=("git",)),
-    RealCase("git-help-man-viewer", "git log --help", git=True, needs=("git",),
-             git_config=(("man.viewer", "evil"), ("man.evil.cmd", "touch pwned; :"), ("help.format", "man"))),
+    RealCase(
+        "git-help-man-viewer",
+        "git log --help",
+        git=True,
+        needs=("git",),
+        git_config=(("man.viewer", "evil"), ("man.evil.cmd", "touch pwned; :"), ("help.format", "man")),
+    ),
     # sed labels end at whitespace; awk reads '/' after length as a regex
     RealCase("sed-label-e", "sed -n ':a e touch pwned' in.txt", _IN, needs=("sed",)),
     RealCase("sed-label-w", "sed -n ':a w out' in.txt", _IN, needs=("sed",)),
     RealCase("sed-label-tab-w", "sed -n ':a\tw out' in.txt", _IN, needs=("sed",)),
     RealCase("sed-bracket-delimiter", "sed -n '/[/]/w out' in.txt", _IN, needs=("sed",)),
-    RealCase("awk-length-regex", "mawk 'BEGIN { x = length /#/; print \"touch pwned\" | \"sh\" }'", needs=("mawk",)),
+    RealCase("awk-length-regex", 'mawk \'BEGIN { x = length /#/; print "touch pwned" | "sh" }\'', needs=("mawk",)),
     RealCase("command-p", "command -p touch pwned"),
 ]
 
@@ -226,7 +231,7 @@ def test_allowed_commands_leave_the_tree_alone(tmp_path: Path) -> None:
         "find . -name '*.txt' -print",
         "xxd in.txt | head -1",
         "cat <<EOF\n$(ls)\nEOF",
-        "for f in ./*; do wc -l \"$f\"; done",
+        'for f in ./*; do wc -l "$f"; done',
         "diff <(sort in.txt) in.txt || true",
     ]
     work, home = tmp_path / "work", tmp_path / "home"
@@ -240,8 +245,12 @@ def test_allowed_commands_leave_the_tree_alone(tmp_path: Path) -> None:
         assert check(command).allowed, command
         subprocess.run(
             [_BASH or "bash", "--noprofile", "--norc", "-c", command],
-            cwd=work, env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60,
+            cwd=work,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=60,
         )
         assert _snapshot(work) == before, command
 
@@ -249,11 +258,59 @@ def test_allowed_commands_leave_the_tree_alone(tmp_path: Path) -> None:
 # Words for random programs: writers, their flags, quoting and operators, but
 # only relative paths, so a wrong verdict cannot reach outside the scratch dir.
 _TOKENS = [
-    "ls", "rm", "sort", "-o", "-u", "out", "in.txt", "|", "&&", ";", ">", ">>", "/dev/null",
-    "$(", ")", "`", "'", '"', "$x", "*", "./*", "{-o,out}", "\\", "sed", "-i", "-n", "1p",
-    "'s/a/b/w out'", "awk", "'{print > \"out\"}'", "'{print}'", "uniq", "xxd", "cat", "touch",
-    "echo", "tee", "2>&1", "--", "wc", "-l", "find", ".", "-delete", "-name", "git", "log",
-    "--output=out", "xargs", "<(", ">(", "<<<", "\n",
+    "ls",
+    "rm",
+    "sort",
+    "-o",
+    "-u",
+    "out",
+    "in.txt",
+    "|",
+    "&&",
+    ";",
+    ">",
+    ">>",
+    "/dev/null",
+    "$(",
+    ")",
+    "`",
+    "'",
+    '"',
+    "$x",
+    "*",
+    "./*",
+    "{-o,out}",
+    "\\",
+    "sed",
+    "-i",
+    "-n",
+    "1p",
+    "'s/a/b/w out'",
+    "awk",
+    "'{print > \"out\"}'",
+    "'{print}'",
+    "uniq",
+    "xxd",
+    "cat",
+    "touch",
+    "echo",
+    "tee",
+    "2>&1",
+    "--",
+    "wc",
+    "-l",
+    "find",
+    ".",
+    "-delete",
+    "-name",
+    "git",
+    "log",
+    "--output=out",
+    "xargs",
+    "<(",
+    ">(",
+    "<<<",
+    "\n",
 ]
 
 
@@ -274,8 +331,12 @@ def test_random_programs_allowed_by_the_checker_change_nothing(tokens: list[str]
         try:
             subprocess.run(
                 [_BASH or "bash", "--noprofile", "--norc", "-c", command],
-                cwd=work, env=_env(home), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10,
+                cwd=work,
+                env=_env(home),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=10,
             )
         except subprocess.TimeoutExpired:
             pass

@@ -114,14 +114,14 @@ def test_awk_read_only_programs_accepted(program: str) -> None:
 @pytest.mark.parametrize(
     "program",
     [
-        "{ print > \"f\" }",
-        "{ print | \"sh\" }",
-        "{ system(\"x\") }",
+        '{ print > "f" }',
+        '{ print | "sh" }',
+        '{ system("x") }',
         "{ getline }",
-        "@load \"x\"",
-        "{ if (x) print 1 >> \"f\" }",
-        "/[/]\"/ { print | \"sh\" }",
-        "/[[:alpha:]/]\"/",
+        '@load "x"',
+        '{ if (x) print 1 >> "f" }',
+        '/[/]"/ { print | "sh" }',
+        '/[[:alpha:]/]"/',
     ],
 )
 def test_awk_writing_programs_refused(program: str) -> None:

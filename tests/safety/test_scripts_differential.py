@@ -34,8 +34,12 @@ GNU_SED = bool(SED) and "GNU" in subprocess.run([SED or "sed", "--version"], cap
 AWKS = [name for name in ("gawk", "mawk", "original-awk", "nawk", "busybox") if shutil.which(name)]
 needs_gnu_sed = pytest.mark.skipif(not GNU_SED, reason="GNU sed is not installed (the oracle is sed --debug)")
 needs_awk = pytest.mark.skipif(not AWKS, reason="no awk (gawk, mawk, nawk) is installed")
-SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 def _sed_reads(script: str) -> list[str] | None:
@@ -47,7 +51,9 @@ def _sed_reads(script: str) -> list[str] | None:
 
 def _debug_commands(script: str) -> list[str] | None:
     """Command letters from GNU sed's own listing of the parsed program (None: sed rejects it)."""
-    out = subprocess.run(["sed", "--debug", "-n", "-e", script, "/dev/null"], capture_output=True, text=True, timeout=10, check=False)
+    out = subprocess.run(
+        ["sed", "--debug", "-n", "-e", script, "/dev/null"], capture_output=True, text=True, timeout=10, check=False
+    )
     if out.returncode != 0:
         return None
     lines = out.stdout.split("SED PROGRAM:\n", 1)[1].split("\nINPUT:", 1)[0].splitlines()
@@ -90,8 +96,9 @@ def _sed_leaves_no_file(script: str, tmp: Path) -> list[str]:
     work.mkdir()
     (work / "in.txt").write_text("x\ny\n")
     try:
-        subprocess.run(["sed", "-n", "-e", script, "in.txt"], cwd=work, capture_output=True, timeout=1,
-                       stdin=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            ["sed", "-n", "-e", script, "in.txt"], cwd=work, capture_output=True, timeout=1, stdin=subprocess.DEVNULL, check=False
+        )
     except subprocess.TimeoutExpired:
         pass  # a branch loop: what it wrote is still on disk
     return sorted(set(os.listdir(work)) - {"in.txt"})
@@ -144,8 +151,12 @@ def test_sed_commands_match_gnu_sed(script: str) -> None:
 
 
 @needs_gnu_sed
-@settings(max_examples=120, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(script=sed_scripts())
 def test_sed_scripts_the_checker_accepts_write_nothing(script: str, tmp_path: Path) -> None:
     if _sed_reads(script) is None:
@@ -193,18 +204,44 @@ def test_sed_findings_are_blocked() -> None:
 
 # --- awk ---------------------------------------------------------------------
 
-_HIDERS = st.sampled_from([
-    "x = length /", "x = length(\"a\") /", "x = NR /", "x = 4 /", "x = (4) /", "x = a[1] /", "x = $1 /",
-    "x = a++ /", "x = length ", "/", "x = \"", "#", "x = 1 # ", "print length /", "x = length() /",
-    "if (length /", "x = y /= 2 /", "print 1 /", "x = -length /", "n = split(\"a/b\", q, \"/\") /",
-])
-_FILLER = st.lists(st.sampled_from(["", "#/", "#", '"/', "/", '"', "1/", "/ 2", "/#/", "x/", "\\/", "[/]", "(/)", ";", " "]),
-                   max_size=3).map("".join)
-_TAILS = st.sampled_from([
-    'print "m" > "MARKr"', 'print "touch MARKp" | "sh"', 'printf "m" > "MARKf"',
-    'print "m" >> "MARKa"', 'print("m") > "MARKq"', 'print "touch MARKc" |& "sh"',
-])
-_CLOSERS = st.sampled_from(["", "/", "/;", "\"", "\";", "\n", "/ \"", "# /"])
+_HIDERS = st.sampled_from(
+    [
+        "x = length /",
+        'x = length("a") /',
+        "x = NR /",
+        "x = 4 /",
+        "x = (4) /",
+        "x = a[1] /",
+        "x = $1 /",
+        "x = a++ /",
+        "x = length ",
+        "/",
+        'x = "',
+        "#",
+        "x = 1 # ",
+        "print length /",
+        "x = length() /",
+        "if (length /",
+        "x = y /= 2 /",
+        "print 1 /",
+        "x = -length /",
+        'n = split("a/b", q, "/") /',
+    ]
+)
+_FILLER = st.lists(
+    st.sampled_from(["", "#/", "#", '"/', "/", '"', "1/", "/ 2", "/#/", "x/", "\\/", "[/]", "(/)", ";", " "]), max_size=3
+).map("".join)
+_TAILS = st.sampled_from(
+    [
+        'print "m" > "MARKr"',
+        'print "touch MARKp" | "sh"',
+        'printf "m" > "MARKf"',
+        'print "m" >> "MARKa"',
+        'print("m") > "MARKq"',
+        'print "touch MARKc" |& "sh"',
+    ]
+)
+_CLOSERS = st.sampled_from(["", "/", "/;", '"', '";', "\n", '/ "', "# /"])
 
 
 @st.composite

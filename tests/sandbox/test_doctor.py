@@ -1,4 +1,5 @@
 """`cast doctor` and /help name the layer that holds plan-mode commands."""
+
 from __future__ import annotations
 
 import os
@@ -9,8 +10,15 @@ from cast.sandbox.policy import detect
 
 
 def _doctor(env_extra: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-m", "cast", "doctor"], env={**os.environ, **env_extra}, capture_output=True,
-                          text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, "-m", "cast", "doctor"],
+        env={**os.environ, **env_extra},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -26,8 +34,15 @@ def test_doctor_names_the_layer_and_says_plainly_when_there_is_none():
 
 def test_check_command_answers_as_plan_mode_does_without_a_layer():
     def verdict(extra: dict[str, str]) -> str:
-        done = subprocess.run([sys.executable, "-m", "cast", "check-command", "git log -1"], env={**os.environ, **extra},
-                              capture_output=True, text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [sys.executable, "-m", "cast", "check-command", "git log -1"],
+            env={**os.environ, **extra},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
         return done.stdout
 
     assert "strict subset" in verdict({"CAST_SANDBOX": "off"})

@@ -1,5 +1,6 @@
 """Execute mode with `sandbox = "workspace-write"`: approved commands write only the workspace
 and the temp dir; a denied write says so, and only an explicit approval runs it outside."""
+
 from __future__ import annotations
 
 from pathlib import Path

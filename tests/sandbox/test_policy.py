@@ -1,4 +1,5 @@
 """The argv and profiles each layer gets, and the off switch."""
+
 from __future__ import annotations
 
 import json

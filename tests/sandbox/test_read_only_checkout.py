@@ -1,6 +1,7 @@
 """A read-only checkout still plans: the plan goes to the user's state dir, with a notice, and
 `cast execute` finds it there. The checkout is made read-only by a read-only bind mount, since
 permission bits mean nothing to root (and tests may run as root)."""
+
 from __future__ import annotations
 
 import os
@@ -39,17 +40,31 @@ def test_read_only_checkout_plans_into_the_state_dir_and_execute_finds_it(tmp_pa
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     wrapper = _read_only_runner(calc)
     plan_script = EXAMPLES / "scripts" / "plan.jsonl"
-    done = subprocess.run([*wrapper, sys.executable, "-m", "cast", "--model", f"script:{plan_script}", "plan", "Fix add"],
-                          cwd=calc, env=dict(os.environ), stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [*wrapper, sys.executable, "-m", "cast", "--model", f"script:{plan_script}", "plan", "Fix add"],
+        cwd=calc,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr + done.stdout
     assert "Traceback" not in done.stderr + done.stdout
     plans = list(state.glob("cast/workspaces/calc-*/.cast/plans/*/*.md"))
     assert len(plans) == 1 and not (calc / ".cast" / "plans").exists()
     assert str(plans[0]) in done.stdout
     execute_script = EXAMPLES / "scripts" / "execute.jsonl"
-    ran = subprocess.run([sys.executable, "-m", "cast", "--model", f"script:{execute_script}", "execute"], cwd=calc,
-                         env=dict(os.environ), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
-                         check=False)
+    ran = subprocess.run(
+        [sys.executable, "-m", "cast", "--model", f"script:{execute_script}", "execute"],
+        cwd=calc,
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert ran.returncode == 0, ran.stderr + ran.stdout
     assert [item.checked for item in parse(plans[0].read_text())] == [True, True]

@@ -1,4 +1,5 @@
 """Commands really run under each kernel layer: what they may write, reach and leave behind."""
+
 from __future__ import annotations
 
 import os
@@ -15,9 +16,11 @@ from cast.tools.process import run_command
 def test_read_only_writes_only_to_a_scratch_dir_that_is_thrown_away(layer, tmp_path):
     (tmp_path / "kept.txt").write_text("x")
     home = Path(os.environ["HOME"])
-    command = (f"touch {tmp_path}/pwned; echo x >> {tmp_path}/kept.txt; rm {tmp_path}/kept.txt; mkdir {home}/.pwned; "
-               "touch /tmp/cast-pwned-marker; echo scratch > $TMPDIR/a && cat $TMPDIR/a && echo $TMPDIR; "
-               "echo quiet > /dev/null && echo devnull-ok")
+    command = (
+        f"touch {tmp_path}/pwned; echo x >> {tmp_path}/kept.txt; rm {tmp_path}/kept.txt; mkdir {home}/.pwned; "
+        "touch /tmp/cast-pwned-marker; echo scratch > $TMPDIR/a && cat $TMPDIR/a && echo $TMPDIR; "
+        "echo quiet > /dev/null && echo devnull-ok"
+    )
     result = run_command(command, tmp_path, timeout=20, sandbox=READ_ONLY)
     lines = result.output.splitlines()
     assert "scratch" in lines and "devnull-ok" in lines, result.output
@@ -30,8 +33,7 @@ def test_read_only_writes_only_to_a_scratch_dir_that_is_thrown_away(layer, tmp_p
 
 def test_no_network(layer, tmp_path, listener: Listener):
     need_abi(layer, 4, "restrict TCP")
-    result = run_command(f"exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo connected", tmp_path, timeout=20,
-                         sandbox=READ_ONLY)
+    result = run_command(f"exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo connected", tmp_path, timeout=20, sandbox=READ_ONLY)
     assert "connected" not in result.output and result.exit_code != 0
     time.sleep(0.1)
     assert not listener.connected()
@@ -63,8 +65,12 @@ def test_workspace_write_writes_the_workspace_and_nothing_else(layer, tmp_path, 
     result = run_command(command, work, timeout=20, sandbox=workspace_write(work))
     assert (work / "made").exists() and not (tmp_path / "outside").exists()
     assert result.exit_code != 0 and not listener.connected()
-    allowed = run_command(f"exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo connected", work, timeout=20,
-                          sandbox=workspace_write(work, network=True))
+    allowed = run_command(
+        f"exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo connected",
+        work,
+        timeout=20,
+        sandbox=workspace_write(work, network=True),
+    )
     assert "connected" in allowed.output
 
 
