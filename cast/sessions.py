@@ -27,6 +27,7 @@ import copy
 import json
 import os
 import threading
+import time
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -203,6 +204,7 @@ class Session:
         with self._lock:
             self.meta.update(fields)
             self.meta["updated"] = _now()
+            self.meta["updated_ns"] = time.time_ns()  # orders updates within one second (writes may land later)
             atomic_write_json(self.dir / META, self.meta, durable)
 
     def observe(self, event: ev.Event) -> None:
@@ -397,5 +399,5 @@ def list_sessions(root: Path) -> list[SessionInfo]:
             int(meta.get("steps") or 0),
             str(meta.get("updated", "")),
         )
-        found.append(((info.updated, directory.stat().st_mtime, info.id), info))
+        found.append(((info.updated, int(meta.get("updated_ns") or 0), directory.stat().st_mtime, info.id), info))
     return [info for _, info in sorted(found, key=lambda entry: entry[0], reverse=True)]
