@@ -62,8 +62,6 @@ Write plain Markdown, at most about 600 words, with these sections:
 ## Open — what remains, open questions, the next step the agent was about to take.
 Be concrete: paths, names, commands, numbers. Do not invent anything that is not in the session."""
 
-Sizer = Callable[[list[dict[str, Any]]], int]
-
 
 def message_chars(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> int:
     """Characters of the messages as serialized for a request (what chars/4 estimates from)."""

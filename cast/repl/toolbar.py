@@ -10,7 +10,6 @@ from typing import Any
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 
-MODE_STYLE = {"plan": "cyan", "execute": "yellow"}
 STYLE = Style.from_dict(
     {
         "mode.plan": "bold ansicyan",

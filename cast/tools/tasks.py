@@ -26,12 +26,11 @@ Row = tuple[int, str, str, str]  # number, text, status, note
 
 
 class TaskBoard:
-    def __init__(self, plan_path: Path, on_status: Callable[[dict[str, Any]], None] | None = None):
+    def __init__(self, plan_path: Path):
         self.plan = PlanFile(plan_path)
         self.status: dict[str, tuple[str, str]] = {}  # item text -> (in_progress|blocked, note)
         self.version = 0
         self.lost = ""  # why the plan file cannot be read now, once sync has said so
-        self.on_status = on_status
         self.ledger = Ledger()  # fed with every tool result by the run (runs.py)
         self.evidence: dict[str, ItemEvidence] = {}  # item text -> what its tick rested on
         self.on_evidence: Callable[[dict[str, Any]], None] | None = None  # the session keeps it
@@ -133,8 +132,6 @@ class TaskBoard:
                 if status == "in_progress":
                     self._started[item.text] = self.ledger.mark()
             self.version += 1
-            if self.on_status:
-                self.on_status({text: list(value) for text, value in self.status.items()})
             if found is not None and self.on_evidence:
                 self.on_evidence({text: e.to_dict() for text, e in self.evidence.items()})
         text = f"task {item.number} {status}: {item.text}"
