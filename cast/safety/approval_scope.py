@@ -89,46 +89,6 @@ TOOLS = frozenset(
         "unittest",
     }
 )
-# Programs with subcommands: the scope is the program and its subcommand.
-SUBCOMMANDS = frozenset(
-    {
-        "git",
-        "npm",
-        "pnpm",
-        "yarn",
-        "bun",
-        "deno",
-        "cargo",
-        "go",
-        "uv",
-        "poetry",
-        "pdm",
-        "hatch",
-        "pipenv",
-        "pip",
-        "pip3",
-        "pipx",
-        "conda",
-        "gem",
-        "bundle",
-        "composer",
-        "docker",
-        "podman",
-        "kubectl",
-        "make",
-        "gradle",
-        "mvn",
-        "dotnet",
-        "swift",
-        "rustup",
-        "gh",
-        "ruff",
-        "just",
-        "nx",
-        "turbo",
-        "cmake",
-    }
-)
 PACKAGE_MANAGERS = frozenset(
     {
         "npm",
@@ -151,6 +111,26 @@ PACKAGE_MANAGERS = frozenset(
         "bundle",
         "composer",
         "rustup",
+    }
+)
+# Programs with subcommands: the scope is the program and its subcommand.
+SUBCOMMANDS = PACKAGE_MANAGERS | frozenset(
+    {
+        "git",
+        "docker",
+        "podman",
+        "kubectl",
+        "make",
+        "gradle",
+        "mvn",
+        "dotnet",
+        "swift",
+        "gh",
+        "ruff",
+        "just",
+        "nx",
+        "turbo",
+        "cmake",
     }
 )
 # Subcommands of a package manager that fetch or run code from outside: the exact command only.
