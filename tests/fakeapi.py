@@ -401,3 +401,21 @@ def fake_api(monkeypatch):
         yield api
     finally:
         api.stop()
+
+
+@pytest.fixture
+def api():
+    """A running FakeAPI for tests that talk to it through their own client."""
+    server = FakeAPI().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def client(api):
+    """The real SDK pointed at `api`, with its own retries off (the fake's answers are the subject)."""
+    import anthropic
+
+    return anthropic.Anthropic(base_url=api.url, api_key="test-key", max_retries=0)

@@ -8,7 +8,7 @@ from typing import Any
 
 import anthropic
 import pytest
-from fakeapi import FakeAPI, note, redacted, text, thinking, tool_use
+from fakeapi import FakeAPI, api, client, note, redacted, text, thinking, tool_use  # noqa: F401  (fixtures)
 
 SONNET = "claude-sonnet-5-5"
 BINDING = "thinking-binding-controls-2026-08-01"
@@ -21,20 +21,6 @@ TOOLS = [
 ]
 SYSTEM = [{"type": "text", "text": "You are cast."}]
 SUMMARIZED = {"type": "adaptive", "display": "summarized"}
-
-
-@pytest.fixture
-def api():
-    server = FakeAPI().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def client(api):
-    return anthropic.Anthropic(base_url=api.url, api_key="test-key", max_retries=0)
 
 
 def send(client: anthropic.Anthropic, messages: list[dict[str, Any]], *, betas: list[str] | None = None, **body: Any) -> Any:

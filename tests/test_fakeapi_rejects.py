@@ -8,7 +8,7 @@ from typing import Any
 
 import anthropic
 import pytest
-from fakeapi import FakeAPI, note, text, thinking, tool_use
+from fakeapi import api, client, note, text, thinking, tool_use  # noqa: F401  (fixtures)
 
 SONNET = "claude-sonnet-5-5"
 TOOLS = [
@@ -30,20 +30,6 @@ NOT_SUPPORTED = (
 )
 PREFILL = "This model does not support assistant message prefill. The conversation must end with a user message."
 FORCED = 'tool_choice: type "tool" and "any" are not supported for this model.'
-
-
-@pytest.fixture
-def api():
-    server = FakeAPI().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def client(api):
-    return anthropic.Anthropic(base_url=api.url, api_key="test-key", max_retries=0)
 
 
 def send(client: anthropic.Anthropic, betas: list[str] | None = None, **body: Any) -> Any:

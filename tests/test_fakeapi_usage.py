@@ -7,26 +7,12 @@ from typing import Any
 
 import anthropic
 import pytest
-from fakeapi import FakeAPI, text, thinking
+from fakeapi import FakeAPI, api, client, text, thinking  # noqa: F401  (fixtures)
 
 SONNET = "claude-sonnet-5-5"
 MARK = {"type": "ephemeral"}
 TOOLS = [{"name": "read_file", "description": "Read a file. " * 40, "input_schema": {"type": "object"}, "cache_control": MARK}]
 SYSTEM = [{"type": "text", "text": "You are cast, a coding agent. " * 120, "cache_control": MARK}]
-
-
-@pytest.fixture
-def api():
-    server = FakeAPI().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def client(api):
-    return anthropic.Anthropic(base_url=api.url, api_key="test-key", max_retries=0)
 
 
 def ask(client: anthropic.Anthropic, api: FakeAPI, messages: list[dict[str, Any]], **body: Any) -> Any:
