@@ -36,6 +36,7 @@ from typing import Any
 
 from cast.agent import events as ev
 from cast.fsutil import atomic_write, ensure_gitignore
+from cast.models.base import Usage
 
 Message = dict[str, Any]
 
@@ -97,7 +98,7 @@ class Session:
             "status": "running",
             "steps": 0,
             "pid": os.getpid(),
-            "usage": {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_write_tokens": 0},
+            "usage": Usage().to_dict(),
             "cost": 0.0,
             "created": now,
             "updated": now,
@@ -210,13 +211,9 @@ class Session:
     def observe(self, event: ev.Event) -> None:
         """Keep meta.json current from the loop's events (one write per step, not per delta)."""
         if isinstance(event, ev.UsageUpdate):
-            usage = {
-                "input_tokens": event.input_tokens,
-                "output_tokens": event.output_tokens,
-                "cache_read_tokens": event.cache_read_tokens,
-                "cache_write_tokens": event.cache_write_tokens,
-            }
-            self.update(durable=False, usage=usage, cost=round(event.cost, 6))  # every step: not worth a disk sync
+            self.update(
+                durable=False, usage=event.usage.to_dict(), cost=round(event.cost, 6)
+            )  # every step: not worth a disk sync
         elif isinstance(event, ev.StepStarted):
             self.meta["steps"] = self.meta.get("steps", 0) + 1  # written with the next usage/stop
         elif isinstance(event, ev.Stopped):

@@ -52,7 +52,7 @@ def test_tool_result_reaches_the_next_request(fake_api, tmp_path):
     assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_01"
     assert "alpha" in result["content"] and "beta" in result["content"]
     assert result.get("cache_control") == {"type": "ephemeral"}
-    assert last(events, ev.UsageUpdate).output_tokens == 34  # two replies of 17 tokens
+    assert last(events, ev.UsageUpdate).usage.output_tokens == 34  # two replies of 17 tokens
 
 
 def test_thinking_blocks_round_trip_through_the_loop(fake_api, tmp_path):

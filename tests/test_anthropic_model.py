@@ -24,6 +24,7 @@ from fakeapi import (  # noqa: F401  (fake_api is a fixture)
     tool_use,
 )
 
+from cast.agent.cost import price_for
 from cast.config import Config
 from cast.models import base as m
 from cast.models.anthropic import AnthropicModel, preload
@@ -149,6 +150,14 @@ class TestStreaming:
         )
         events = list(model().stream(request()))
         assert of(events, m.Usage) == [m.Usage(input_tokens=12, output_tokens=42, cache_read_tokens=3000, cache_write_tokens=450)]
+
+    def test_usage_says_which_cache_writes_have_the_one_hour_ttl(self, fake_api):
+        split = {"ephemeral_5m_input_tokens": 50, "ephemeral_1h_input_tokens": 400}
+        fake_api.reply(text("ok"), usage={"input_tokens": 12, "cache_creation_input_tokens": 450, "cache_creation": split})
+        (usage,) = of(list(model().stream(request())), m.Usage)
+        assert (usage.cache_write_tokens, usage.cache_write_1h_tokens) == (450, 400)
+        price = price_for(Config(), "claude-sonnet-5-5")
+        assert price(usage) == pytest.approx((12 * 2 + usage.output_tokens * 10 + 50 * 2.5 + 400 * 4) / 1_000_000)
 
     def test_usage_in_message_delta_overrides_message_start(self, fake_api):
         events = message_events(text("ok"), usage={"input_tokens": 5})

@@ -57,29 +57,23 @@ def test_usage_log_records_each_call_and_side_calls(tmp_path):
     log.add(Usage(1_000, 100, 0, 0), "compaction")
     first, side = log.records
     assert (first.step, first.kind) == (1, "step")
-    assert first.input_tokens > 100 and first.context_tokens == first.input_tokens
-    assert first.cost == pytest.approx((first.input_tokens * 1 + first.output_tokens * 10) / MILLION, abs=1e-6)
+    assert first.usage.input_tokens > 100 and first.context_tokens == first.usage.input_tokens
+    assert first.cost == pytest.approx((first.usage.input_tokens * 1 + first.usage.output_tokens * 10) / MILLION, abs=1e-6)
     assert (side.kind, side.cost) == ("compaction", pytest.approx((1_000 * 1 + 100 * 10) / MILLION))
     data = json.loads(json.dumps(log.to_dict()))
     assert data["price_known"] and [c["kind"] for c in data["calls"]] == ["step", "compaction"]
-    assert data["total"]["input_tokens"] == first.input_tokens + 1_000
+    assert data["total"]["input_tokens"] == first.usage.input_tokens + 1_000
     assert data["total"]["cost"] == pytest.approx(first.cost + side.cost, abs=1e-6)
 
 
 def test_usage_log_turns_session_totals_into_per_call_deltas():
     log = UsageLog(price_for(Config(), "claude-opus-4-5"))
     log.observe(ev.StepStarted(1))
-    log.observe(ev.UsageUpdate(100, 10, 0, 1_000, 1_100))
+    log.observe(ev.UsageUpdate(Usage(100, 10, 0, 1_000), 1_100))
     log.observe(ev.StepStarted(2))
-    log.observe(ev.UsageUpdate(150, 30, 1_000, 1_200, 2_250))
+    log.observe(ev.UsageUpdate(Usage(150, 30, 1_000, 1_200), 2_250))
     second = log.records[1]
-    assert (second.step, second.input_tokens, second.output_tokens, second.cache_read_tokens, second.cache_write_tokens) == (
-        2,
-        50,
-        20,
-        1_000,
-        200,
-    )
+    assert (second.step, second.usage) == (2, Usage(50, 20, 1_000, 200))
     assert second.cost == pytest.approx((50 * 5 + 20 * 25 + 1_000 * 0.5 + 200 * 6.25) / MILLION)
 
 
@@ -114,12 +108,6 @@ def test_haiku_5_5_long_prompts_cost_more_per_request():
 
 
 def test_one_hour_cache_writes_are_priced_apart():
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class SplitUsage(Usage):
-        cache_write_1h_tokens: int = 0
-
     price = price_for(Config(), "claude-sonnet-5-5")
-    usage = SplitUsage(cache_write_tokens=300_000, cache_write_1h_tokens=100_000)
+    usage = Usage(cache_write_tokens=300_000, cache_write_1h_tokens=100_000)
     assert price(usage) == pytest.approx((200_000 * 2.50 + 100_000 * 4) / MILLION)

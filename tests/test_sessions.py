@@ -16,6 +16,7 @@ import pytest
 
 from cast.agent import events as ev
 from cast.agent.transcript import Transcript, text_block, tool_result_block
+from cast.models.base import Usage
 from cast.sessions import (
     NOT_RUN,
     Session,
@@ -92,10 +93,10 @@ class TestRoundTrip:
         time.sleep(1.1)  # updated timestamps have one-second resolution
         b = new_session(tmp_path, "2026-01-02-second", mode="execute", task="second task", plan_path=tmp_path / "plan.md")
         b.observe(ev.StepStarted(1))
-        b.observe(ev.UsageUpdate(100, 20, 5, 7, 132, 0.5))
+        b.observe(ev.UsageUpdate(Usage(100, 20, 5, 7, 3), 132, 0.5))
         b.observe(ev.Stopped("done", "the model finished its turn", 1))
         meta = json.loads((b.dir / "meta.json").read_text())
-        assert meta["usage"] == {"input_tokens": 100, "output_tokens": 20, "cache_read_tokens": 5, "cache_write_tokens": 7}
+        assert Usage.from_dict(meta["usage"]) == Usage(100, 20, 5, 7, 3)
         assert meta["cost"] == 0.5 and meta["status"] == "done" and meta["steps"] == 1
         assert meta["plan_path"] == str(tmp_path / "plan.md")
         listed = list_sessions(tmp_path)

@@ -13,7 +13,7 @@ applied to summed usage.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from cast.agent import events as ev
@@ -33,7 +33,7 @@ class Rates:
     cache_write_1h: float
 
     def cost(self, usage: Usage) -> float:
-        long_writes = min(int(getattr(usage, "cache_write_1h_tokens", 0) or 0), usage.cache_write_tokens)
+        long_writes = min(usage.cache_write_1h_tokens, usage.cache_write_tokens)
         return (
             usage.input_tokens * self.input
             + usage.output_tokens * self.output
@@ -93,8 +93,7 @@ class Price:
     def __call__(self, usage: Usage) -> float:
         if not self.known:
             return 0.0
-        prompt = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
-        if self.long_prompt is not None and prompt > self.long_prompt[0]:
+        if self.long_prompt is not None and usage.prompt_tokens > self.long_prompt[0]:
             return self.long_prompt[1].cost(usage)
         return self.rates.cost(usage)
 
@@ -146,12 +145,13 @@ class StepUsage:
     index: int
     step: int
     kind: str
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
+    usage: Usage
     context_tokens: int
     cost: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "step": self.step, "kind": self.kind, **self.usage.to_dict(),
+                "context_tokens": self.context_tokens, "cost": self.cost}  # fmt: skip
 
 
 @dataclass
@@ -162,41 +162,24 @@ class UsageLog:
     price: Price
     records: list[StepUsage] = field(default_factory=list)
     _step: int = 0
-    _last: tuple[int, int, int, int] = (0, 0, 0, 0)
+    _last: Usage = Usage()
 
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.StepStarted):
             self._step = event.step
         elif isinstance(event, ev.UsageUpdate):
-            # UsageUpdate carries session totals; a record wants this call's share.
-            now = (event.input_tokens, event.output_tokens, event.cache_read_tokens, event.cache_write_tokens)
-            delta = Usage(*(max(0, a - b) for a, b in zip(now, self._last, strict=True)))
-            self._last = now
+            # UsageUpdate carries the run's totals; a record wants this call's share.
+            delta, self._last = event.usage.since(self._last), event.usage
             self._record("step", delta, event.context_tokens)
 
     def add(self, usage: Usage, kind: str) -> None:
-        self._record(kind, usage, usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens)
+        self._record(kind, usage, usage.prompt_tokens)
 
     def _record(self, kind: str, usage: Usage, context: int) -> None:
-        self.records.append(
-            StepUsage(
-                len(self.records) + 1,
-                self._step,
-                kind,
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_tokens,
-                usage.cache_write_tokens,
-                context,
-                round(self.price(usage), 6),
-            )
-        )
+        self.records.append(StepUsage(len(self.records) + 1, self._step, kind, usage, context, round(self.price(usage), 6)))
 
     def total(self) -> Usage:
-        total = Usage()
-        for r in self.records:
-            total = total + Usage(r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cache_write_tokens)
-        return total
+        return sum((r.usage for r in self.records), Usage())
 
     def total_cost(self) -> float:
         """The sum of the calls' costs (a tiered price applies per request, not to a session total)."""
@@ -207,6 +190,6 @@ class UsageLog:
         return {
             "model": self.price.model,
             "price_known": self.price.known,
-            "total": {**asdict(total), "cost": round(self.total_cost(), 6)},
-            "calls": [asdict(r) for r in self.records],
+            "total": {**total.to_dict(), "cost": round(self.total_cost(), 6)},
+            "calls": [r.to_dict() for r in self.records],
         }

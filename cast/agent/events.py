@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from cast.models.base import Usage
+
 
 @dataclass(frozen=True)
 class StepStarted:
@@ -66,12 +68,11 @@ class TaskUpdate:
 
 @dataclass(frozen=True)
 class UsageUpdate:
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    context_tokens: int  # size of the last request, what the next one starts from
-    cost: float = 0.0  # session total, USD, estimated
+    """The run's totals so far, after each model call; also what a front-end shows as a figure."""
+
+    usage: Usage = Usage()
+    context_tokens: int = 0  # size of the last request, what the next one starts from
+    cost: float = 0.0  # total, USD, estimated
 
 
 @dataclass(frozen=True)
@@ -100,4 +101,7 @@ Event = StepStarted | TextDelta | ThinkingDelta | Note | ToolCall | ToolResult |
 def to_json(event: Event) -> dict[str, Any]:
     """NDJSON shape: {"type": "tool_result", ...fields}."""
     name = "".join("_" + c.lower() if c.isupper() else c for c in type(event).__name__).lstrip("_")
-    return {"type": name, **asdict(event)}
+    fields = asdict(event)
+    if isinstance(event, UsageUpdate):
+        fields.update(fields.pop("usage"))  # flat, as the token counts have always been
+    return {"type": name, **fields}

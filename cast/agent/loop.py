@@ -282,11 +282,8 @@ class Agent:
 
     def _account(self, usage: m.Usage) -> ev.UsageUpdate:
         self.usage = self.usage + usage
-        context = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
         self.cost += self.hooks.price(usage) if self.hooks.price else 0.0  # per call: prices can be tiered
-        cost = self.cost
-        u = self.usage
-        return ev.UsageUpdate(u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, context, cost)
+        return ev.UsageUpdate(self.usage, usage.prompt_tokens, self.cost)
 
     # -- tools ----------------------------------------------------------------------------
     def _run_tools(self, calls: list[m.ToolUse], step: int) -> Generator[ev.Event, None, ev.Stopped | None]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any, Protocol
 
 
@@ -73,18 +73,36 @@ class ToolUse:
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens, the one shape for them everywhere: a call's share, a run's total, a session's meta.
+    `cache_write_tokens` counts every cache write; `cache_write_1h_tokens` is the part of it written
+    with the 1-hour TTL, which is billed higher (`agent/cost.py`)."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cache_read_tokens + other.cache_read_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
-        )
+        return Usage(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+    def since(self, earlier: Usage) -> Usage:
+        """This total's share after `earlier` (never negative: a total restarted at a resume)."""
+        return Usage(*(max(0, a - b) for a, b in zip(astuple(self), astuple(earlier), strict=True)))
+
+    @property
+    def prompt_tokens(self) -> int:
+        """What the request's prompt weighed, cached or not: the size a context is measured by."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any] | None) -> Usage:
+        """From a stored dict; keys it lacks (an older session's) count as zero."""
+        values = values or {}
+        return cls(**{f.name: int(values.get(f.name, 0) or 0) for f in fields(cls)})
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 from cast.models.base import ModelEvent, Stop, TextDelta, ThinkingDelta, ToolUse, Usage
@@ -38,6 +39,7 @@ class Reply:
         self.blocks: dict[int, dict[str, Any]] = {}
         self.partial_json: dict[int, list[str]] = {}
         self.usage = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+        self.long_writes = 0  # cache writes with the 1-hour TTL (message_start's `cache_creation`)
         self.stop_reason: str | None = None
         self.details: dict[str, Any] = {}
         self.started = False
@@ -86,6 +88,12 @@ class Reply:
             self.details[key] = [_wire(v) for v in values]
 
     def _usage(self, usage: Any) -> None:
+        split = getattr(usage, "cache_creation", None)  # which TTL the writes had (message_start's usage)
+        if isinstance(split, dict):  # a field the SDK's type for this event lacks arrives as a plain dict
+            split = SimpleNamespace(**split)
+        long_writes = getattr(split, "ephemeral_1h_input_tokens", None)
+        if long_writes is not None:
+            self.long_writes = long_writes
         for key in self.usage:
             value = getattr(usage, key, None)
             if value is not None:  # message_delta counts are cumulative; absent ones keep message_start's
@@ -111,7 +119,8 @@ class Reply:
             content.append(block)
         yield from calls
         u = self.usage
-        yield Usage(u["input_tokens"], u["output_tokens"], u["cache_read_input_tokens"], u["cache_creation_input_tokens"])
+        writes = u["cache_creation_input_tokens"]
+        yield Usage(u["input_tokens"], u["output_tokens"], u["cache_read_input_tokens"], writes, min(self.long_writes, writes))
         yield Stop(self.stop_reason or "end_turn", tuple(content), dict(self.details))
 
 

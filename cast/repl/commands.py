@@ -66,9 +66,10 @@ def _tokens(n: int) -> str:
 
 def _cost(repl: Any, arg: str) -> None:
     u = repl.state.total()
+    t = u.usage
     lines = [
-        f"tokens: {_tokens(u.input_tokens)} in, {_tokens(u.output_tokens)} out, "
-        f"{_tokens(u.cache_read_tokens)} cache read, {_tokens(u.cache_write_tokens)} cache write",
+        f"tokens: {_tokens(t.input_tokens)} in, {_tokens(t.output_tokens)} out, "
+        f"{_tokens(t.cache_read_tokens)} cache read, {_tokens(t.cache_write_tokens)} cache write",
         f"context: {_tokens(u.context_tokens)} tokens in the last request",
     ]
     run = repl.state.run

@@ -5,23 +5,12 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cast.agent import events as ev
 
 MODES = ("plan", "execute")
-
-
-@dataclass
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    context_tokens: int = 0
-    cost: float = 0.0
 
 
 class ReplState:
@@ -31,8 +20,8 @@ class ReplState:
         self.options = options
         self.mode = mode
         self.run: Any = None  # cast.runs.Run, built on the first task
-        self.usage = Usage()
-        self.spent = Usage()  # totals of runs this REPL has left behind (/clear, /execute)
+        self.usage = ev.UsageUpdate()  # the current run's figures, as its loop last reported them
+        self.spent = ev.UsageUpdate()  # totals of runs this REPL has left behind (/clear, /execute)
         self.tasks: tuple[ev.Task, ...] = ()
         self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
         self.brief_pending = False  # a plan attached by Shift+Tab: the next message carries the brief
@@ -225,43 +214,22 @@ class ReplState:
     def _retire(self) -> None:
         self.close()
         with self._lock:
-            u, s = self.usage, self.spent
-            self.spent = Usage(
-                s.input_tokens + u.input_tokens,
-                s.output_tokens + u.output_tokens,
-                s.cache_read_tokens + u.cache_read_tokens,
-                s.cache_write_tokens + u.cache_write_tokens,
-                0,
-                s.cost + u.cost,
-            )
-            self.usage = Usage()
+            self.spent = ev.UsageUpdate(self.spent.usage + self.usage.usage, 0, self.spent.cost + self.usage.cost)
+            self.usage = ev.UsageUpdate()
 
     # -- events ---------------------------------------------------------------------------
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.UsageUpdate):
             with self._lock:
-                self.usage = Usage(
-                    event.input_tokens,
-                    event.output_tokens,
-                    event.cache_read_tokens,
-                    event.cache_write_tokens,
-                    event.context_tokens,
-                    event.cost,
-                )
+                self.usage = event
         elif isinstance(event, ev.TaskUpdate):
             self.tasks = event.tasks
 
-    def total(self) -> Usage:
+    def total(self) -> ev.UsageUpdate:
+        """This REPL's figures: every run's tokens and cost, and the current run's context size."""
         with self._lock:
             u, s = self.usage, self.spent
-            return Usage(
-                s.input_tokens + u.input_tokens,
-                s.output_tokens + u.output_tokens,
-                s.cache_read_tokens + u.cache_read_tokens,
-                s.cache_write_tokens + u.cache_write_tokens,
-                u.context_tokens,
-                s.cost + u.cost,
-            )
+            return ev.UsageUpdate(s.usage + u.usage, u.context_tokens, s.cost + u.cost)
 
 
 def _switch(run: Any, mode: str) -> None:
