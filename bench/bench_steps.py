@@ -43,6 +43,7 @@ class InstantModel:
     Reports no usage, so the context economy runs on cast's own size estimate."""
 
     name = "instant"
+    spec = None
 
     def __init__(self) -> None:
         self.calls = 0

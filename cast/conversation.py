@@ -36,9 +36,7 @@ class Capabilities:
 def capabilities(model: Model) -> Capabilities:
     """From the model's catalog entry; a model cast has no entry for (scripted, unknown) gets the
     client-side paths, which work everywhere."""
-    from cast.models.catalog import builtin
-
-    spec = getattr(model, "spec", None) or builtin(model.name)
+    spec = model.spec
     if spec is None:
         return Capabilities()
     return Capabilities(bool(spec.tool_changes), bool(spec.context_management))
@@ -46,10 +44,8 @@ def capabilities(model: Model) -> Capabilities:
 
 def effort(config: Config, mode: Mode, model: Model) -> str:
     """The mode's configured effort if the model takes it; empty: the model's default."""
-    from cast.models.catalog import builtin
-
     wanted = config.effort_for(mode.name)
-    spec = getattr(model, "spec", None) or builtin(model.name)
+    spec = model.spec
     return spec.effort_or_default(wanted) if spec is not None else wanted
 
 

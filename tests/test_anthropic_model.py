@@ -132,10 +132,16 @@ class TestStreaming:
         assert not of(events, m.ThinkingDelta)
 
     def test_a_model_without_adaptive_thinking_gets_no_thinking_field(self, fake_api):
-        from types import SimpleNamespace
+        from cast.models.catalog import ModelSpec
 
         fake_api.reply(text("hi"))
-        spec = SimpleNamespace(thinking_types=frozenset({"enabled", "disabled"}), efforts=frozenset(), max_tokens=64_000)
+        spec = ModelSpec(
+            "claude-haiku-4-5",
+            "Haiku 4.5",
+            thinking_types=frozenset({"enabled", "disabled"}),
+            efforts=frozenset(),
+            max_tokens=64_000,
+        )
         chat = AnthropicModel("claude-haiku-4-5", replace(FAST, thinking_budget=4096), backoff_base=0.001, spec=spec)
         list(chat.stream(m.Request("s", TOOLS, ({"role": "user", "content": "go"},), max_tokens=100_000, effort="high")))
         body = fake_api.requests[0].body

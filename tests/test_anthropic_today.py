@@ -5,7 +5,6 @@ Every request goes through the strict fake, so a shape today's API rejects fails
 from __future__ import annotations
 
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 from fakeapi import (  # noqa: F401  (fake_api is a fixture)
@@ -23,6 +22,7 @@ from fakeapi import (  # noqa: F401  (fake_api is a fixture)
 from cast.config import Config
 from cast.models import base as m
 from cast.models.anthropic import AnthropicModel
+from cast.models.catalog import ModelSpec
 
 FAST = Config(retries=2, retry_after_cap=0.05, model_timeout=5.0)
 TOOLS = (
@@ -54,8 +54,9 @@ def test_effort_is_sent_as_output_config(fake_api):
 
 def test_an_effort_the_model_lacks_is_lowered_to_one_it_has(fake_api):
     fake_api.reply(text("ok"))
-    spec = SimpleNamespace(
-        id="claude-opus-4-5",
+    spec = ModelSpec(
+        "claude-opus-4-5",
+        "Opus 4.5",
         thinking_types=frozenset({"enabled", "disabled"}),
         efforts=frozenset({"low", "medium", "high"}),
         max_tokens=64_000,

@@ -332,6 +332,7 @@ class TestInterruptingTheModel:
 
         class Overloaded:
             name = "overloaded"
+            spec = None
 
             def stream(self, request):
                 yield m.Retrying("overloaded (529)", 2, 30.0)
@@ -354,6 +355,7 @@ class TestInterruptingTheModel:
 
         class Truncated:
             name = "truncated"
+            spec = None
 
             def stream(self, request):
                 yield m.TextDelta("half a")

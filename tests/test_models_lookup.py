@@ -187,7 +187,8 @@ def test_resolve_attaches_the_spec(fake_api):
 
     serve(fake_api)
     model = resolve("claude-haiku-5-5", Config())
-    assert spec_for(model).source == "api" and spec_for(model).supports_thinking("disabled")
+    assert model.spec is not None and model.spec.source == "api" and model.spec.supports_thinking("disabled")
+    assert spec_for(model.name) == model.spec  # the toolbar's window comes from the same answer
     with pytest.raises(ModelError) as refused:
         resolve("claude-sonnet-4-5", Config())
     assert refused.value.exit_code == 2

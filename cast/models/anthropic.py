@@ -55,6 +55,7 @@ from typing import Any
 from cast.models import wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
 from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages
+from cast.models.catalog import ModelSpec
 from cast.models.reply import Reply, Transient
 from cast.text import one_line
 
@@ -112,7 +113,7 @@ class AnthropicModel:
         base_url: str | None = None,
         backoff_base: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
-        spec: Any = None,
+        spec: ModelSpec | None = None,
     ):
         if not (api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
             raise ModelError(NO_KEY, exit_code=2)

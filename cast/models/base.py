@@ -10,7 +10,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import asdict, astuple, dataclass, field, fields
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from cast.models.catalog import ModelSpec
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,11 @@ class ModelError(Exception):
 
 
 class Model(Protocol):
+    """`spec` is what cast knows the model accepts (thinking, effort, limits, mid-conversation tool
+    changes), or None for a model it knows nothing about: then every request takes the shape
+    all current models accept and the conversation uses the client-side paths."""
+
     name: str
+    spec: ModelSpec | None
 
     def stream(self, request: Request) -> Iterator[ModelEvent]: ...

@@ -276,14 +276,10 @@ def remember(spec: ModelSpec) -> ModelSpec:
     return spec
 
 
-def spec_for(model: object) -> ModelSpec:
-    """The spec behind a model object or id: what lookup found, else the built-in table, else a
-    generic current-model spec (scripted models, test ids), never None."""
-    spec = getattr(model, "spec", None)
-    if isinstance(spec, ModelSpec):
-        return spec
-    name = str(getattr(model, "name", model))
-    return _KNOWN.get(name) or builtin(name) or ModelSpec(name, name, source="assumed")
+def spec_for(model_id: str) -> ModelSpec:
+    """What cast knows about a model id: what lookup found in this process, else the built-in
+    table, else a generic current-model spec (scripted models, test ids), never None."""
+    return _KNOWN.get(model_id) or builtin(model_id) or ModelSpec(model_id, model_id, source="assumed")
 
 
 def current_ids() -> list[str]:

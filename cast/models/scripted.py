@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cast.models.base import ModelError, ModelEvent, Request, Stop, TextDelta, ThinkingDelta, ToolUse, Usage
+from cast.models.catalog import ModelSpec
 
 CHARS_PER_TOKEN = 4
 
@@ -50,6 +51,7 @@ class ScriptedModel:
     def __init__(self, turns: list[dict[str, Any]], name: str = "scripted", record: Path | None = None):
         self.turns = turns
         self.name = name
+        self.spec: ModelSpec | None = None  # a replay accepts anything: the client-side paths
         self.position = 0
         self.requests: list[Request] = []
         self.record = record

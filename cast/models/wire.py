@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from cast.models.base import Request
+from cast.models.catalog import ModelSpec, builtin
 
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 BETA_TOOL_CHANGES = "mid-conversation-tool-changes-2026-07-01"
@@ -37,32 +38,28 @@ BETA_COMPACT = "compact-2026-01-12"
 BETA_COMPACT_NOW = "compact-2026-09-04"
 
 
-def spec_for(model: str) -> Any:
+def spec_for(model: str) -> ModelSpec | None:
     """cast's catalog entry for `model`, or None for an id cast doesn't know (then the request
     takes the shape every current model accepts)."""
-    try:
-        from cast.models.catalog import builtin
-    except ImportError:
-        return None
     return builtin(model)
 
 
-def thinking_types(spec: Any) -> frozenset[str]:
-    return frozenset(getattr(spec, "thinking_types", None) or {"adaptive"}) if spec is not None else frozenset({"adaptive"})
+def thinking_types(spec: ModelSpec | None) -> frozenset[str]:
+    return spec.thinking_types if spec is not None else frozenset({"adaptive"})
 
 
-def effort_for(spec: Any, wanted: str | None) -> str:
+def effort_for(spec: ModelSpec | None, wanted: str | None) -> str:
     """The effort to send: `wanted`, or the nearest lower level the model takes ('' for none)."""
     if not wanted or wanted not in EFFORTS:
         return ""
-    levels = frozenset(getattr(spec, "efforts", EFFORTS)) if spec is not None else frozenset(EFFORTS)
+    levels = spec.efforts if spec is not None else frozenset(EFFORTS)
     for level in reversed(EFFORTS[: EFFORTS.index(wanted) + 1]):
         if level in levels:
             return level
     return ""
 
 
-def thinking_for(spec: Any, drop_block: bool) -> dict[str, Any] | None:
+def thinking_for(spec: ModelSpec | None, drop_block: bool) -> dict[str, Any] | None:
     if "adaptive" not in thinking_types(spec):
         return None
     config: dict[str, Any] = {"type": "adaptive", "display": "summarized"}
@@ -71,7 +68,7 @@ def thinking_for(spec: Any, drop_block: bool) -> dict[str, Any] | None:
     return config
 
 
-def shape(request: Request, spec: Any, params: dict[str, Any]) -> dict[str, Any]:
+def shape(request: Request, spec: ModelSpec | None, params: dict[str, Any]) -> dict[str, Any]:
     """Adds thinking, output_config and the betas to `params` (which already holds max_tokens,
     tools, system and messages with their cache breakpoints)."""
     thinking = thinking_for(spec, request.drop_block)
@@ -87,9 +84,8 @@ def shape(request: Request, spec: Any, params: dict[str, Any]) -> dict[str, Any]
         params["output_config"] = output
     if request.context_management is not None:
         params["context_management"] = request.context_management
-    limit = getattr(spec, "max_tokens", None)
-    if isinstance(limit, int) and limit > 0:
-        params["max_tokens"] = min(params["max_tokens"], limit)
+    if spec is not None and spec.max_tokens > 0:
+        params["max_tokens"] = min(params["max_tokens"], spec.max_tokens)
     return params
 
 
@@ -120,13 +116,12 @@ def betas(params: dict[str, Any]) -> list[str]:
     return sorted(found)
 
 
-def reads_thinking_of(fallback_spec: Any, model: str) -> bool:
+def reads_thinking_of(fallback_spec: ModelSpec | None, model: str) -> bool:
     """Whether the fallback model can read `model`'s thinking blocks (reference: only Sonnet 5.5
     to Opus 5.5 keeps reasoning among the current models)."""
-    readable = getattr(fallback_spec, "reads_thinking_of", None) if fallback_spec is not None else None
-    if readable is None:
+    if fallback_spec is None:
         return False
-    return model in readable or getattr(fallback_spec, "id", "") == model
+    return model in fallback_spec.reads_thinking_of or fallback_spec.id == model
 
 
 def has_thinking(messages: Any) -> bool:

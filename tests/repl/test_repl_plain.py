@@ -71,6 +71,7 @@ def test_a_model_failure_during_a_turn_keeps_its_code(repo, tmp_path, monkeypatc
 
     class Refused:
         name = "refusing"
+        spec = None
 
         def stream(self, request):
             raise ModelError("authentication failed (401)", exit_code=2)
