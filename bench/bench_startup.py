@@ -37,7 +37,9 @@ def repl_command(model: str) -> list[str]:
 
 
 def env() -> dict[str, str]:
-    values = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    """No API key, and bytecode caching on (an installed cast has its .pyc files; the warm-up run
+    writes them for a source checkout)."""
+    values = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_") and k != "PYTHONDONTWRITEBYTECODE"}
     values.update(TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
     return values
 

@@ -58,14 +58,10 @@ def main_callback(
 def _repl(
     model: str | None, max_steps: int | None, mode: str, task: str | None = None, resume: str | None = None, yes: bool = False
 ) -> int:
-    from cast.config import ConfigError
-    from cast.repl.app import run_repl
-    from cast.runs import Options
+    from cast.main import start_repl
+    from cast.options import Options
 
-    try:
-        return run_repl(Options(model=model, max_steps=max_steps, yes=yes), mode, task, resume)
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
+    return start_repl(Options(model=model, max_steps=max_steps, yes=yes), mode, task, resume)
 
 
 def _interactive() -> bool:

@@ -1,17 +1,64 @@
-"""The `cast` entry point. `cast --version` answers before typer and rich are imported: a version
-check in a script or a shell prompt should cost what starting Python costs, not a CLI framework."""
+"""The `cast` entry point. Two invocations answer before typer is imported: `cast --version` (a
+version check in a script or a shell prompt should cost what starting Python costs) and the bare
+REPL (`cast`, `cast --model ID`, `cast --max-steps N`), whose first prompt should not wait for a CLI
+framework. Anything else, including a malformed option, goes to typer, which owns the messages.
+"""
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cast.options import Options
+
+REPL_OPTIONS = {"--model": "model", "--max-steps": "max_steps"}
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--version"]:
+    argv = sys.argv[1:]
+    if argv == ["--version"]:
         from cast.version import VERSION
 
         print(f"cast {VERSION}")
         return
+    options = bare_repl(argv)
+    if options is not None:
+        sys.exit(start_repl(options))
     from cast.cli import main as cli_main
 
     cli_main()
+
+
+def bare_repl(argv: list[str]) -> Options | None:
+    """Options for `cast [--model ID] [--max-steps N]`, or None when argv is anything else."""
+    from cast.options import Options
+
+    values: dict[str, str] = {}
+    rest = list(argv)
+    while rest:
+        name, _, value = rest.pop(0).partition("=")
+        if name not in REPL_OPTIONS or REPL_OPTIONS[name] in values:
+            return None
+        if not value:
+            if not rest or rest[0].startswith("-"):
+                return None
+            value = rest.pop(0)
+        values[REPL_OPTIONS[name]] = value
+    steps = values.get("max_steps")
+    if steps is not None and not (steps.isdigit() and int(steps) >= 1):
+        return None  # typer says what is wrong with it
+    return Options(model=values.get("model"), max_steps=int(steps) if steps else None)
+
+
+def start_repl(options: Options, mode: str = "plan", task: str | None = None, resume: str | None = None) -> int:
+    """The REPL's exit status; a configuration error is reported like any usage error."""
+    from cast.config import ConfigError
+    from cast.exits import EXIT_USAGE
+    from cast.repl.app import run_repl
+
+    try:
+        return run_repl(options, mode, task, resume)
+    except ConfigError as exc:
+        sys.stderr.write(f"cast: {exc}\n")
+        return EXIT_USAGE

@@ -25,24 +25,13 @@ from cast.checkpoints.recorder import Recorder
 from cast.config import Config, load
 from cast.models.base import Model
 from cast.modes import EXECUTE, MODES, PLAN, Mode, system_prompt
-from cast.safety.approval import ApprovalPolicy, Approver
+from cast.options import Options
+from cast.safety.approval import ApprovalPolicy
 from cast.sessions import Session, execute_id
 from cast.sessions import load as load_session
 from cast.tools.base import ToolContext
 from cast.tools.tasks import TaskBoard
 from cast.workspace import Workspace
-
-
-@dataclass
-class Options:
-    """What the command line (or the REPL) may override."""
-
-    model: str | None = None
-    max_steps: int | None = None
-    json: bool = False
-    yes: bool = False
-    cwd: Path | None = None
-    approver: Approver | None = None  # asks the user; None means nobody can be asked
 
 
 @dataclass

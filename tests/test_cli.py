@@ -114,3 +114,45 @@ def test_check_command_prints_the_verdict_and_exits_0_or_1():
     assert (allowed.returncode, allowed.stdout) == (0, "allowed\n")
     blocked = run("check-command", "sort -uo out.txt in.txt")
     assert blocked.returncode == 1 and blocked.stdout.startswith("blocked: ") and "-o" in blocked.stdout
+
+
+def test_the_bare_repl_is_recognised_only_in_its_exact_forms():
+    from cast.main import bare_repl
+
+    assert bare_repl([]) is not None
+    got = bare_repl(["--model", "script:a.jsonl", "--max-steps=7"])
+    assert got is not None and (got.model, got.max_steps) == ("script:a.jsonl", 7)
+    assert bare_repl(["--model=claude-sonnet-5-5"]).model == "claude-sonnet-5-5"
+    for argv in (
+        ["plan"],
+        ["--help"],
+        ["--json"],
+        ["--model"],
+        ["--model", "--max-steps", "3"],
+        ["--max-steps", "0"],
+        ["--max-steps", "two"],
+        ["--model", "a", "--model", "b"],
+        ["--model", "a", "plan", "task"],
+    ):
+        assert bare_repl(argv) is None, argv  # typer parses it, and owns the error messages
+
+
+def test_the_bare_repl_starts_without_the_cli_framework_or_a_run():
+    probe = (
+        "import sys, runpy\n"
+        "import cast.repl.app as app\n"
+        "def seen(options, *rest):\n"
+        "    loaded = [m for m in ('typer', 'pydantic', 'cast.runs', 'anthropic', 'tree_sitter') if m in sys.modules]\n"
+        "    sys.stderr.write('LOADED=' + ','.join(loaded) + ' MODEL=' + str(options.model))\n"
+        "    return 0\n"
+        "app.run_repl = seen\n"
+        "sys.argv = ['cast', '--model', 'script:x.jsonl']\n"
+        "runpy.run_module('cast', run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert "LOADED= MODEL=script:x.jsonl" in done.stderr, done.stderr
+
+
+def test_a_bad_option_value_still_gets_the_cli_message():
+    done = run("--max-steps", "0")
+    assert done.returncode == 2 and "--max-steps" in done.stderr
