@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fakeapi_ttl import delta_usage
+
 Event = tuple[str, dict[str, Any]]
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
@@ -105,7 +107,7 @@ def message_events(
         events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
         events += [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    end_usage = {k: v for k, v in start_usage.items() if k != "output_tokens"}
+    end_usage = delta_usage(start_usage)
     end_usage["output_tokens"] = output_tokens
     events.append(
         (

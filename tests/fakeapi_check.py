@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi_models import EFFORTS, FakeModel, find
+from fakeapi_ttl import ttl_error
 from fakeapi_wire import blocks_of
 
 BETA_TOOL_CHANGES = "mid-conversation-tool-changes-2026-07-01"
@@ -247,6 +248,9 @@ def check_cache_breakpoints(body: dict[str, Any]) -> None:
         found += 1  # automatic caching takes one of the four slots
     if found > 4:
         raise bad(f"A maximum of 4 blocks with cache_control may be provided. Found {found}.")
+    problem = ttl_error(body)
+    if problem:
+        raise bad(problem)
 
 
 def _count_marks(value: Any) -> int:

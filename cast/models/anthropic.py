@@ -267,8 +267,10 @@ class AnthropicModel:
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
             used += 1
-        params["messages"] = mark_messages(request.messages, MAX_BREAKPOINTS - used - count_marks(request.messages))
-        return wire.shape(request, self.spec if model in (None, self.name) else wire.spec_for(model), params)
+        spec = self.spec if model in (None, self.name) else wire.spec_for(model)
+        messages = request.messages if getattr(spec, "system_messages", True) else wire.as_user_notices(request.messages)
+        params["messages"] = mark_messages(messages, MAX_BREAKPOINTS - used - count_marks(messages))
+        return wire.shape(request, spec, params)
 
     def fallback_refusal(self, request: Request, fallback: str) -> str:
         """Why the fallback model must not take this request ('' if it may). A model that cannot
@@ -292,7 +294,22 @@ class AnthropicModel:
                 if self.base_url:
                     options["base_url"] = self.base_url
                 self._client = sdk.Anthropic(**options)
+                quiet_sdk_deprecation()
             return self._client
+
+
+SDK_DEPRECATION = r"The model '[^']*' is deprecated and will reach end-of-life"
+
+
+def quiet_sdk_deprecation() -> None:
+    """The SDK warns on every request to a model it lists as deprecated (a `DeprecationWarning`,
+    shown whenever warnings are on: `PYTHONWARNINGS`, `-X dev`, a test runner). cast has said so
+    once already, with the retirement date and what to use instead (`lookup.ensure`), and a
+    warning written to the terminal mid-session would land in the middle of the prompt. Exactly
+    that warning is silenced; any other the SDK gives still shows."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=SDK_DEPRECATION, category=DeprecationWarning)
 
 
 def check_base_url(explicit: str | None) -> None:

@@ -38,6 +38,7 @@ class ModelSpec:
     structured_outputs: bool = True
     context_management: bool = True
     tool_changes: bool = False
+    system_messages: bool = True  # `role: "system"` inside messages; else notices go as user text
     reads_thinking_of: frozenset[str] = frozenset()
     cache_min_tokens: int = 1024
     source: str = "built-in"  # "api", "cache" or "built-in": where this answer came from
@@ -146,6 +147,7 @@ _TABLE: tuple[ModelSpec, ...] = (
     _spec(
         "claude-sonnet-5",
         "Claude Sonnet 5",
+        system_messages=False,
         cache_min_tokens=1024,
         reads_thinking_of=frozenset({"claude-sonnet-5"}) | _OLD_READERS,
     ),
@@ -161,6 +163,7 @@ _TABLE: tuple[ModelSpec, ...] = (
     _spec(
         "claude-opus-4-7",
         "Claude Opus 4.7",
+        system_messages=False,
         thinking_types=frozenset({"adaptive", "disabled"}),
         efforts=_EFFORT_4X,
         default_effort="",
@@ -169,6 +172,7 @@ _TABLE: tuple[ModelSpec, ...] = (
     _spec(
         "claude-opus-4-6",
         "Claude Opus 4.6",
+        system_messages=False,
         thinking_types=frozenset({"adaptive", "disabled", "enabled"}),
         efforts=_EFFORT_4X,
         default_effort="",
@@ -177,6 +181,7 @@ _TABLE: tuple[ModelSpec, ...] = (
     _spec(
         "claude-sonnet-4-6",
         "Claude Sonnet 4.6",
+        system_messages=False,
         thinking_types=frozenset({"adaptive", "disabled", "enabled"}),
         efforts=_EFFORT_4X,
         default_effort="",
@@ -185,6 +190,7 @@ _TABLE: tuple[ModelSpec, ...] = (
     _spec(
         "claude-haiku-4-5",
         "Claude Haiku 4.5",
+        system_messages=False,
         max_input_tokens=200_000,
         max_tokens=64_000,
         thinking_types=frozenset({"disabled", "enabled"}),
@@ -198,6 +204,7 @@ _TABLE: tuple[ModelSpec, ...] = (
     _spec(
         "claude-opus-4-5",
         "Claude Opus 4.5",
+        system_messages=False,
         lifecycle="deprecated",
         retires_at=date(2027, 1, 22),
         max_input_tokens=200_000,
@@ -212,6 +219,7 @@ _TABLE: tuple[ModelSpec, ...] = (
     _spec(
         "claude-sonnet-4-5",
         "Claude Sonnet 4.5",
+        system_messages=False,
         lifecycle="retired",
         retires_at=date(2026, 11, 30),
         max_input_tokens=200_000,

@@ -29,6 +29,7 @@ from cast.models.catalog import EFFORTS, THINKING_TYPES, ModelSpec, active_ids, 
 CACHE_SECONDS = 24 * 3600
 TIMEOUT = 5.0  # seconds for one Models API call; a slow API must not hold a run up for long
 DEFAULT_ENDPOINT = "https://api.anthropic.com"
+REFRESH_DELAY = 1.0  # seconds after the REPL opens before its background lookup starts
 
 ClientFactory = Callable[[], Any]
 _said: set[str] = set()
@@ -228,7 +229,12 @@ def suggestions(client: ClientFactory = default_client) -> list[str]:
 def ensure(model_id: str, client: ClientFactory = default_client) -> ModelSpec:
     """The spec of a model cast may use, or a `ModelError` (exit 2) saying why not and what to
     use instead. Warns once about a deprecated model."""
-    spec = lookup(model_id, client)
+    return judge(model_id, lookup(model_id, client), client)
+
+
+def judge(model_id: str, spec: ModelSpec | None, client: ClientFactory = default_client) -> ModelSpec:
+    """What `ensure` says about an answer, wherever it came from: one wording for a refusal at
+    the first request and at the REPL's opening."""
     use = "use one of: " + ", ".join(suggestions(client)) + " (--model ID, CAST_MODEL, or model in config.toml)"
     if spec is None:
         raise ModelError(f"unknown model '{model_id}': the Models API does not know it; {use}", exit_code=2)
@@ -239,3 +245,38 @@ def ensure(model_id: str, client: ClientFactory = default_client) -> ModelSpec:
         when = f"on {spec.retires_at.isoformat()}" if spec.retires_at else "soon"
         _say(f"warning: model {model_id} is deprecated and retires {when}; switch to {current_ids()[0]} or another current model")
     return spec
+
+
+def _offline() -> None:
+    return None  # a client factory that never asks: lookups answer from the cache or the table
+
+
+def ensure_known(model_id: str, client: ClientFactory = default_client) -> ModelSpec:
+    """`ensure` for the REPL's opening, without a network call on the way to the prompt: the
+    day's cached answer, else the built-in table, decides at once (suggestions from the cached
+    list or the table), and a table answer is refreshed from the API in the background for the
+    first request. Only an id neither knows (a typo, a model newer than this cast) is asked
+    about now, as `ensure` would at the first request: there is no prompt worth showing for a
+    model that may not exist."""
+    spec = lookup(model_id, _offline)
+    if spec is None or spec.source == "assumed":
+        return ensure(model_id, client)
+    if spec.source != "cache":
+        import threading
+
+        threading.Thread(target=refresh, args=(model_id, client), name="cast-models-refresh", daemon=True).start()
+    return judge(model_id, spec, _offline)
+
+
+def refresh(model_id: str, client: ClientFactory = default_client, delay: float = REFRESH_DELAY) -> None:
+    """Ask the API about `model_id` and keep the answer for a day, saying nothing (it runs while
+    the user types). Waits `delay` first, so the SDK import doesn't compete with drawing the prompt."""
+    if delay:
+        time.sleep(delay)
+    try:
+        info = _ask(lambda c: c.models.retrieve(model_id), client)
+    except _Unreachable:
+        return
+    if info is not None:
+        spec = from_info(info)
+        _write_cache(lambda data: data.setdefault("models", {}).__setitem__(model_id, {"at": time.time(), "spec": to_json(spec)}))

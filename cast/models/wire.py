@@ -19,6 +19,9 @@ Effort: `output_config.effort` from the request, lowered to the nearest level th
 Betas: exactly the ones the body uses, found by looking at it (tool changes and per-message
 output_config in `role: "system"` messages, `block_binding`, `context_management` and its
 compaction edit), so a feature never goes without its header and no header goes without need.
+
+Notices: a model that refuses `role: "system"` inside `messages` (spec `system_messages`) gets
+cast's notices as labelled user text instead (`as_user_notices`).
 """
 
 from __future__ import annotations
@@ -131,3 +134,24 @@ def has_thinking(messages: Any) -> bool:
         if message.get("role") == "assistant" and isinstance(message.get("content"), list)
         for block in message["content"]
     )
+
+
+NOTICE_LABEL = "[cast notice] "
+
+
+def as_user_notices(messages: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    """For a model that refuses `role: "system"` inside messages (the 4.x line, Sonnet 5): each
+    harness notice goes as a user turn of labelled text instead (the API merges it with the user
+    turn it follows). The same messages always become the same turns, so what was sent stays a
+    prefix of what is sent next."""
+    out = []
+    for message in messages:
+        if message.get("role") != "system":
+            out.append(message)
+            continue
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        texts = [b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text" and b.get("text")]
+        if texts:
+            out.append({"role": "user", "content": [{"type": "text", "text": NOTICE_LABEL + text} for text in texts]})
+    return tuple(out)

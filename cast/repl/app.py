@@ -389,6 +389,10 @@ def run_repl(options: Any, mode: str = "plan", task: str | None = None, resume: 
     mode: "plan" or "execute". task: in plan mode, a first task to start with; in execute mode,
     the plan to execute (path or session id; None = the newest plan with unticked items).
     resume: a session id to continue. Returns the exit status (0 when the user leaves)."""
+    from cast.models.registry import check_at_open
+
+    if (refused := check_at_open(options)) is not None:
+        return refused
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         from cast.repl.plain import run_plain
 

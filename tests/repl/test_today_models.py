@@ -1,0 +1,167 @@
+"""The REPL checks its model when it opens: the real `cast` in a pseudo-terminal against the strict
+fake Messages and Models API. A retired or unknown model is refused before the prompt, in the words
+`cast plan` uses, with exit 2; a deprecated one gets one warning naming its retirement date (not a
+second one from the SDK) and the REPL stays open. A model cast knows is decided from the day's
+cached answer or the built-in table, without a network call on the way to the prompt."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+from conftest import cast_env  # noqa: E402
+from fakeapi import FakeAPI, api, fake_api, model_info, text  # noqa: E402, F401  (fixtures)
+from test_repl_pty import Term  # noqa: E402
+
+TIMEOUT = 30
+
+
+def spawn(repo, api: FakeAPI, *args: str, **env: str) -> Term:
+    environment = cast_env(
+        ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key", TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", **env
+    )
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "cast", *args],
+        cwd=str(repo),
+        env=environment,
+        encoding="utf-8",
+        dimensions=(30, 200),
+        timeout=TIMEOUT,
+    )
+    return Term(child)
+
+
+def ended(term: Term) -> int:
+    """Everything the child wrote until it exited, then its exit status."""
+    term.child.expect(pexpect.EOF, timeout=TIMEOUT)
+    term.raw += term.child.before or ""
+    term.child.close()
+    return term.child.exitstatus
+
+
+def one_shot(repo, api: FakeAPI, *args: str) -> subprocess.CompletedProcess[str]:
+    environment = cast_env(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key")
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args], cwd=repo, env=environment, capture_output=True, text=True, timeout=60
+    )
+
+
+def refusal(output: str) -> str:
+    line = next(line for line in output.splitlines() if line.startswith("cast: "))
+    return line.split("; use one of:")[0]
+
+
+def test_a_retired_model_is_refused_before_the_prompt(repo, api):
+    api.serve_models()
+    term = spawn(repo, api, "--model", "claude-sonnet-4-5")
+    assert ended(term) == 2, term.text
+    assert "plan ›" not in term.text and "Traceback" not in term.text
+    assert "model 'claude-sonnet-4-5' was retired on 2026-11-30 and no longer answers" in term.text
+    assert "use one of: claude-sonnet-5-5, claude-opus-5-5, claude-haiku-5-5, claude-fable-5-2" in term.text
+    assert api.model_requests == []  # the built-in table decided: no network on the way
+    assert api.requests == [] and not (repo / ".cast" / "sessions").exists()
+    planned = one_shot(repo, api, "plan", "--model", "claude-sonnet-4-5", "anything")
+    assert planned.returncode == 2 and refusal(planned.stderr) == refusal(term.text)
+
+
+def test_an_unknown_model_is_refused_before_the_prompt(repo, api):
+    api.serve_models()
+    term = spawn(repo, api, "--model", "claude-sonet-5-5")
+    assert ended(term) == 2, term.text
+    assert "plan ›" not in term.text
+    assert "unknown model 'claude-sonet-5-5': the Models API does not know it; use one of: claude-sonnet-5-5" in term.text
+    assert "/v1/models/claude-sonet-5-5" in api.model_requests  # neither the cache nor the table knows it: asked
+    assert api.requests == []
+
+
+def test_a_fresh_cached_answer_decides_without_the_network(repo, api, monkeypatch):
+    from cast.models.lookup import lookup
+
+    api.models = {"claude-opus-5-5": model_info("claude-opus-5-5", "retired", "2026-11-29T00:00:00Z")}
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    assert lookup("claude-opus-5-5").lifecycle == "retired"  # type: ignore[union-attr]  # kept for a day
+    asked = len(api.model_requests)
+    term = spawn(repo, api, "--model", "claude-opus-5-5")  # active in the table; retired says the cache
+    assert ended(term) == 2, term.text
+    assert "model 'claude-opus-5-5' was retired on 2026-11-29" in term.text
+    assert len(api.model_requests) == asked
+
+
+def test_the_execute_models_config_is_checked_too(repo, api):
+    api.serve_models()
+    (repo / ".cast").mkdir(exist_ok=True)
+    (repo / ".cast" / "config.toml").write_text('execute_model = "claude-sonnet-4-5-20250929"\n')
+    term = spawn(repo, api, "--model", "claude-sonnet-5-5")
+    assert ended(term) == 2, term.text
+    assert "model 'claude-sonnet-4-5-20250929' was retired" in term.text and "plan ›" not in term.text
+
+
+def test_a_deprecated_model_warns_once_and_the_repl_stays_open(repo, api):
+    api.serve_models()
+    api.reply(text("Hello from Opus 4.5."))
+    # Warnings on, as under `-X dev` or a test runner: the SDK's own DeprecationWarning would show.
+    term = spawn(repo, api, "--model", "claude-opus-4-5", PYTHONWARNINGS="always::DeprecationWarning")
+    term.expect("plan ›")
+    term.child.send("say hello\r")
+    term.expect("Hello from Opus 4.5.")
+    term.expect("plan ›")
+    term.child.send("/exit\r")
+    assert ended(term) == 0, term.text
+    assert term.text.count("is deprecated") == 1, term.text  # (the temporary path holds the word too)
+    assert "warning: model claude-opus-4-5 is deprecated and retires on 2027-01-22" in term.text
+    assert "DeprecationWarning" not in term.text and "end-of-life" not in term.text
+    assert [(r.status, r.body["model"]) for r in api.requests] == [(200, "claude-opus-4-5")]
+
+
+def test_the_sdks_deprecation_warning_is_silenced_where_cast_makes_its_client(fake_api):
+    import anthropic
+
+    from cast.config import Config
+    from cast.models import base as m
+    from cast.models.anthropic import AnthropicModel
+
+    fake_api.serve_models()
+    fake_api.reply(text("direct"))
+    fake_api.reply(text("through cast"))
+    with warnings.catch_warnings(record=True) as direct:
+        warnings.simplefilter("always")
+        sdk = anthropic.Anthropic(base_url=fake_api.url, api_key="test-key", max_retries=0)
+        sdk.messages.create(model="claude-opus-4-5", max_tokens=100, messages=[{"role": "user", "content": "hi"}])
+    assert [str(w.message) for w in direct if issubclass(w.category, DeprecationWarning)], "the SDK warns by itself"
+    with warnings.catch_warnings(record=True) as through_cast:
+        warnings.simplefilter("always")
+        model = AnthropicModel("claude-opus-4-5", Config(retries=1))
+        user = ({"role": "user", "content": [{"type": "text", "text": "hi"}]},)
+        stop = list(model.stream(m.Request("s", (), user, 100)))[-1]
+    assert isinstance(stop, m.Stop) and fake_api.requests[-1].status == 200
+    assert [str(w.message) for w in through_cast] == []
+
+
+@pytest.mark.parametrize(
+    "name", ["claude-opus-4-5", "claude-sonnet-4-6", "claude-haiku-4-5", "claude-sonnet-5", "claude-opus-5-5"]
+)
+def test_notices_reach_a_model_without_system_messages_as_user_text(fake_api, name):
+    from cast.config import Config
+    from cast.models import base as m
+    from cast.models.anthropic import AnthropicModel
+    from cast.models.catalog import builtin
+
+    fake_api.reply(text("ok"))
+    messages = (
+        {"role": "user", "content": [{"type": "text", "text": "plan it"}]},
+        {"role": "system", "content": [{"type": "text", "text": "You are in plan mode."}]},
+    )
+    list(AnthropicModel(name, Config(retries=1)).stream(m.Request("s", (), messages, 100)))
+    sent = fake_api.requests[-1]
+    assert sent.status == 200, sent.error
+    roles = [message["role"] for message in sent.body["messages"]]
+    spec = builtin(name)
+    assert spec is not None and roles == (["user", "system"] if spec.system_messages else ["user", "user"])
+    assert "You are in plan mode." in str(sent.body["messages"][1]["content"])
