@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from cast.agent import dispatch, notices
 from cast.agent import events as ev
 from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak
 from cast.agent.transcript import Prefix, Transcript, text_block, tool_result_block
 from cast.models import base as m
-from cast.safety.paths import relative
-from cast.tools.base import Observation, Tool, ToolContext, run_tool
+from cast.tools.base import Observation, Tool, ToolContext
 
-MAX_PARALLEL_READS = 4
 INTERRUPTED = "interrupted by user"
 
 
@@ -162,7 +160,7 @@ class Agent:
             self.steps_total += 1
             yield ev.StepStarted(step)
             self._flush_guidance()
-            yield from self._note_stale_reads()
+            yield from notices.stale_reads(self.ctx.workspace, self.transcript, self.record)
             if self.hooks.prepare:
                 yield from self.hooks.prepare(self.transcript)
             reply = yield from self._ask()
@@ -207,18 +205,6 @@ class Agent:
             if stop:
                 yield stop
                 return
-
-    def _note_stale_reads(self) -> Iterator[ev.Event]:
-        """Before each request: files the model read that changed since. They invalidate the
-        record of identical calls and the model is told, so it never works from a stale view."""
-        stale = self.ctx.workspace.reads.stale()
-        if stale:
-            self.record.changed()
-            names = ", ".join(relative(self.ctx.workspace.root, p) for p in stale)
-            self.transcript.notice(
-                f"[cast: files you read earlier have changed since: {names}. Read them again before relying on them.]"
-            )
-            yield ev.Notice(f"changed since read: {names}")
 
     def _ask(self) -> Generator[ev.Event, None, tuple[list[m.ToolUse], str, dict[str, Any]] | None]:
         """Stream one reply. Returns (tool calls, stop reason), or None when interrupted."""
@@ -292,13 +278,13 @@ class Agent:
         the batch in flight. Returns a Stopped event when a guard ends the run."""
         by_name = {t.name: t for t in self.tools}
         streaks = self.failures.turn()
-        for batch in _batches(calls, by_name):
+        for batch in dispatch.batches(calls, by_name):
             for call in batch:
                 yield ev.ToolCall(call.id, call.name, call.input)
             if self.ctx.cancel.is_set():
                 break
             try:
-                outcomes = self._execute(batch, by_name, step)
+                outcomes = dispatch.execute(batch, by_name, self.ctx, self.record, step)
             except KeyboardInterrupt:
                 self.cancel()
                 outcomes = [
@@ -334,51 +320,11 @@ class Agent:
             )
         return None
 
-    def _execute(self, batch: list[m.ToolUse], by_name: dict[str, Tool], step: int) -> list[tuple[Observation, bool]]:
-        if len(batch) == 1:
-            return [self._execute_one(batch[0], by_name, step)]
-        pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_READS)
-        futures = [pool.submit(self._execute_one, call, by_name, step) for call in batch]
-        try:
-            wait(futures)
-        except KeyboardInterrupt:
-            self.cancel()  # running commands poll this, die, and report what they did
-        finally:
-            pool.shutdown(wait=True)
-        return [future.result() for future in futures]
-
-    def _execute_one(self, call: m.ToolUse, by_name: dict[str, Tool], step: int) -> tuple[Observation, bool]:
-        tool = by_name.get(call.name)
-        if tool is None:
-            offered = ", ".join(by_name)
-            return Observation(
-                f"error: no tool named '{call.name}' in this mode; available: {offered}", ok=False, summary="unknown tool"
-            ), False
-        if tool.read_only:
-            hit = self.record.lookup(call.name, call.input)
-            if hit:
-                text = (
-                    f"[cast: identical to your call at step {hit.step}, and no tool has changed files since "
-                    f"nor has any file you read, so it was not run again. Its result:]\n{hit.text}"
-                )
-                return Observation(text, summary=f"from record (step {hit.step})"), True
-        obs = run_tool(tool, call.input, self.ctx)
-        if not tool.read_only or obs.changed:
-            self.record.changed()
-        elif obs.ok:
-            self.record.remember(call.name, call.input, step, obs.text, obs.summary)
-        return obs, False
-
     def _flush_guidance(self) -> None:
         with self._lock:
             guidance, self._guidance = self._guidance, []
         for text in guidance:
-            self.transcript.notice(
-                "[cast: Guidance from the user, typed while you were working, quoted below as the user wrote it. It is "
-                "about the current task, not a new task: take it into account and carry on.]\n<user-guidance>\n"
-                + text
-                + "\n</user-guidance>"
-            )
+            self.transcript.notice(notices.guidance(text))
 
     def settle(self) -> None:
         """Answer tool calls left without a result, so the transcript stays valid for the API."""
@@ -391,21 +337,6 @@ class Agent:
         self.settle()
         details = {"exit_code": exit_code} if exit_code is not None else {}
         return ev.Stopped(status, reason, step, {**details, **(extra or {})})
-
-
-def _batches(calls: list[m.ToolUse], by_name: dict[str, Tool]) -> Iterator[list[m.ToolUse]]:
-    batch: list[m.ToolUse] = []
-    for call in calls:
-        tool = by_name.get(call.name)
-        if tool is not None and tool.read_only:
-            batch.append(call)
-            continue
-        if batch:
-            yield batch
-            batch = []
-        yield [call]
-    if batch:
-        yield batch
 
 
 def drive(agent: Agent, events: Iterator[ev.Event], handle: Callable[[ev.Event], None]) -> ev.Stopped:

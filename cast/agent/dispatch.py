@@ -1,0 +1,73 @@
+"""How one turn's tool calls run: consecutive read-only calls together (up to four threads), any
+other call alone and in order, and a read-only call identical to an earlier one answered from the
+record while nothing has changed since. Apart from the loop because none of it is a guard or
+touches the transcript: it turns calls into observations, nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
+
+from cast.agent.guards import CallRecord
+from cast.models import base as m
+from cast.tools.base import Observation, Tool, ToolContext, run_tool
+
+MAX_PARALLEL_READS = 4
+
+Outcome = tuple[Observation, bool]  # the observation, and whether it came from the record
+
+
+def batches(calls: list[m.ToolUse], by_name: dict[str, Tool]) -> Iterator[list[m.ToolUse]]:
+    """Runs of consecutive read-only calls, and every other call on its own, in the model's order."""
+    batch: list[m.ToolUse] = []
+    for call in calls:
+        tool = by_name.get(call.name)
+        if tool is not None and tool.read_only:
+            batch.append(call)
+            continue
+        if batch:
+            yield batch
+            batch = []
+        yield [call]
+    if batch:
+        yield batch
+
+
+def execute(batch: list[m.ToolUse], by_name: dict[str, Tool], ctx: ToolContext, record: CallRecord, step: int) -> list[Outcome]:
+    """Every call's outcome, in the batch's order. A Ctrl+C while they run sets the cancel flag,
+    which running commands poll: they die and report what they did."""
+    if len(batch) == 1:
+        return [execute_one(batch[0], by_name, ctx, record, step)]
+    pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_READS)
+    futures = [pool.submit(execute_one, call, by_name, ctx, record, step) for call in batch]
+    try:
+        wait(futures)
+    except KeyboardInterrupt:
+        ctx.cancel.set()
+    finally:
+        pool.shutdown(wait=True)
+    return [future.result() for future in futures]
+
+
+def execute_one(call: m.ToolUse, by_name: dict[str, Tool], ctx: ToolContext, record: CallRecord, step: int) -> Outcome:
+    tool = by_name.get(call.name)
+    if tool is None:
+        offered = ", ".join(by_name)
+        return Observation(
+            f"error: no tool named '{call.name}' in this mode; available: {offered}", ok=False, summary="unknown tool"
+        ), False
+    if tool.read_only:
+        hit = record.lookup(call.name, call.input)
+        if hit:
+            text = (
+                f"[cast: identical to your call at step {hit.step}, and no tool has changed files since "
+                f"nor has any file you read, so it was not run again. Its result:]\n{hit.text}"
+            )
+            return Observation(text, summary=f"from record (step {hit.step})"), True
+    obs = run_tool(tool, call.input, ctx)
+    if not tool.read_only or obs.changed:
+        record.changed()
+    elif obs.ok:
+        record.remember(call.name, call.input, step, obs.text, obs.summary)
+    return obs, False
