@@ -7,13 +7,14 @@ one-shot run and an interactive one are the same machine with different front-en
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 from cast import conversation
 from cast.agent import events as ev
+from cast.agent import tasklist
 from cast.agent.context import ContextEconomy
 from cast.agent.cost import UsageLog, price_for
 from cast.agent.loop import Agent, Hooks
@@ -220,7 +221,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     )
     if board is not None:
         check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add)
-        hooks.after_tools, hooks.on_finish = _watch_tasks(board), check
+        hooks.after_tools, hooks.on_finish = tasklist.watch(board), check
         hooks.observers += [check.observe, ledger_feed(board.ledger)]  # what each tick can rest on
         board.on_evidence = lambda evidence: session.update(evidence=evidence)
         if run.checkpoints is not None:
@@ -321,7 +322,7 @@ def execute_turn(run: Run, handle: Handler) -> ev.Stopped:
     """Start (or resume) executing the plan: show the task list, brief the executor, run."""
     board = run.tasks
     assert board is not None, "execute_turn needs an execute run"
-    handle(task_event(board))
+    handle(tasklist.task_event(board))
     return turn(run, execute_brief(run), handle)
 
 
@@ -352,56 +353,8 @@ def conclude(run: Run, stopped: ev.Stopped, *, plan_required: bool = False) -> O
 
 def execute_brief(run: Run) -> str:
     """The executor's first message: the plan as it is on disk now, and where to pick up."""
-    board = run.tasks
-    assert board is not None
-    plan_text = board.plan.path.read_text(encoding="utf-8", errors="replace")
-    left = board.remaining()
-    done = len(board.rows()) - len(left)
-    where = (
-        f"Items already ticked ({done}) are done: skip them. Start with item {left[0][0]}." if left else "Every item is ticked."
-    )
-    return (
-        f"Execute this plan. Its checklist is your task list; task ids are item numbers.\n\n"
-        f'<plan path="{os.path.relpath(board.plan.path, run.workspace.root)}">\n{plan_text}\n</plan>\n\n'
-        f"Task list:\n{board.listing()}\n\n{where}"
-    )
-
-
-def task_event(board: TaskBoard) -> ev.TaskUpdate:
-    """The task list as rows, each with the evidence its tick rested on (for `/tasks`)."""
-    return ev.TaskUpdate(
-        tuple(ev.Task(n, text, status, note, board.evidence_for(text)) for n, text, status, note in board.rows())
-    )
-
-
-def _watch_tasks(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:
-    seen = [-1]
-
-    def after_tools(agent: Agent) -> Iterator[ev.Event]:
-        changes = board.sync()
-        if changes:
-            # The plan's text is the user's file, so it travels in the user turn; the system
-            # notice only says what happened (never untrusted text in a system message).
-            agent.transcript.add_user(
-                [
-                    {
-                        "type": "text",
-                        "text": "[cast: the user edited the plan file while you work: "
-                        + "; ".join(changes)
-                        + f". The task list is now:\n{board.listing()}\nFollow the plan as it is now.]",
-                    }
-                ]
-            )
-            agent.transcript.notice(
-                "[cast: the user edited the plan file while you work. What changed and the task list as "
-                "it is now are in the last user turn; follow that list from now on.]"
-            )
-            yield ev.Notice("plan edited: " + "; ".join(changes))
-        if board.version != seen[0]:
-            seen[0] = board.version
-            yield task_event(board)
-
-    return after_tools
+    assert run.tasks is not None
+    return tasklist.brief(run.tasks, run.workspace.root)
 
 
 def switch_mode(run: Run, name: str) -> Run:

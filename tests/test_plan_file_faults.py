@@ -18,9 +18,9 @@ from conftest import write_script
 from cast.agent import events as ev
 from cast.agent.report import ReportBuilder
 from cast.agent.selfcheck import SelfCheck
+from cast.agent.tasklist import task_event
 from cast.models.scripted import ScriptedModel
 from cast.plans.checklist import parse
-from cast.runs import task_event
 from cast.tools.base import ToolError
 from cast.tools.tasks import TaskBoard
 

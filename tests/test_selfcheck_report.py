@@ -15,8 +15,8 @@ from cast.agent.claims import Facts, check_claims
 from cast.agent.loop import Agent, Hooks
 from cast.agent.report import Observations, ReportBuilder, final_text, ledger_feed
 from cast.agent.selfcheck import VERDICT_SCHEMA, VERDICT_SYSTEM, SelfCheck, parse_verdict
+from cast.agent.tasklist import task_event
 from cast.models.scripted import ScriptedModel
-from cast.runs import task_event
 from cast.tools.base import Observation, Tool, ToolContext, ToolError
 from cast.tools.shell import BashParams
 from cast.tools.tasks import UPDATE_TASK, TaskBoard

@@ -69,8 +69,9 @@ def run_task(repl: Any, text: str) -> None:
     before = _plan_stamp(run)
     if state.take_brief():  # a plan attached by Shift+Tab: brief the executor as /execute does
         from cast import runs
+        from cast.agent import tasklist
 
-        stopped = drive(repl, run, runs.execute_brief(run) + "\n\n" + text, runs.task_event(run.tasks))
+        stopped = drive(repl, run, runs.execute_brief(run) + "\n\n" + text, tasklist.task_event(run.tasks))
         return
     stopped = drive(repl, run, text)
     if run.mode.name == "plan" and _plan_stamp(run) != before and stopped.status != "interrupted":
@@ -79,6 +80,7 @@ def run_task(repl: Any, text: str) -> None:
 
 def execute_plan(repl: Any, plan_ref: str | None) -> None:
     from cast import runs
+    from cast.agent import tasklist
 
     try:
         run = repl.state.execute(plan_ref)
@@ -89,7 +91,7 @@ def execute_plan(repl: Any, plan_ref: str | None) -> None:
     if not runs.has_work(run):  # not adopted: the current run and mode stay
         repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
         return
-    drive(repl, run, runs.execute_brief(run), runs.task_event(board))
+    drive(repl, run, runs.execute_brief(run), tasklist.task_event(board))
     show_report(repl)
 
 
