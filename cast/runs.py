@@ -18,7 +18,8 @@ from cast.agent import tasklist
 from cast.agent.context import ContextEconomy
 from cast.agent.cost import UsageLog, price_for
 from cast.agent.loop import Agent, Hooks
-from cast.agent.report import Report, ReportBuilder, final_text, ledger_feed
+from cast.agent.observed import ledger_feed
+from cast.agent.report import Report, ReportBuilder, final_text
 from cast.agent.selfcheck import SelfCheck
 from cast.agent.transcript import Message, Prefix, Transcript
 from cast.checkpoints.journal import Journal
@@ -80,7 +81,6 @@ def _agent(mode: Mode, workspace: Workspace, config: Config, ctx: ToolContext, m
         ctx=ctx,
         max_steps=config.max_steps,
         max_tokens=config.max_tokens,
-        hooks=Hooks(),
         effort=conversation.effort(config, mode, model),
     )
 

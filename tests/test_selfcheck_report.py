@@ -13,7 +13,8 @@ import pytest
 from cast.agent import events as ev
 from cast.agent.claims import Facts, check_claims
 from cast.agent.loop import Agent, Hooks
-from cast.agent.report import Observations, ReportBuilder, final_text, ledger_feed
+from cast.agent.observed import Observations, ledger_feed
+from cast.agent.report import ReportBuilder, final_text
 from cast.agent.selfcheck import VERDICT_SCHEMA, VERDICT_SYSTEM, SelfCheck, parse_verdict
 from cast.agent.tasklist import task_event
 from cast.models.scripted import ScriptedModel
