@@ -16,7 +16,8 @@ from cast.agent import events as ev
 from cast.agent.context import ELIDED
 from cast.models.anthropic import AnthropicModel
 from cast.models.catalog import builtin
-from cast.sessions import TRANSCRIPT, read_records, sessions_dir
+from cast.session_records import read_records
+from cast.sessions import TRANSCRIPT, sessions_dir
 
 SONNET = builtin("claude-sonnet-5-5")
 assert SONNET is not None

@@ -17,18 +17,8 @@ import pytest
 from cast.agent import events as ev
 from cast.agent.transcript import Transcript, text_block, tool_result_block
 from cast.models.base import Usage
-from cast.sessions import (
-    NOT_RUN,
-    Session,
-    SessionError,
-    list_sessions,
-    load,
-    make_valid,
-    next_id,
-    read_records,
-    replay,
-    sessions_dir,
-)
+from cast.session_records import NOT_RUN, make_valid, read_records, replay
+from cast.sessions import Session, SessionError, list_sessions, load, next_id, sessions_dir
 
 
 def new_session(root: Path, sid: str = "2026-01-02-demo", **kw) -> Session:
