@@ -14,7 +14,7 @@ from prefixcheck import SigningModel, assert_append_only, thinking_turn
 
 from cast import runs
 from cast.agent import events as ev
-from cast.agent.context import ELIDED
+from cast.agent.elide import ELIDED
 from cast.models.catalog import builtin
 from cast.sessions import load
 

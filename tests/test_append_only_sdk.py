@@ -13,7 +13,7 @@ from prefixcheck import _strip, assert_append_only, placement_error
 
 from cast import runs
 from cast.agent import events as ev
-from cast.agent.context import ELIDED
+from cast.agent.elide import ELIDED
 from cast.models.anthropic import AnthropicModel
 from cast.models.catalog import builtin
 from cast.session_records import read_records

@@ -9,7 +9,8 @@ import random
 from pathlib import Path
 
 from cast.agent import events as ev
-from cast.agent.context import ELIDED, SUMMARY_SYSTEM, ContextEconomy, elision, message_chars
+from cast.agent.context import SUMMARY_SYSTEM, ContextEconomy, message_chars
+from cast.agent.elide import ELIDED, elision
 from cast.agent.loop import Agent, Hooks
 from cast.agent.transcript import Transcript, text_block, tool_result_block
 from cast.config import Config

@@ -37,17 +37,16 @@ plus chars/4 of what was added since; before any usage is known, chars/4 of the 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from cast.agent import events as ev
+from cast.agent.elide import ELIDED, content_text, elision
 from cast.agent.transcript import Transcript, size, text_block
 from cast.models import base as m
 from cast.text import clip
 
 CHARS_PER_TOKEN = 4
-ELIDED = "[elided: "
 MIN_ELIDE_CHARS = 600  # below this an elision saves nothing worth a cache rewrite
 RESULT_CHARS_FOR_SUMMARY = 2_000
 REQUEST_CHARS_FOR_SUMMARY = 3_000
@@ -82,60 +81,6 @@ def ask(model: m.Model, request: m.Request) -> tuple[str, m.Usage]:
         elif isinstance(item, m.Stop):
             final = "".join(b.get("text", "") for b in item.content if b.get("type") == "text")
     return (final if final is not None else "".join(deltas)), usage
-
-
-# -- elisions ---------------------------------------------------------------------------------
-def _short(value: Any, limit: int = 120) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _describe_read(args: dict[str, Any], content: str) -> str:
-    lines = re.search(r"lines (\d+-\d+ of \d+)", content[:400])
-    where = f" lines {lines[1]}" if lines else ""
-    return f"read_file {_short(args.get('path', '?'))}{where}"
-
-
-def _describe_bash(args: dict[str, Any], content: str) -> str:
-    code = re.match(r"exit_code=(-?\d+)", content)
-    return f"bash `{_short(args.get('command', '?'), 100)}`" + (f" exit_code={code[1]}" if code else "")
-
-
-def _describe_grep(args: dict[str, Any], content: str) -> str:
-    where = "".join(f" {k}={_short(args[k], 60)!s}" for k in ("path", "glob") if args.get(k))
-    return f"grep {_short(args.get('pattern', '?'), 80)!r}{where}"
-
-
-def _describe_list(args: dict[str, Any], content: str) -> str:
-    return f"list_files {_short(args.get('path') or '.', 80)}" + (
-        f" pattern={_short(args['pattern'], 60)}" if args.get("pattern") else ""
-    )
-
-
-# tool name -> (describe(input, content), how to get it again)
-DESCRIBERS: dict[str, tuple[Callable[[dict[str, Any], str], str], str]] = {
-    "read_file": (_describe_read, "call read_file again if needed"),
-    "bash": (_describe_bash, "run it again if needed"),
-    "grep": (_describe_grep, "call grep again if needed"),
-    "list_files": (_describe_list, "call list_files again if needed"),
-}
-
-
-def elision(name: str, args: Any, content: str) -> str:
-    """`[elided: read_file src/a.py lines 1-200 of 912 (8.1 KB) — call read_file again if needed]`"""
-    args = args if isinstance(args, dict) else {}
-    describe, hint = DESCRIBERS.get(name, (None, f"call {name} again if needed"))
-    what = describe(args, content) if describe else f"{name} {_short(json.dumps(args), 120)}"
-    size = len(content.encode("utf-8", "replace"))
-    return f"{ELIDED}{what} ({size / 1024:.1f} KB) — {hint}]"
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
-    return str(content)
 
 
 class ContextEconomy:
@@ -263,7 +208,7 @@ class ContextEconomy:
             blocks, changed = [], False
             for block in msg["content"]:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    text = _content_text(block.get("content", ""))
+                    text = content_text(block.get("content", ""))
                     if len(text) >= MIN_ELIDE_CHARS and not text.startswith(ELIDED):
                         name, args = uses.get(block.get("tool_use_id"), ("tool", None))
                         short = elision(name, args, text)
@@ -358,7 +303,7 @@ def _latest_user_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif block.get("type") == "tool_result":
             use = uses.get(block.get("tool_use_id"), {})
             label = f"{use.get('name', 'a tool')} {json.dumps(use.get('input', {}), ensure_ascii=False)[:200]}"
-            body = clip(_content_text(block.get("content", "")), RESULT_CHARS_FOR_SUMMARY * 2)
+            body = clip(content_text(block.get("content", "")), RESULT_CHARS_FOR_SUMMARY * 2)
             blocks.append(text_block(f"[result of your last call, {label}]\n{body}"))
     return blocks
 
@@ -387,5 +332,5 @@ def render_for_summary(messages: list[dict[str, Any]], limit: int = 400_000) -> 
                 out.append(f"→ {block.get('name')} {clip(json.dumps(block.get('input')), 600)}")
             elif kind == "tool_result":
                 mark = " (error)" if block.get("is_error") else ""
-                out.append(f"← result{mark}:\n{clip(_content_text(block.get('content', '')), RESULT_CHARS_FOR_SUMMARY)}")
+                out.append(f"← result{mark}:\n{clip(content_text(block.get('content', '')), RESULT_CHARS_FOR_SUMMARY)}")
     return "Summarise this session:\n\n" + clip("\n".join(out), limit)
