@@ -43,19 +43,12 @@ from cast.safety.blocked import Blocked
 from cast.safety.command_rules import STRICT, check_argv
 from cast.safety.conditions import check_test_command
 from cast.safety.redirects import REDIRECTS, check_redirect
+from cast.safety.source_text import ascii_stand_in, check_gaps, precheck
 from cast.safety.words import Word, check_literal_arithmetic, resolve, resolve_pattern
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-MAX_CHARS = 10_000
-
-# Control characters and non-ASCII blanks: tree-sitter treats some as
-# whitespace where bash sees word characters.
-_BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00a0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]")
-_SURROGATES = re.compile("[\ud800-\udfff]")
-_GAP = re.compile(rb"(?:[ \t\n]|\\\n)*\Z")
-_NON_ASCII = re.compile(rb"[\x80-\xff]")
 _SEPARATORS = frozenset(
     {
         ";",
@@ -138,13 +131,13 @@ def check_strict(command: str) -> Verdict:
 
 def _check(command: str) -> Verdict:
     try:
-        _precheck(command)
+        precheck(command)
         source = command.encode("utf-8")
-        root = _parser().parse(_ascii_stand_in(source)).root_node
+        root = _parser().parse(ascii_stand_in(source)).root_node
         walker = _Walker(source)
         if root.has_error:
             raise Blocked(_parse_error(root, walker))
-        _check_gaps(root, source)
+        check_gaps(root, source)
         walker.statement(root)
         if not walker.commands:
             raise Blocked("no command to run")
@@ -157,29 +150,6 @@ def _check(command: str) -> Verdict:
     return Verdict(True, "read-only")
 
 
-def _precheck(command: str) -> None:
-    if len(command) > MAX_CHARS:
-        raise Blocked(f"command is longer than {MAX_CHARS} characters")
-    if not command.strip():
-        raise Blocked("empty command")
-    if _SURROGATES.search(command):
-        raise Blocked("command contains unpaired surrogate characters")
-    bad = _BAD_CHARS.search(command)
-    if bad:
-        raise Blocked(f"control or unusual whitespace character {bad.group()!r}")
-
-
-def _ascii_stand_in(source: bytes) -> bytes:
-    """Replace each non-ASCII byte with ``x`` before parsing.
-
-    The tree-sitter-bash scanner passes characters to ``isalpha``/``isdigit``,
-    which are undefined (and can crash) beyond one byte. Bash treats non-ASCII
-    characters as plain word characters, as it does ``x``, and byte offsets
-    stay the same, so the tree fits the real text, which is what gets read.
-    """
-    return source if source.isascii() else _NON_ASCII.sub(b"x", source)
-
-
 def _parse_error(root: Node, walker: _Walker) -> str:
     stack = [root]
     while stack:
@@ -190,36 +160,6 @@ def _parse_error(root: Node, walker: _Walker) -> str:
             return f"parse error near {walker.text(node)[:40]!r}"
         stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
     return "parse error"
-
-
-def _check_gaps(root: Node, source: bytes) -> None:
-    """Only whitespace may lie between tokens; anything else the parser skipped."""
-    if not _GAP.match(source[: root.start_byte]) or not _GAP.match(source[root.end_byte :]):
-        raise Blocked("text outside the parsed command")
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "heredoc_body":
-            continue
-        kids = node.children
-        if not kids:
-            continue
-        pos = node.start_byte
-        for kid in kids:
-            if kid.start_byte > pos:
-                _check_gap(source[pos : kid.start_byte])
-            pos = max(pos, kid.end_byte)
-            stack.append(kid)
-        if node.end_byte > pos:
-            _check_gap(source[pos : node.end_byte])
-
-
-def _check_gap(gap: bytes) -> None:
-    if not _GAP.match(gap):
-        raise Blocked(f"unparsed text {gap.decode('utf-8', 'replace')!r}")
-    if b"\\\n" in gap and not gap.replace(b"\\\n", b""):
-        # bash deletes backslash-newline, joining the tokens on both sides.
-        raise Blocked("a line continuation joins two words here; add a space before the backslash")
 
 
 class _Walker:

@@ -12,7 +12,7 @@ import dataclasses
 import corpus
 import pytest
 
-from cast.safety import bash_check
+from cast.safety import bash_check, source_text
 from cast.safety.bash_check import Verdict, check
 
 
@@ -224,8 +224,8 @@ class TestVerdictApi:
             assert check(command) == check(command)
 
     def test_exactly_the_length_limit_is_checked_normally(self) -> None:
-        command = "echo " + "x" * (bash_check.MAX_CHARS - 5)
-        assert len(command) == bash_check.MAX_CHARS
+        command = "echo " + "x" * (source_text.MAX_CHARS - 5)
+        assert len(command) == source_text.MAX_CHARS
         assert_allowed(command)
 
     def test_internal_errors_fail_closed(self, monkeypatch: pytest.MonkeyPatch) -> None:
