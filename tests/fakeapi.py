@@ -28,8 +28,8 @@ Scripting, in order:
     api.push(Stream(events[:4] + [error_event("overloaded_error", "Overloaded")]))   # sent verbatim
     api.push(Stream(turn=Turn([text("cut")]), cut_after=5))                          # rendered, then cut
 
-and read back every request (`api.requests`: path, headers, JSON body, and the status it got;
-`api.rejections()` lists the 4xx answers). An accepted request with nothing scripted gets a 400
+and read back every request (`api.requests`: path, headers, JSON body, the status it got, the
+reply as sent and the context edits applied; `api.rejections()` lists the 4xx answers). An accepted request with nothing scripted gets a 400
 naming it, so a test that sends more than it expected fails loudly.
 """
 
@@ -112,6 +112,7 @@ class Recorded:
     status: int = 0  # what the fake answered
     error: str = ""  # the error message of a 4xx/5xx answer
     reply: list[dict[str, Any]] = field(default_factory=list)  # a rendered turn's blocks, as sent
+    applied: list[dict[str, Any]] = field(default_factory=list)  # context edits applied to what the model saw
 
 
 class FakeAPI:
@@ -291,7 +292,7 @@ class FakeAPI:
             summary = {"type": "compaction", "content": turn.compaction}
             scripted = [summary] if compact.get("pause_after_compaction") else [summary, *scripted]
         blocks = sign_turn(model.id, flatten(body), scripted)
-        record.reply = blocks
+        record.reply, record.applied = blocks, applied
         if (body.get("output_config") or {}).get("format"):
             for block in blocks:
                 if block["type"] == "text":
