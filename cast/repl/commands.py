@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-Handler = Callable[[Any, str], None]
+if TYPE_CHECKING:
+    from cast.repl.app import Repl
+
+Handler = Callable[["Repl", str], None]
 
 
 @dataclass(frozen=True)
@@ -20,17 +23,17 @@ class Command:
     while_busy: bool = False  # safe to run while the agent works
 
 
-def _plan(repl: Any, arg: str) -> None:
+def _plan(repl: Repl, arg: str) -> None:
     repl.set_mode("plan")
     if arg.strip():
         repl.start_task(arg.strip())
 
 
-def _execute(repl: Any, arg: str) -> None:
+def _execute(repl: Repl, arg: str) -> None:
     repl.start_execute(arg.strip() or None)
 
 
-def _tasks(repl: Any, arg: str) -> None:
+def _tasks(repl: Repl, arg: str) -> None:
     tasks = repl.state.tasks
     if not tasks:
         repl.say("No task list: in execute mode the plan's checklist is the task list (/execute [plan]).", "dim")
@@ -40,7 +43,7 @@ def _tasks(repl: Any, arg: str) -> None:
     repl.show(checklist(tasks, window=None))
 
 
-def _plans(repl: Any, arg: str) -> None:
+def _plans(repl: Repl, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -64,7 +67,7 @@ def _tokens(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
-def _cost(repl: Any, arg: str) -> None:
+def _cost(repl: Repl, arg: str) -> None:
     u = repl.state.total()
     t = u.usage
     lines = [
@@ -85,7 +88,7 @@ def _cost(repl: Any, arg: str) -> None:
     repl.say("\n".join(lines))
 
 
-def _compact(repl: Any, arg: str) -> None:
+def _compact(repl: Repl, arg: str) -> None:
     run = repl.state.run
     if run is None:
         repl.say("Nothing to compact yet: the conversation is empty.", "dim")
@@ -96,16 +99,16 @@ def _compact(repl: Any, arg: str) -> None:
         repl.say("The conversation will be compacted into a summary before the next request.", "dim")
 
 
-def _resume(repl: Any, arg: str) -> None:
+def _resume(repl: Repl, arg: str) -> None:
     repl.resume(arg.strip() or None)
 
 
-def _clear(repl: Any, arg: str) -> None:
+def _clear(repl: Repl, arg: str) -> None:
     repl.state.clear()
     repl.say("Conversation cleared; the next task starts a new session.", "dim")
 
 
-def _model(repl: Any, arg: str) -> None:
+def _model(repl: Repl, arg: str) -> None:
     spec = arg.strip()
     if not spec:
         repl.say(f"model: {repl.state.model_name()}   (/model ID switches; script:PATH replays a script)")
@@ -113,7 +116,7 @@ def _model(repl: Any, arg: str) -> None:
     repl.set_model(spec)
 
 
-def _help(repl: Any, arg: str) -> None:
+def _help(repl: Repl, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -136,13 +139,13 @@ def _help(repl: Any, arg: str) -> None:
     repl.show(Text(describe(), style="dim"))  # which kernel layer holds plan-mode commands
 
 
-def _permissions(repl: Any, arg: str) -> None:
+def _permissions(repl: Repl, arg: str) -> None:
     from cast.repl.approvals import permissions
 
     permissions(repl, arg)
 
 
-def _checkpoint(repl: Any, arg: str, what: str) -> None:
+def _checkpoint(repl: Repl, arg: str, what: str) -> None:
     """/undo [ITEM] [--yes] [--force], /redo [--yes] [--force], /diff [ITEM]: the CLI's commands
     (cast/checkpoints/commands.py); without --yes they only show what would change."""
     from cast.checkpoints import commands as checkpoints
@@ -162,7 +165,7 @@ def _checkpoint(repl: Any, arg: str, what: str) -> None:
         checkpoints.diff(repl.state.root, item, None, repl.say, err=err)
 
 
-def _exit(repl: Any, arg: str) -> None:
+def _exit(repl: Repl, arg: str) -> None:
     repl.request_exit()
 
 
@@ -225,7 +228,7 @@ def lookup(name: str) -> Command | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def dispatch(repl: Any, line: str) -> None:
+def dispatch(repl: Repl, line: str) -> None:
     """Run one `/command args` line."""
     name, _, arg = line[1:].strip().partition(" ")
     command = lookup(name.lower())
@@ -243,7 +246,7 @@ def dispatch(repl: Any, line: str) -> None:
     command.handler(repl, arg)
 
 
-def argument_values(repl: Any) -> Callable[[str, str], Iterable[tuple[str, str]]]:
+def argument_values(repl: Repl) -> Callable[[str, str], Iterable[tuple[str, str]]]:
     """Completion for arguments: plan session ids for /execute, session ids for /resume, model ids for /model."""
 
     def values(command: str, typed: str) -> Iterable[tuple[str, str]]:

@@ -6,45 +6,54 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cast.agent import events as ev
+from cast.options import Options
+
+if TYPE_CHECKING:  # a run (and all it imports) is built on the first task, never at start-up
+    from cast.agent.report import Report
+    from cast.config import Config
+    from cast.models.base import Model
+    from cast.runs import Run
+    from cast.tools.tasks import TaskBoard
+    from cast.workspace import Workspace
 
 MODES = ("plan", "execute")
 
 
 class ReplState:
-    def __init__(self, options: Any, mode: str = "plan"):
+    def __init__(self, options: Options, mode: str = "plan"):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
         self.options = options
         self.mode = mode
-        self.run: Any = None  # cast.runs.Run, built on the first task
+        self.run: Run | None = None  # built on the first task
         self.usage = ev.UsageUpdate()  # the current run's figures, as its loop last reported them
         self.spent = ev.UsageUpdate()  # totals of runs this REPL has left behind (/clear, /execute)
         self.tasks: tuple[ev.Task, ...] = ()
         self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
         self.brief_pending = False  # a plan attached by Shift+Tab: the next message carries the brief
-        self._workspace: Any = None
-        self._config: Any = None
+        self._workspace: Workspace | None = None
+        self._config: Config | None = None
         self._lock = threading.Lock()
 
     # -- lazily known facts ---------------------------------------------------------------
     @property
-    def workspace(self) -> Any:
+    def workspace(self) -> Workspace:
         if self.run is not None:
             return self.run.workspace
         if self._workspace is None:
             from cast.workspace import Workspace
 
-            self._workspace = Workspace.discover(getattr(self.options, "cwd", None))
+            self._workspace = Workspace.discover(self.options.cwd)
         return self._workspace
 
     @property
     def root(self) -> Path:
         return self.workspace.root
 
-    def config(self) -> Any:
+    def config(self) -> Config:
         if self.run is not None:
             return self.run.config
         if self._config is None:
@@ -55,7 +64,7 @@ class ReplState:
 
     def model_name(self) -> str:
         if self.run is not None:
-            return getattr(self.run.agent.model, "name", "?")
+            return self.run.agent.model.name
         try:
             spec = self.config().model_for(self.mode)
         except Exception:  # a broken config is reported when a run is built
@@ -71,7 +80,7 @@ class ReplState:
         return self.run.ctx.plan_path if self.run is not None else None
 
     # -- runs -----------------------------------------------------------------------------
-    def ensure_run(self, first_task: str) -> Any:
+    def ensure_run(self, first_task: str) -> Run:
         """The current run, or a new planning session named after `first_task`."""
         from cast import runs
 
@@ -80,9 +89,10 @@ class ReplState:
             if self.mode != "plan":
                 _switch(run, self.mode)
             self._adopt(run)
+            return run
         return self.run
 
-    def execute(self, plan_ref: str | None) -> Any:
+    def execute(self, plan_ref: str | None) -> Run:
         """A fresh run over a plan's checklist (the newest unfinished one when `plan_ref` is None).
 
         When every item is ticked there is nothing to execute: the run comes back for the caller
@@ -96,7 +106,7 @@ class ReplState:
         self._adopt(run)
         return run
 
-    def resume(self, session_id: str) -> Any:
+    def resume(self, session_id: str) -> Run:
         from cast import runs
 
         run = runs.resume_run(session_id, self.options)
@@ -114,7 +124,7 @@ class ReplState:
         self.options.model = spec
         self._config = None
 
-    def _reusable_model(self, mode: str) -> Any:
+    def _reusable_model(self, mode: str) -> Model | None:
         """The current run's model, when the next run would use the same one anyway (the client
         is warm, and a scripted conversation goes on where it was)."""
         if self.run is None:
@@ -177,12 +187,12 @@ class ReplState:
         self.tasks = ()
         self.brief_pending = False
 
-    def _adopt(self, run: Any) -> None:
+    def _adopt(self, run: Run) -> None:
         self._retire()
         self.run = run
         self.tasks = _task_rows(run.tasks)
 
-    def finish(self) -> Any:
+    def finish(self) -> Report | None:
         """Close the current run's books (session cost, evidence report); returns the report."""
         from cast import runs
 
@@ -232,13 +242,13 @@ class ReplState:
             return ev.UsageUpdate(s.usage + u.usage, u.context_tokens, s.cost + u.cost)
 
 
-def _switch(run: Any, mode: str) -> None:
+def _switch(run: Run, mode: str) -> None:
     from cast import runs
 
     runs.switch_mode(run, mode)
 
 
-def _task_rows(board: Any) -> tuple[ev.Task, ...]:
+def _task_rows(board: TaskBoard | None) -> tuple[ev.Task, ...]:
     if board is None:
         return ()
     return tuple(ev.Task(n, text, status, note, board.evidence_for(text)) for n, text, status, note in board.rows())

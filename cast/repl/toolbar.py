@@ -5,7 +5,10 @@ same colour, at the start of the toolbar."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cast.repl.state import ReplState
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
@@ -46,7 +49,7 @@ def prompt_label(mode: str) -> StyleAndTextTuples:
     return [(f"class:mode.{mode}", f"{mode} ›"), ("", " ")]
 
 
-def toolbar_fragments(state: Any, busy: bool, width: int) -> StyleAndTextTuples:
+def toolbar_fragments(state: ReplState, busy: bool, width: int) -> StyleAndTextTuples:
     """One line that fits `width`: the least useful parts go first, then long ones shorten; the
     mode, the cost and the attached plan's progress stay to the last."""
     usage = state.total()
@@ -55,7 +58,7 @@ def toolbar_fragments(state: Any, busy: bool, width: int) -> StyleAndTextTuples:
     room = max(8, width - len(head) - 2)
     session = state.session_id or "new session"
     model = state.model_name()
-    plan = getattr(state, "attached_plan", lambda: "")()
+    plan = state.attached_plan()
     progress = f"plan {plan.split()[-1]}" if plan else ""
     named = f"plan {short_id(plan.split()[0].split('/')[0])} {plan.split()[-1]}" if plan else ""
     ctx, cost = f"ctx {tokens(usage.context_tokens)}/{tokens(_window(model))}", state.cost_label()
