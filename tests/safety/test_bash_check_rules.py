@@ -11,8 +11,9 @@ import corpus
 import pytest
 
 from cast.safety.bash_check import check
-from cast.safety.command_rules import REFUSED, RULES, VERSION_PROBES
+from cast.safety.command_table import RULES, VERSION_PROBES
 from cast.safety.git_rules import SUBCOMMANDS
+from cast.safety.refused import REFUSED
 
 
 def test_coverage_table_matches_rule_table() -> None:

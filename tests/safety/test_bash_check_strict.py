@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from cast.safety.bash_check import check, check_strict
-from cast.safety.command_rules import READS_TREE_CONFIG, RULES, VERSION_PROBES
+from cast.safety.command_table import READS_TREE_CONFIG, RULES, VERSION_PROBES
 
 STRICT_BLOCKED = [
     ("git status", "git: runs with the repository's own configuration"),
