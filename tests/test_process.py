@@ -7,6 +7,7 @@ import subprocess
 import threading
 import time
 
+from cast.tools import liveline
 from cast.tools.process import parse_test_counts, run_command
 from cast.tools.shell import observe
 
@@ -133,3 +134,56 @@ def test_plan_bash_git_diff_leaves_the_index_untouched(repo):
     assert hashlib.sha256(index.read_bytes()).hexdigest() == before
     subprocess.run(["git", "diff"], cwd=repo, capture_output=True)  # and the same command outside cast does write
     assert hashlib.sha256(index.read_bytes()).hexdigest() != before
+
+
+def hear(command: str, tmp_path, **kwargs) -> tuple[list[str], object]:
+    heard: list[str] = []
+    result = run_command(command, tmp_path, timeout=30, on_line=heard.append, **kwargs)
+    return heard, result
+
+
+def test_the_output_hook_hears_each_line_in_order_stdout_and_stderr_and_the_partial_last_one(tmp_path):
+    command = "echo one; sleep 0.3; echo two >&2; sleep 0.3; printf 'three\\n\\n'; sleep 0.3; printf four"
+    heard, result = hear(command, tmp_path)
+    assert heard == ["one", "two", "three", "four"]  # a blank line is no news; the unfinished last line is
+    assert result.output == run_command(command, tmp_path, timeout=30).output == "one\ntwo\nthree\n\nfour"
+
+
+def test_a_line_still_waiting_for_its_newline_is_heard_while_the_command_runs(tmp_path):
+    cancel = threading.Event()
+    heard: list[str] = []
+
+    def line(text: str) -> None:
+        heard.append(text)
+        cancel.set()
+
+    result = run_command("printf 'Continue? [y/N] '; sleep 30", tmp_path, timeout=60, cancel=cancel, on_line=line)
+    assert heard == ["Continue? [y/N]"]
+    assert result.interrupted and result.seconds < 20
+
+
+def test_the_output_hook_is_throttled_and_ends_on_the_last_line(tmp_path):
+    heard, result = hear("seq 1 300000", tmp_path)
+    assert result.total_bytes > 1_000_000
+    assert heard[-1] == "300000"
+    numbers = [int(n) for n in heard]
+    assert numbers == sorted(set(numbers))  # in order, none twice
+    assert len(heard) <= result.seconds / liveline.INTERVAL + 2
+
+
+def test_heard_lines_are_printable_and_clipped(tmp_path):
+    command = (
+        "printf '\\033[1;31mred\\033[0m \\033]0;title\\007[bold]done[/bold]\\n'; sleep 0.2; "
+        "printf '10%%\\r50%%\\r100%%\\n'; sleep 0.2; python3 -c \"print('x' * 5000)\""
+    )
+    heard, _ = hear(command, tmp_path)
+    assert heard[:2] == ["red [bold]done[/bold]", "100%"]
+    assert len(heard[2]) == liveline.MAX_CHARS and heard[2].endswith("…")
+
+
+def test_a_failing_output_hook_costs_the_command_nothing(tmp_path):
+    def broken(line: str) -> None:
+        raise RuntimeError("a drawing bug")
+
+    result = run_command("echo one; echo two", tmp_path, timeout=30, on_line=broken)
+    assert result.exit_code == 0 and result.output == "one\ntwo\n"

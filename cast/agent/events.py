@@ -105,3 +105,14 @@ def to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, UsageUpdate):
         fields.update(fields.pop("usage"))  # flat, as the token counts have always been
     return {"type": name, **fields}
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    """The newest line of a command that is still running, for a live view. Not an `Event`: it
+    reaches a front-end from the command's reader thread (through `ToolContext.on_output`) while
+    the loop waits for the tool, never through the loop's stream, so sessions, reports and --json
+    never see it; the observation that follows holds the whole output."""
+
+    call_id: str
+    line: str

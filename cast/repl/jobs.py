@@ -50,6 +50,7 @@ def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = Non
             handle(stopped)
             return stopped
         run.ctx.cancel.clear()  # a key pressed after the previous turn ended is not for this one
+        run.ctx.on_output = repl.renderer.on_output  # a running command's newest line, in the live view
         stopped = runs.turn(run, message, handle)
         return stopped
     finally:

@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +29,7 @@ from pathlib import Path
 
 from cast import git
 from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, wrap
+from cast.tools.liveline import LiveLine
 
 KEEP_BYTES = 15_000  # of head, and again of tail
 POLL_SECONDS = 0.05
@@ -136,9 +137,12 @@ def run_command(
     cancel: threading.Event | None = None,
     env: dict[str, str] | None = None,
     sandbox: Policy | None = None,
+    on_line: Callable[[str], None] | None = None,
 ) -> CommandResult:
     """Run `bash -c command` under the launcher (which tracks and kills the whole tree) and, when
-    `sandbox` is given, inside the kernel layer with a private scratch dir as TMPDIR."""
+    `sandbox` is given, inside the kernel layer with a private scratch dir as TMPDIR. `on_line`
+    hears the newest line of stdout and stderr while it runs (liveline.py), from the reader thread;
+    the result is the same with or without it."""
     started = time.monotonic()
     scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX) if sandbox is not None else None
     env = dict(env or hardened_env())
@@ -158,7 +162,8 @@ def run_command(
     finally:
         os.close(write_fd)
     collector, stop = _Collector(), threading.Event()
-    reader = threading.Thread(target=_pump, args=(read_fd, collector, stop), daemon=True)
+    live = LiveLine(on_line) if on_line is not None else None
+    reader = threading.Thread(target=_pump, args=(read_fd, collector, stop, live), daemon=True)
     reader.start()
     timed_out = interrupted = False
     try:
@@ -194,19 +199,27 @@ def _discard(scratch: str | None) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _pump(fd: int, collector: _Collector, stop: threading.Event) -> None:
+def _pump(fd: int, collector: _Collector, stop: threading.Event, live: LiveLine | None = None) -> None:
     """Read until EOF or until told to stop: never block on a pipe an escaped process keeps open."""
-    while not stop.is_set():
-        try:
-            ready, _, _ = select.select([fd], [], [], POLL_SECONDS)
-            if not ready:
-                continue
-            chunk = os.read(fd, 65536)
-        except OSError:
-            return
-        if not chunk:
-            return
-        collector.add(chunk)
+    try:
+        while not stop.is_set():
+            try:
+                ready, _, _ = select.select([fd], [], [], POLL_SECONDS)
+                if not ready:
+                    if live is not None:
+                        live.tick()  # a held-back line, or one that has waited long enough for its newline
+                    continue
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            collector.add(chunk)
+            if live is not None:
+                live.feed(chunk)
+    finally:
+        if live is not None:
+            live.close()
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -5,6 +5,7 @@ the sandbox guarantees. Where no kernel layer exists, only the checker's strict 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import Field
@@ -51,6 +52,12 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
     return Observation("\n".join(lines), ok=ok, summary=summary, changed=changed, facts=facts)
 
 
+def _live(ctx: ToolContext, command: str) -> Callable[[str], None] | None:
+    """The front-end's live view of this command, if it has one (the REPL does; a pipe does not)."""
+    hook = ctx.on_output
+    return None if hook is None else lambda line: hook(command, line)
+
+
 _NO_LAYER_SAID: list[bool] = []
 
 
@@ -84,7 +91,7 @@ def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
     timeout = args.timeout
     root = ctx.workspace.root
     with private_git_index(root, read_only_env(root)) as env:
-        result = run_command(command, root, timeout, ctx.cancel, env, sandbox=READ_ONLY)
+        result = run_command(command, root, timeout, ctx.cancel, env, sandbox=READ_ONLY, on_line=_live(ctx, command))
     obs = observe(command, result)
     if notice:  # after exit_code=N, which stays the first line
         first, _, rest = obs.text.partition("\n")
@@ -124,12 +131,12 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
     read_only = decision.reason == "read-only"
     env = read_only_env(root) if read_only else None  # the proof's assumptions
     sandbox = READ_ONLY if read_only else _approved_sandbox(policy, root)
-    result = run_command(command, root, args.timeout, ctx.cancel, env, sandbox=sandbox)
+    result = run_command(command, root, args.timeout, ctx.cancel, env, sandbox=sandbox, on_line=_live(ctx, command))
     denied = denial(result.exit_code, result.output) if sandbox is not None and not read_only else None
     outside = denied is not None and _approve_outside(policy, command, denied)
     if denied and outside:
         first = result
-        result = run_command(command, root, args.timeout, ctx.cancel, None, sandbox=None)
+        result = run_command(command, root, args.timeout, ctx.cancel, None, sandbox=None, on_line=_live(ctx, command))
     changed = changed_between(before, workspace_state(root))
     obs = observe(command, result, changed)
     obs.facts["approval"] = decision.reason

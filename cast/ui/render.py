@@ -18,6 +18,7 @@ from rich.text import Text
 
 from cast.agent import events as ev
 from cast.text import call_label
+from cast.tools.liveline import printable
 from cast.ui.stream import MarkdownStream
 from cast.ui.tasks import checklist, plain_checklist
 
@@ -89,6 +90,8 @@ class Renderer:
         self._thinking: list[str] = []
         self._running: dict[str, str] = {}  # tool call id -> label, for calls not answered yet
         self._started: dict[str, float] = {}  # tool call id -> when it started (the live view's clock)
+        self._commands: dict[str, str] = {}  # bash call id -> its command, to place the lines it prints
+        self._lines: dict[str, str] = {}  # bash call id -> the newest line it printed
         self.last_output: tuple[str, str] | None = None  # the last command's label and output
         self._tasks: tuple[ev.Task, ...] = ()
         self._blocks = 0  # Markdown blocks committed in the current reply (for spacing)
@@ -96,7 +99,12 @@ class Renderer:
         self.working = False
 
     # -- events ---------------------------------------------------------------------------
-    def handle(self, event: ev.Event) -> None:
+    def handle(self, event: ev.Event | ev.CommandOutput) -> None:
+        if isinstance(event, ev.CommandOutput):  # from a command's reader thread: only the live view changes
+            with self._lock:
+                if event.call_id in self._running:
+                    self._lines[event.call_id] = printable(event.line)
+            return  # drawn at the REPL's next tick (about eight a second), never once per line
         if isinstance(event, ev.TextDelta):
             self._end_thinking()
             with self._lock:
@@ -118,10 +126,14 @@ class Renderer:
             with self._lock:
                 self._running[event.id] = call_label(event.name, event.input)
                 self._started[event.id] = time.monotonic()
+                if event.name == "bash" and isinstance(event.input, dict):
+                    self._commands[event.id] = str(event.input.get("command", ""))
         elif isinstance(event, ev.ToolResult):
             with self._lock:
                 label = self._running.pop(event.id, None) or event.name
                 self._started.pop(event.id, None)
+                self._commands.pop(event.id, None)
+                self._lines.pop(event.id, None)
             if event.name == "bash":
                 self.last_output = (label, event.text)  # for the key that shows it whole
             self.commit(self.tool_line(label, event))
@@ -141,6 +153,7 @@ class Renderer:
         elif isinstance(event, ev.Stopped):
             with self._lock:
                 tasks, self._tasks, self._running = self._tasks, (), {}
+                self._commands, self._lines = {}, {}
             self.working = False
             if tasks:
                 self.commit(Text(plain_checklist(tasks)) if self.plain else checklist(tasks, window=None))
@@ -173,6 +186,14 @@ class Renderer:
         self._end_thinking()
         self._end_text()
         self.on_change()
+
+    def on_output(self, command: str, line: str) -> None:
+        """`ToolContext.on_output`: the newest line of a running command, placed under its call
+        (the newest running call of that command). Safe from any thread."""
+        with self._lock:
+            call = next((key for key, ran in reversed(self._commands.items()) if ran == command), None)
+        if call is not None:
+            self.handle(ev.CommandOutput(call, line))
 
     # -- pieces ---------------------------------------------------------------------------
     def markdown(self, source: str) -> RenderableType:
@@ -224,7 +245,10 @@ class Renderer:
         with self._lock:
             pending = self._stream.pending
             now = time.monotonic()
-            running = [f"{label} · {now - self._started.get(key, now):.0f}s" for key, label in self._running.items()]
+            running = [
+                (f"{label} · {now - self._started.get(key, now):.0f}s", self._lines.get(key, ""))
+                for key, label in self._running.items()
+            ]
             tasks = self._tasks
             thinking = bool(self._thinking)
         parts: list[RenderableType] = []
@@ -237,6 +261,8 @@ class Renderer:
             if cut and source.count("```") % 2 == 0 and pending.count("```") % 2 == 1:
                 source = "```\n" + source  # keep an open code block looking like code
             parts.append(self.markdown(source))
-        for label in running:
+        for label, line in running:
             parts.append(Text(f"⋯ {label}", style="cyan"))
+            if line:  # one row, cut at the terminal's width; Text is never read as markup
+                parts.append(Text(f"  {line}", style="dim", no_wrap=True, overflow="ellipsis"))
         return Group(*parts) if parts else None
