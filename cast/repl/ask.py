@@ -8,6 +8,12 @@ Nothing typed is mistaken for an answer: a choice is a single key (or its word) 
 line, confirmed with Enter. Anything longer is text and means what it says — the question's
 `on_text` decides what (feedback on the plan, or "no, do this instead"). Leaving (Ctrl+C, Esc,
 Ctrl+D) gives the question's `on_leave` answer, which is never an approval.
+
+A key press never answers on its own, even on an empty line: when it is pressed, `a` cannot be
+told from the first letter of "actually, run it with -x first", and taking it as "always" would
+approve what the user was about to refuse. No delay settles it either (people pause mid-word).
+So the menu marks the choice the moment its key is typed ("Enter: [a]lways …") and Enter
+confirms it; one more key turns it back into text.
 """
 
 from __future__ import annotations
