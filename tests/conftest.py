@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,23 @@ def cast_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(extra)
     return env
+
+
+def run_cast(
+    cwd: Path, *args: str, stdin: str | None = None, record: Path | None = None, timeout: float = 60, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`cast ARGS` as a user runs it from a script: a real process in `cwd`, no terminal, stdin
+    closed unless given, this test's isolated environment (no API key) plus `env`. `record`
+    makes a scripted model write the requests it was sent there."""
+    if record is not None:
+        env["CAST_SCRIPT_RECORD"] = str(record)
+    return subprocess.run(
+        [sys.executable, "-m", "cast", *args],
+        cwd=cwd,
+        env=cast_env(**env),
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, write_script
+from conftest import run_cast as cast
 
 from cast.plans.checklist import parse
 
@@ -30,18 +31,6 @@ Some notes the user wrote by hand.
 """
 
 DONE = {"text": '{"complete": true, "missing": []}'}
-
-
-def cast(cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cast", *args],
-        check=False,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def project(root: Path, use_git: bool) -> Path:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from conftest import run_cast as cast
 from conftest import write_script
 
 PLAN_TURNS = [
@@ -15,15 +14,6 @@ PLAN_TURNS = [
     {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan: x\n- [ ] one\n- [ ] two\n"}}]},
     {"text": "Plan written."},
 ]
-
-
-def cast(cwd: Path, *args: str, stdin: str | None = None, record: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    if record:
-        env["CAST_SCRIPT_RECORD"] = str(record)
-    return subprocess.run(
-        [sys.executable, "-m", "cast", *args], cwd=cwd, env=env, input=stdin or "", capture_output=True, text=True, timeout=60
-    )
 
 
 def test_json_emits_ndjson_events_and_a_final_result(repo, tmp_path):

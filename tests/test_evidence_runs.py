@@ -13,11 +13,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from conftest import git, write_script
+from conftest import run_cast as cast
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SESSION = "2026-12-01-fix-add"
@@ -39,19 +39,6 @@ def calc(root: Path, plan: str, *, repo: bool = True) -> Path:
         git(root, "add", "-A")
         git(root, "commit", "-qm", "calc")
     return root
-
-
-def cast(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CAST_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "cast", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def both(

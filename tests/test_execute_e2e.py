@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, write_script
+from conftest import run_cast as cast
 
 from cast.plans.checklist import parse
 
@@ -28,21 +29,6 @@ def calc(tmp_path) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-qm", "calc")
     return root
-
-
-def cast(cwd: Path, *args: str, record: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    if record:
-        env["CAST_SCRIPT_RECORD"] = str(record)
-    return subprocess.run(
-        [sys.executable, "-m", "cast", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def plan(calc: Path) -> Path:

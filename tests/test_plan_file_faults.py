@@ -7,12 +7,10 @@ self-check and the report on their own.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cast as cast
 from conftest import write_script
 
 from cast.agent import events as ev
@@ -33,21 +31,6 @@ def plan_at(root: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
-
-
-def cast(cwd: Path, *args: str, record: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    if record:
-        env["CAST_SCRIPT_RECORD"] = str(record)
-    return subprocess.run(
-        [sys.executable, "-m", "cast", *args],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def journal(root: Path) -> list[dict]:

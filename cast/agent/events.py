@@ -6,22 +6,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from cast.models.base import Usage
+from cast.models.base import TextDelta, ThinkingDelta, Usage  # streamed as the model sent them
 
 
 @dataclass(frozen=True)
 class StepStarted:
     step: int
-
-
-@dataclass(frozen=True)
-class TextDelta:
-    text: str
-
-
-@dataclass(frozen=True)
-class ThinkingDelta:
-    text: str
 
 
 @dataclass(frozen=True)

@@ -250,9 +250,9 @@ class Agent:
         the stop are kept for the end of the reply."""
         if isinstance(item, m.TextDelta):
             reply.text.append(item.text)
-            yield ev.TextDelta(item.text)
+            yield item
         elif isinstance(item, m.ThinkingDelta):
-            yield ev.ThinkingDelta(item.text)
+            yield item
         elif isinstance(item, m.ToolUse):
             reply.calls.append(item)
         elif isinstance(item, m.Usage):
