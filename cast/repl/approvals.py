@@ -7,17 +7,20 @@ scopes, allow rules) lives in `cast.safety.approval`; this module only asks and 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cast.repl.ask import approval_question, edit_question
 from cast.safety.approval import Answer, Remembered
+
+if TYPE_CHECKING:
+    from cast.repl.app import Repl
 
 
 class ReplApprover:
     """The approver a run's policy calls from the worker thread. `remembered` is picked up by
     every ApprovalPolicy built with this approver, so all runs of the session share it."""
 
-    def __init__(self, repl: Any):
+    def __init__(self, repl: Repl):
         self.repl = repl
         self.remembered = Remembered()
         self.edits_auto = False  # "execute, edits auto-approved", or "all edits" at an edit question
@@ -63,15 +66,15 @@ class ReplApprover:
         return Answer(reply.value, reply.text)
 
 
-def permissions(repl: Any, arg: str) -> None:
+def permissions(repl: Repl, arg: str) -> None:
     """`/permissions` lists what runs without asking; `/permissions revoke N|all` takes back
     an "always"."""
-    approver = getattr(repl, "approver", None)
-    remembered: Remembered | None = getattr(approver, "remembered", None)
+    approver = repl.approver
+    remembered = approver.remembered
     words = arg.split()
-    scopes = remembered.scopes() if remembered is not None else []
+    scopes = remembered.scopes()
     if words and words[0] in ("revoke", "forget", "rm"):
-        if remembered is None or not scopes:
+        if not scopes:
             repl.say('Nothing to revoke: no command was approved with "always" in this session.', "dim")
             return
         target = words[1] if len(words) > 1 else ""
@@ -87,7 +90,7 @@ def permissions(repl: Any, arg: str) -> None:
         remembered.revoke(scope)
         repl.say(f"Revoked: {scope.label()} will be asked again.", "yellow")
         return
-    if words and words[0] == "edits" and approver is not None and len(words) == 2 and words[1] in ("ask", "auto"):
+    if words and words[0] == "edits" and len(words) == 2 and words[1] in ("ask", "auto"):
         approver.edits_auto = words[1] == "auto"
         repl.say(
             "File edits are " + ("auto-approved from now on." if approver.edits_auto else "asked before each change from now on.")
@@ -110,21 +113,20 @@ def permissions(repl: Any, arg: str) -> None:
     if rules:
         lines.append("Allowed by config (allow rules in .cast/config.toml):")
         lines += [f"  {rule}" for rule in rules]
-    if approver is not None:
-        lines.append(
-            "File edits: "
-            + (
-                "auto-approved in this session (/permissions edits ask changes that)"
-                if approver.edits_auto
-                else "asked before each change (/permissions edits auto stops that)"
-            )
+    lines.append(
+        "File edits: "
+        + (
+            "auto-approved in this session (/permissions edits ask changes that)"
+            if approver.edits_auto
+            else "asked before each change (/permissions edits auto stops that)"
         )
-    if getattr(repl.state.options, "yes", False):
+    )
+    if repl.state.options.yes:
         lines.append("--yes: every command except the deny list runs without asking.")
     repl.say("\n".join(lines))
 
 
-def _allow_rules(repl: Any) -> tuple[str, ...]:
+def _allow_rules(repl: Repl) -> tuple[str, ...]:
     try:
         return tuple(repl.state.config().allow)
     except Exception:  # a broken config is reported when a run is built
