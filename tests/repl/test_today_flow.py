@@ -128,7 +128,7 @@ def test_plan_switch_execute_age_resume_gets_no_rejected_request(repo, api):
 
     term = spawn(repo, api, "resume")
     term.expect(r"Resumed \S+ in execute mode")
-    term.expect("execute ›")
+    term.expect("Type to continue.")  # the resume is done: what is typed now is a new turn, not guidance
     term.child.send("What changed?\r")
     term.expect("Only app.py changed")
     term.expect("■ done")
