@@ -338,7 +338,11 @@ def _drive(run, json: bool, start):
     """Run `start(handle)` with the one-shot renderer: NDJSON events, or streamed text."""
     from cast.ui.oneshot import Printer, json_printer
 
-    return start(json_printer() if json else Printer())
+    if json:
+        return start(json_printer())
+    printer = Printer()
+    run.ctx.on_output = printer.on_output if printer.live else None  # a running command's newest line, on a terminal
+    return start(printer)
 
 
 def main() -> None:

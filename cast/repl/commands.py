@@ -129,7 +129,7 @@ def _help(repl: Repl, arg: str) -> None:
     keys = Text(
         "Enter sends · Esc Enter or Ctrl+J: new line · Shift+Tab: plan ⇄ execute · @ completes files\n"
         "While the agent works, a message you send is queued as guidance · Esc or Ctrl+C interrupts\n"
-        "A running command shows its elapsed time · Ctrl+O shows the last command's full output\n"
+        "A running command shows its elapsed time and newest output line · Ctrl+O shows the last command's full output\n"
         "Ctrl+D, or Ctrl+C twice at an empty prompt, exits",
         style="dim",
     )

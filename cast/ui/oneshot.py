@@ -5,16 +5,23 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from cast.agent import events as ev
 from cast.text import call_label, plural
+from cast.tools.liveline import printable
 
 
 class Printer:
     """Terminal renderer. Assistant text streams as it comes; tools are one line each. Text from
-    the model or a command is never read as markup: what is shown is what ran."""
+    the model or a command is never read as markup: what is shown is what ran.
+
+    On a terminal, a running command's newest output line is shown on one status row, redrawn in
+    place and erased before anything else is printed. In a pipe (and with --json, which has its
+    own printer) there is no such row: a log gets each call's one line, never a stream of redraws."""
 
     def __init__(self, console: Any = None):
         from rich.console import Console
@@ -23,6 +30,38 @@ class Printer:
         self.calls: dict[str, str] = {}
         self.in_text = False
         self.tasks_shown: tuple[int, str] | None = None
+        self._commands: dict[str, tuple[str, float]] = {}  # running bash call id -> (command, when it started)
+        self._status = False  # a status row is on the terminal
+        self._lock = threading.Lock()  # the status row is drawn from commands' reader threads
+
+    @property
+    def live(self) -> bool:
+        """Whether to show running commands' output: only on a terminal."""
+        return bool(self.console.is_terminal)
+
+    def on_output(self, command: str, line: str) -> None:
+        """`ToolContext.on_output`: the newest line of a running command on the status row."""
+        from rich.text import Text
+
+        with self._lock:
+            call = next((key for key, (ran, _) in reversed(self._commands.items()) if ran == command), None)
+            if call is None:
+                return
+            seconds = time.monotonic() - self._commands[call][1]
+            width = max(20, self.console.width - 1)  # one row: it is redrawn in place
+            label = self.calls.get(call, "bash")
+            label = label if len(label) <= width // 3 else label[: width // 3 - 1] + "…"  # the line gets the room
+            row = Text.assemble((f"⋯ {label} · {seconds:.0f}s │ ", "cyan"), (printable(line), "dim"))
+            row.truncate(width, overflow="ellipsis")
+            self._erase()
+            self.console.print(row, end="", no_wrap=True, crop=True)
+            self._status = True
+
+    def _erase(self) -> None:
+        if self._status:
+            self.console.file.write("\r\x1b[2K")
+            self.console.file.flush()
+            self._status = False
 
     def line(self, *parts: tuple[str, str]) -> None:
         from rich.text import Text
@@ -30,6 +69,11 @@ class Printer:
         self.console.print(Text.assemble(*parts))
 
     def __call__(self, event: ev.Event) -> None:
+        with self._lock:
+            self._erase()
+            self._show(event)
+
+    def _show(self, event: ev.Event) -> None:
         if isinstance(event, ev.TextDelta):
             self.console.print(event.text, end="", markup=False)
             self.in_text = True
@@ -43,7 +87,10 @@ class Printer:
             self.line((event.text, "dim italic"))
         elif isinstance(event, ev.ToolCall):
             self.calls[event.id] = call_label(event.name, event.input)
+            if event.name == "bash" and isinstance(event.input, dict):
+                self._commands[event.id] = (str(event.input.get("command", "")), time.monotonic())
         elif isinstance(event, ev.ToolResult):
+            self._commands.pop(event.id, None)
             label = self.calls.get(event.id, event.name)
             summary = event.summary + (" (from record)" if event.cached else "")
             code = event.facts.get("exit_code")

@@ -1,0 +1,90 @@
+"""The one-shot front-end shows a running command's newest line on a terminal, in one row redrawn
+in place; a pipe or --json gets no live rows at all (a log is not a screen)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import cast_env, write_script
+from rich.console import Console
+
+from cast.agent import events as ev
+from cast.ui.oneshot import Printer
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+COMMAND = "printf 'collecting %s\\n' tests; sleep 2; echo \"all $((1+2)) passed\"; sleep 2"
+
+
+def terminal(width: int = 40) -> tuple[Printer, io.StringIO]:
+    out = io.StringIO()
+    return Printer(Console(file=out, force_terminal=True, width=width, soft_wrap=True, markup=False, highlight=False)), out
+
+
+def test_on_a_terminal_the_newest_line_is_one_row_redrawn_then_erased():
+    printer, out = terminal(40)
+    assert printer.live
+    printer(ev.ToolCall("c1", "bash", {"command": "make"}))
+    printer.on_output("other", "not this command's")
+    assert out.getvalue() == ""
+    printer.on_output("make", "\x1b[31mbuilding [bold]" + "x" * 100)
+    row = ANSI.sub("", out.getvalue())
+    assert row.startswith("⋯ bash make · 0s │ building [bold]xx") and row.endswith("…") and len(row) == 39
+    printer.on_output("make", "linking")
+    printer(ev.ToolResult("c1", "bash", True, "exit_code=0", "exit_code=0\n...", facts={"exit_code": 0}))
+    shown = out.getvalue()
+    assert shown.count("\r\x1b[2K") == 2  # erased before each redraw and before the call's line
+    assert ANSI.sub("", shown.rsplit("\r", 1)[-1]).startswith("✓ bash make · exit_code=0")
+    printer.on_output("make", "late")  # the call has ended: nothing is drawn
+    assert out.getvalue() == shown
+
+
+def test_a_pipe_gets_no_live_rows():
+    assert not Printer(Console(file=io.StringIO())).live
+
+
+def oneshot(repo, tmp_path, *args: str) -> str:
+    plan = repo / ".cast" / "plans" / "2026-01-01-live" / "plan.md"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    plan.write_text("# Plan: live\n\n- [ ] Run the tests\n")
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": COMMAND}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "3 passed"}}]},
+            {"text": "Done."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+        ],
+    )
+    return f"script:{script}"
+
+
+def test_one_shot_on_a_terminal_shows_the_running_line(repo, tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    model = oneshot(repo, tmp_path)
+    shell = f"exec {sys.executable} -m cast --model {model} execute --yes < /dev/null"  # stdout a terminal, stdin not
+    child = pexpect.spawn("bash", ["-c", shell], cwd=str(repo), env=cast_env(TERM="xterm-256color"), encoding="utf-8")
+    child.expect(pexpect.EOF, timeout=60)
+    shown = ANSI.sub("", child.before)
+    running = shown.index("│ collecting tests")
+    assert running < shown.index("│ all 3 passed") < shown.index("✓ bash printf")
+
+
+@pytest.mark.parametrize("json_flag", [False, True], ids=["pipe", "json"])
+def test_one_shot_in_a_pipe_or_json_has_no_live_rows(repo, tmp_path, json_flag):
+    model = oneshot(repo, tmp_path)
+    args = [sys.executable, "-m", "cast", "--model", model] + (["--json"] if json_flag else []) + ["execute", "--yes"]
+    started = time.monotonic()
+    done = subprocess.run(args, cwd=repo, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert time.monotonic() - started > 4  # the command ran (and printed) while nothing was drawn
+    assert "\r" not in done.stdout and "⋯" not in done.stdout
+    if json_flag:  # the result holds the output, once; no event carries it line by line
+        types = [json.loads(line)["type"] for line in done.stdout.splitlines()]
+        assert "tool_result" in types and "command_output" not in types
+    else:
+        assert "collecting tests" not in done.stdout
