@@ -53,8 +53,8 @@ class FailureStreak:
     tool in the same turn clears it. So the model always sees the nudge before the stop."""
 
     def __init__(self) -> None:
-        self._streak: dict[str, int] = {}
-        self._last: dict[str, str] = {}
+        self.counts: dict[str, int] = {}  # tool -> failing turns in a row; a TurnStreaks moves them
+        self.last_error: dict[str, str] = {}
 
     def turn(self) -> TurnStreaks:
         return TurnStreaks(self)
@@ -69,6 +69,8 @@ class FailureStreak:
 
 
 class TurnStreaks:
+    """One turn's view of the streaks: records each call's outcome, once per tool per turn."""
+
     def __init__(self, owner: FailureStreak) -> None:
         self.owner = owner
         self.failed: set[str] = set()
@@ -76,19 +78,19 @@ class TurnStreaks:
 
     def record(self, name: str, ok: bool, error: str = "") -> int:
         """The tool's new streak when this call moved it (its first failure this turn), else 0."""
-        streak = self.owner._streak
+        streak = self.owner.counts
         if ok:
             streak[name] = 0
             self.succeeded.add(name)
         elif name not in self.failed and name not in self.succeeded:
             self.failed.add(name)
             streak[name] = streak.get(name, 0) + 1
-            self.owner._last[name] = error
+            self.owner.last_error[name] = error
             return streak[name]
         return 0
 
     def exhausted(self) -> tuple[str, str] | None:
         for name in sorted(self.failed - self.succeeded):
-            if self.owner._streak.get(name, 0) >= FAILURE_STOP_AT:
-                return name, self.owner._last.get(name, "")
+            if self.owner.counts.get(name, 0) >= FAILURE_STOP_AT:
+                return name, self.owner.last_error.get(name, "")
         return None
