@@ -26,3 +26,16 @@ def test_ruff(args):
 def test_mypy():
     result = run("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+MAX_MODULE_LINES = 375
+
+
+def test_no_module_holds_two_ideas_by_size():
+    """A module past MAX_MODULE_LINES has grown a second idea: split it along them (AGENTS.md)."""
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in sorted((ROOT / "cast").rglob("*.py"))
+        if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}, f"over {MAX_MODULE_LINES} lines: {long}"

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import threading
 import time
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.history import InMemoryHistory
 
 from cast.repl import commands, jobs
 from cast.repl.approvals import ReplApprover
@@ -23,6 +22,7 @@ from cast.repl.ask import Asker
 from cast.repl.complete import FileIndex, ReplCompleter
 from cast.repl.keys import ESC_TIMEOUT, key_bindings
 from cast.repl.screen import Screen
+from cast.repl.startup import banner, file_history, warm_up
 from cast.repl.state import MODES, ReplState
 from cast.repl.toolbar import STYLE
 from cast.repl.view import TICK_SECONDS, PromptView
@@ -68,7 +68,7 @@ class Repl:
             style=STYLE,
             completer=ReplCompleter(commands.names, self.files, commands.argument_values(self)),
             complete_while_typing=True,
-            history=self._history() if history else InMemoryHistory(),
+            history=file_history(self.state.root) if history else InMemoryHistory(),
             key_bindings=key_bindings(self),
             multiline=True,
             prompt_continuation=self.view.continuation,
@@ -89,8 +89,8 @@ class Repl:
 
     async def main(self, task: str | None = None, resume: str | None = None) -> int:
         self.screen.loop = asyncio.get_running_loop()
-        self.screen.loop.call_later(0.2, self._warm_up)  # after the first prompt is drawn
-        self.say(self._banner(), "dim")
+        self.screen.loop.call_later(0.2, warm_up, self)  # after the first prompt is drawn
+        self.say(banner(self.state), "dim")
         if resume:
             self.resume(resume)
         elif self.state.mode == "execute":
@@ -128,43 +128,6 @@ class Repl:
             if self.worker.busy:
                 self.screen.invalidate()
 
-    def _warm_up(self) -> None:
-        """Load what the first task needs while the user types: the model SDK, the renderer's
-        Markdown and syntax modules, the file list for @ completion."""
-
-        def load() -> None:
-            try:
-                if not self.state.model_name().startswith("script:"):
-                    from cast.models.anthropic import preload
-
-                    preload()
-                import rich.markdown  # noqa: F401
-                import rich.syntax  # noqa: F401
-            except Exception:
-                pass
-
-        threading.Thread(target=load, name="cast-warm-up", daemon=True).start()
-        self.files.refresh()
-
-    def _history(self) -> Any:
-        try:
-            directory = self.state.root / ".cast"
-            directory.mkdir(exist_ok=True)
-            from cast.fsutil import ensure_gitignore
-
-            ensure_gitignore(self.state.root)  # history stays private
-            return FileHistory(str(directory / "history"))
-        except OSError:
-            return InMemoryHistory()
-
-    def _banner(self) -> str:
-        from cast.version import VERSION
-
-        return (
-            f"cast {VERSION} · {self.state.root} · describe a task to {self.state.mode} it; "
-            "/help lists commands, Shift+Tab switches plan ⇄ execute"
-        )
-
     # -- what the REPL is asked to do ------------------------------------------------------------
     @property
     def busy(self) -> bool:
@@ -186,7 +149,7 @@ class Repl:
             return
         self.state.hint = ""
         if text.startswith("/") and not text.startswith("//"):
-            self._echo(text)
+            self.echo(text)
             self.command(text)
             return
         if self.asker.current is not None and self.asker.answer_text(text):
@@ -199,7 +162,7 @@ class Repl:
             run.agent.guide(text)
             self.say(f"↳ queued for the agent's next step: {text}", "magenta")
             return
-        self._echo(text)
+        self.echo(text)
         self.start_task(text)
 
     def command(self, line: str) -> None:
@@ -371,9 +334,6 @@ class Repl:
 
     def echo(self, text: str) -> None:
         """What the user sent, into the scrollback after the mode label."""
-        self._echo(text)
-
-    def _echo(self, text: str) -> None:
         from rich.text import Text
 
         mode = self.state.mode
