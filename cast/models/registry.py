@@ -41,19 +41,12 @@ def check_at_open(options: Any, modes: tuple[str, ...] = ("plan", "execute")) ->
     reports it as before."""
     import sys
 
-    try:
-        from cast.config import load
-        from cast.workspace import Workspace
-
-        config = load(Workspace.discover(options.cwd).root, model=options.model, max_steps=options.max_steps)
-        names = list(dict.fromkeys(config.model_for(mode).strip() for mode in modes))
-    except Exception:  # noqa: BLE001 — reported, with its own wording, when a run is built
+    names = [name for name in model_names(options, modes) if name and not name.startswith(SCRIPT_PREFIX)]
+    if not names:
         return None
     from cast.models.lookup import ensure_known
 
     for name in names:
-        if not name or name.startswith(SCRIPT_PREFIX):
-            continue
         try:
             ensure_known(name)
         except ModelError as exc:
@@ -61,3 +54,28 @@ def check_at_open(options: Any, modes: tuple[str, ...] = ("plan", "execute")) ->
             sys.stderr.flush()
             return exc.exit_code
     return None
+
+
+def model_names(options: Any, modes: tuple[str, ...]) -> list[str]:
+    """The model each mode will use, as `Config.model_for` will say once the config is loaded,
+    read from the same sources in the same order (flag, `CAST_MODEL`, the project's and the
+    user's config.toml) without validating the rest: the full load builds a pydantic schema,
+    which would put tens of milliseconds on the way to the prompt. Empty when a file can't be read
+    (the full load reports that, in its own words)."""
+    import os
+    import tomllib
+
+    from cast.config import DEFAULT_MODEL, config_paths
+    from cast.workspace import Workspace
+
+    try:
+        root = Workspace.discover(options.cwd).root
+        files = [tomllib.loads(path.read_text(encoding="utf-8")) for path in config_paths(root) if path.is_file()]
+    except Exception:  # noqa: BLE001 — an unreadable file or workspace: the full load reports it
+        return []
+    merged: dict[str, Any] = {}
+    for values in files:  # lowest precedence first
+        merged.update(values)
+    model = getattr(options, "model", None) or os.environ.get("CAST_MODEL") or merged.get("model") or DEFAULT_MODEL
+    chosen = [merged.get(f"{mode}_model") or model for mode in modes]
+    return list(dict.fromkeys(name.strip() for name in chosen if isinstance(name, str)))

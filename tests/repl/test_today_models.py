@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -165,3 +166,42 @@ def test_notices_reach_a_model_without_system_messages_as_user_text(fake_api, na
     spec = builtin(name)
     assert spec is not None and roles == (["user", "system"] if spec.system_messages else ["user", "user"])
     assert "You are in plan mode." in str(sent.body["messages"][1]["content"])
+
+
+def test_the_models_are_read_as_the_config_will_say_without_loading_it(repo, monkeypatch):
+    from cast.config import load
+    from cast.models.registry import model_names
+    from cast.runs import Options
+
+    user = Path.home() / ".config" / "cast" / "config.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('model = "claude-opus-5-5"\nexecute_model = "claude-haiku-5-5"\n')
+    (repo / ".cast").mkdir(exist_ok=True)
+    project = repo / ".cast" / "config.toml"
+    project.write_text('model = "claude-fable-5-2"\n')
+    cases = [
+        (Options(cwd=repo), {}),
+        (Options(cwd=repo), {"CAST_MODEL": "claude-sonnet-5"}),
+        (Options(cwd=repo, model="claude-opus-4-8"), {"CAST_MODEL": "claude-sonnet-5"}),
+    ]
+    for options, env in cases:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        config = load(repo, model=options.model)
+        assert model_names(options, ("plan", "execute")) == list(
+            dict.fromkeys([config.model_for("plan"), config.model_for("execute")])
+        )
+    assert model_names(Options(cwd=repo), ("plan",)) == ["claude-sonnet-5"]  # CAST_MODEL is still set
+    project.write_text("model = \n")  # not TOML: the full load reports it when a run is built
+    assert model_names(Options(cwd=repo), ("plan",)) == []
+
+
+def test_the_check_at_open_imports_neither_the_sdk_nor_pydantic(repo):
+    probe = (
+        "import sys, types; from cast.models.registry import check_at_open; "
+        "assert check_at_open(types.SimpleNamespace(model='claude-opus-5-5', cwd=None)) is None; "
+        "print(sorted(m for m in ('anthropic', 'pydantic', 'prompt_toolkit') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=repo, env=cast_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
