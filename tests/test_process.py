@@ -187,3 +187,13 @@ def test_a_failing_output_hook_costs_the_command_nothing(tmp_path):
 
     result = run_command("echo one; echo two", tmp_path, timeout=30, on_line=broken)
     assert result.exit_code == 0 and result.output == "one\ntwo\n"
+
+
+def test_a_huge_unfinished_line_is_kept_by_its_newest_part_where_a_redraw_lands():
+    heard: list[str] = []
+    live = liveline.LiveLine(heard.append, clock=lambda: 0.0)  # no time passes: only the end reports
+    for _ in range(300):  # 20 MB without a newline
+        live.feed(b"x" * 65536)
+    live.feed(b"\rdownloading 50%")
+    live.close()
+    assert heard == ["downloading 50%"]

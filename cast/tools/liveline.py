@@ -19,6 +19,7 @@ from collections.abc import Callable
 INTERVAL = 0.1  # at most ten reports a second
 PARTIAL_AFTER = 0.4  # an unfinished line is reported once it has waited this long
 MAX_CHARS = 500  # longer lines are cut: a live view shows one terminal row of it
+KEEP_PARTIAL = 4 * MAX_CHARS  # of a line still waiting for its newline (a progress bar redraws at its end)
 
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
@@ -62,7 +63,7 @@ class LiveLine:
             return
         lines = (self._partial + text).split("\n")
         had_partial = bool(self._partial) and len(lines) == 1
-        self._partial = lines.pop()
+        self._partial = lines.pop()[-KEEP_PARTIAL:]  # its newest part: 50 MB without a newline stays cheap
         for line in reversed(lines):
             shown = printable(line)
             if shown:
