@@ -84,14 +84,19 @@ def warn_once(message: str, write: Callable[[str], Any] | None = None) -> None:
     (write or sys.stderr.write)(f"cast: warning: {message}\n")
 
 
-def load(root: Path | None, **overrides: Any) -> Config:
+def load(root: Path | None, *, model: str | None = None, max_steps: int | None = None) -> Config:
+    """Defaults < ~/.config/cast < the workspace's .cast/config.toml < CAST_* < the command line.
+    Files and the environment are checked against the typed model; the command line's values come
+    already parsed (Options), so the REPL can open without loading pydantic."""
     config = Config()
     for path in config_paths(root):
         if path.is_file():
             config = _merge(config, _read_toml(path), str(path))
     env = {key: os.environ[var] for var, key in ENV_KEYS.items() if os.environ.get(var)}
     config = _merge(config, env, "environment", strict=False)
-    return _merge(config, {k: v for k, v in overrides.items() if v is not None}, "command line", strict=False)
+    if max_steps is not None and max_steps < 1:
+        raise ConfigError(f"command line: bad value for 'max_steps': {max_steps!r} (must be at least 1)")
+    return replace(config, model=model or config.model, max_steps=max_steps or config.max_steps)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
