@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import InMemoryHistory
@@ -28,6 +28,10 @@ from cast.repl.toolbar import STYLE
 from cast.repl.view import TICK_SECONDS, PromptView
 from cast.repl.worker import Worker
 
+if TYPE_CHECKING:
+    from cast.options import Options
+    from cast.runs import Run
+
 EXIT_CONFIRM_SECONDS = 2.0
 EXIT_WAIT_SECONDS = 5.0
 
@@ -35,7 +39,7 @@ EXIT_WAIT_SECONDS = 5.0
 class Repl:
     def __init__(
         self,
-        options: Any,
+        options: Options,
         mode: str = "plan",
         *,
         input: Any = None,
@@ -48,7 +52,7 @@ class Repl:
         from cast.ui.render import Renderer
 
         self.approver = ReplApprover(self)
-        if getattr(options, "approver", "absent") is None and not getattr(options, "yes", False):
+        if options.approver is None and not options.yes:
             options.approver = self.approver  # commands that need approval are asked here
         self.state = ReplState(options, mode)
         out = out or sys.stdout
@@ -176,11 +180,10 @@ class Repl:
             return
         commands.dispatch(self, line)
 
-    def undelivered(self, run: Any, status: str = "done") -> None:
+    def undelivered(self, run: Run, status: str = "done") -> None:
         """Guidance the agent never read (its turn ended first) is shown back, whole: it is never
         lost, and never glued to the user's next, unrelated message."""
-        take = getattr(getattr(run, "agent", None), "take_guidance", None)
-        left = take() if take is not None else []
+        left = run.agent.take_guidance()
         if not left:
             return
         why = {"interrupted": "the agent was interrupted before its next step", "done": "the agent had finished its turn"}.get(
@@ -343,7 +346,7 @@ class Repl:
         self.show(line)
 
 
-def run_repl(options: Any, mode: str = "plan", task: str | None = None, resume: str | None = None) -> int:
+def run_repl(options: Options, mode: str = "plan", task: str | None = None, resume: str | None = None) -> int:
     """`cast` with no arguments, `cast plan` without a task, `cast execute` in a terminal.
 
     mode: "plan" or "execute". task: in plan mode, a first task to start with; in execute mode,

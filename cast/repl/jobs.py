@@ -9,17 +9,21 @@ from __future__ import annotations
 import shlex
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cast.agent import events as ev
 from cast.repl.ask import Choice, Question, Reply
+
+if TYPE_CHECKING:
+    from cast.repl.app import Repl
+    from cast.runs import Run
 
 EXECUTE, AUTO, EDIT, KEEP, LATER = "execute", "execute-auto", "edit", "keep", "later"
 RESUME_LINES = 12  # of the last reply shown when a session is resumed
 PLAN_LINES = 40  # of the plan shown before the hand-off question; the editor shows the rest
 
 
-def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = None) -> ev.Stopped:
+def drive(repl: Repl, run: Run, message: str | None, first: ev.Event | None = None) -> ev.Stopped:
     """One turn of `run`, rendered. An interrupt that came while the job was still building the
     run (or between two turns of one job) is honoured here, whichever way the loop treats a cancel
     set before its turn: the turn is not started, and nothing is sent to the model."""
@@ -60,7 +64,7 @@ def drive(repl: Any, run: Any, message: str | None, first: ev.Event | None = Non
         repl.undelivered(run, stopped.status if stopped is not None else "interrupted")
 
 
-def run_task(repl: Any, text: str) -> None:
+def run_task(repl: Repl, text: str) -> None:
     state = repl.state
     try:
         run = state.ensure_run(text)
@@ -72,6 +76,7 @@ def run_task(repl: Any, text: str) -> None:
         from cast import runs
         from cast.agent import tasklist
 
+        assert run.tasks is not None  # take_brief() holds only for a run with a task list
         stopped = drive(repl, run, runs.execute_brief(run) + "\n\n" + text, tasklist.task_event(run.tasks))
         return
     stopped = drive(repl, run, text)
@@ -79,7 +84,7 @@ def run_task(repl: Any, text: str) -> None:
         handoff(repl, run)
 
 
-def execute_plan(repl: Any, plan_ref: str | None) -> None:
+def execute_plan(repl: Repl, plan_ref: str | None) -> None:
     from cast import runs
     from cast.agent import tasklist
 
@@ -89,6 +94,7 @@ def execute_plan(repl: Any, plan_ref: str | None) -> None:
         repl.say(f"cannot execute: {exc}", "red")
         return
     board = run.tasks
+    assert board is not None  # an execute run is built over a plan's checklist
     if not runs.has_work(run):  # not adopted: the current run and mode stay
         repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
         return
@@ -96,14 +102,14 @@ def execute_plan(repl: Any, plan_ref: str | None) -> None:
     show_report(repl)
 
 
-def show_report(repl: Any) -> None:
+def show_report(repl: Repl) -> None:
     """The evidence report, built from what was observed rather than from the model's claims."""
     report = repl.state.finish()
     if report is not None:
         repl.say(report.render_text(), "dim")
 
 
-def resume_session(repl: Any, session_id: str) -> None:
+def resume_session(repl: Repl, session_id: str) -> None:
     try:
         run = repl.state.resume(session_id)
     except Exception as exc:
@@ -132,10 +138,12 @@ def resume_session(repl: Any, session_id: str) -> None:
     repl.say("Type to continue.", "dim")
 
 
-def handoff(repl: Any, run: Any) -> None:
+def handoff(repl: Repl, run: Run) -> None:
     """The plan is written: show it, then execute it (edits asked, or auto-approved), edit it,
     keep planning, or leave it for later. Typed text is feedback on the plan; a slash command
     leaves the question and runs."""
+    if run.ctx.plan_path is None:
+        return
     path = Path(run.ctx.plan_path)
     show_plan(repl, run, path)
     while True:
@@ -161,9 +169,8 @@ def handoff(repl: Any, run: Any) -> None:
             continue
         if reply.value in (EXECUTE, AUTO):
             auto = reply.value == AUTO
-            approver = getattr(repl, "approver", None)
-            if approver is not None and auto:
-                approver.edits_auto = True
+            if auto:
+                repl.approver.edits_auto = True
             repl.say("› execute, edits auto-approved" if auto else "› execute (edits and commands asked)", "cyan")
             repl.say(f"Executing {_rel(run, path)}", "yellow")
             execute_plan(repl, str(path))
@@ -181,7 +188,7 @@ def handoff(repl: Any, run: Any) -> None:
         return
 
 
-def show_plan(repl: Any, run: Any, path: Path, limit: int = PLAN_LINES) -> None:
+def show_plan(repl: Repl, run: Run, path: Path, limit: int = PLAN_LINES) -> None:
     """The plan as the executor will read it, before the user is asked what to do with it."""
     from rich.text import Text
 
@@ -201,7 +208,7 @@ def _clip(text: str, limit: int) -> tuple[str, int]:
     return ("\n".join(lines[:limit]), len(lines) - limit) if len(lines) > limit else (text, 0)
 
 
-def edit_plan(repl: Any, run: Any, path: Path) -> None:
+def edit_plan(repl: Repl, run: Run, path: Path) -> None:
     from cast.repl.commands import editor_command
 
     before = _read(path)
@@ -227,7 +234,7 @@ def edit_plan(repl: Any, run: Any, path: Path) -> None:
         repl.say("The plan is unchanged.", "dim")
 
 
-def _plan_stamp(run: Any) -> tuple[str, int] | None:
+def _plan_stamp(run: Run) -> tuple[str, int] | None:
     path = run.ctx.plan_path
     if path is None:
         return None
@@ -250,7 +257,7 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _rel(run: Any, path: Path) -> str:
+def _rel(run: Run, path: Path) -> str:
     try:
         return str(Path(path).relative_to(run.workspace.root))
     except ValueError:

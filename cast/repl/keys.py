@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.key_binding.key_processor import KeyPressEvent
 from prompt_toolkit.keys import Keys
 
+if TYPE_CHECKING:
+    from cast.repl.app import Repl
+
 ESC_TIMEOUT = 0.4  # how long Esc waits for a following key (Esc Enter) before it interrupts
 
 
-def key_bindings(repl: Any) -> KeyBindings:
+def key_bindings(repl: Repl) -> KeyBindings:
     kb = KeyBindings()
     empty = Condition(lambda: not repl.buffer_text())
 

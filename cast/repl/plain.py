@@ -6,13 +6,16 @@ renderer as the interactive REPL, with no prompt and no live area."""
 from __future__ import annotations
 
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cast.exits import EXIT_USAGE
 
+if TYPE_CHECKING:
+    from cast.options import Options
+
 
 def run_plain(
-    options: Any,
+    options: Options,
     mode: str = "plan",
     task: str | None = None,
     stdin: TextIO | None = None,

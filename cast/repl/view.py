@@ -4,11 +4,15 @@ a waiting question or the working indicator, the mode label, the placeholder, th
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 
 from cast.repl.toolbar import prompt_label, toolbar_fragments
+
+if TYPE_CHECKING:
+    from cast.repl.app import Repl
+    from cast.repl.ask import Question
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.12
@@ -51,7 +55,7 @@ def menu_rows(labels: list[str], width: int) -> list[list[str]]:
 
 
 class PromptView:
-    def __init__(self, repl: Any):
+    def __init__(self, repl: Repl):
         self.repl = repl
 
     def message(self) -> Fragments:
@@ -76,7 +80,7 @@ class PromptView:
             fragments.append(("class:working", f"{frame} working · Esc interrupts · a message you send is queued as guidance\n"))
         return fragments + prompt_label(repl.state.mode)
 
-    def _question(self, question: Any) -> Fragments:
+    def _question(self, question: Question) -> Fragments:
         """Title, the command whole, every choice (wrapped, never cut), and what Enter would do
         with what is typed now."""
         width = max(20, self.columns() - 1)
