@@ -13,49 +13,24 @@ last one before the exit, under the prefix the session journalled."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from conftest import cast_env, git  # noqa: E402
+from apikit import leave, spawn  # noqa: E402
+from conftest import git  # noqa: E402
 from fakeapi import FakeAPI, api, note, text, thinking, tool_use  # noqa: E402, F401  (api is a fixture)
 from prefixcheck import _strip, assert_append_only  # noqa: E402
-from test_repl_pty import Term  # noqa: E402
 
-from cast.sessions import TRANSCRIPT, read_records, sessions_dir  # noqa: E402
+from cast.session_records import read_records  # noqa: E402
+from cast.sessions import TRANSCRIPT, sessions_dir  # noqa: E402
 
-TIMEOUT = 40
 PLAN = "# Plan: subtraction\n\n- [ ] Add a sub function to app.py\n"
 BIG = "".join(f"def helper_{n}(value):\n    return value * {n}  # a helper the task does not need, padding\n" for n in range(160))
 CONFIG = "age_threshold_tokens = 4000\nkeep_recent_steps = 1\nretries = 1\n"
 VERDICT = json.dumps({"complete": True, "missing": [], "claims": []})
-
-
-def spawn(repo: Path, api: FakeAPI, *args: str) -> Term:
-    environment = cast_env(
-        ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key", TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", EDITOR="true"
-    )
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "cast", *args],
-        cwd=str(repo),
-        env=environment,
-        encoding="utf-8",
-        dimensions=(40, 160),
-        timeout=TIMEOUT,
-    )
-    return Term(child)
-
-
-def leave(term: Term) -> int:
-    term.child.send("/exit\r")
-    term.child.expect(pexpect.EOF, timeout=TIMEOUT)
-    term.child.close()
-    return term.child.exitstatus
 
 
 def script(api: FakeAPI) -> None:

@@ -15,42 +15,13 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from conftest import cast_env  # noqa: E402
+from apikit import ended, spawn  # noqa: E402
+from conftest import cast_env, run_cast  # noqa: E402
 from fakeapi import FakeAPI, api, fake_api, model_info, text  # noqa: E402, F401  (fixtures)
-from test_repl_pty import Term  # noqa: E402
-
-TIMEOUT = 30
-
-
-def spawn(repo, api: FakeAPI, *args: str, **env: str) -> Term:
-    environment = cast_env(
-        ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key", TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1", **env
-    )
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "cast", *args],
-        cwd=str(repo),
-        env=environment,
-        encoding="utf-8",
-        dimensions=(30, 200),
-        timeout=TIMEOUT,
-    )
-    return Term(child)
-
-
-def ended(term: Term) -> int:
-    """Everything the child wrote until it exited, then its exit status."""
-    term.child.expect(pexpect.EOF, timeout=TIMEOUT)
-    term.raw += term.child.before or ""
-    term.child.close()
-    return term.child.exitstatus
 
 
 def one_shot(repo, api: FakeAPI, *args: str) -> subprocess.CompletedProcess[str]:
-    environment = cast_env(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key")
-    return subprocess.run(
-        [sys.executable, "-m", "cast", *args], cwd=repo, env=environment, capture_output=True, text=True, timeout=60
-    )
+    return run_cast(repo, *args, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key")
 
 
 def refusal(output: str) -> str:

@@ -17,9 +17,9 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
+from apikit import leave, spawn  # noqa: E402
 from fakeapi import api, text, thinking, tool_use  # noqa: E402, F401  (api is a fixture)
 from prefixcheck import _strip, assert_append_only  # noqa: E402
-from test_today_flow import leave, spawn  # noqa: E402
 
 EDIT = {"path": "app.py", "old_string": "def add(a, b):\n", "new_string": 'def add(a, b):\n    """The sum of a and b."""\n'}
 TOOL_CHANGES = "mid-conversation-tool-changes-2026-07-01"
