@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from cast.repl.worker import Worker
 if TYPE_CHECKING:
     from cast.options import Options
     from cast.runs import Run
+    from cast.ui.render import Renderer
 
 EXIT_CONFIRM_SECONDS = 2.0
 EXIT_WAIT_SECONDS = 5.0
@@ -49,7 +51,6 @@ class Repl:
         history: bool = True,
     ):
         from cast.ui.console import no_color
-        from cast.ui.render import Renderer
 
         self.approver = ReplApprover(self)
         if options.approver is None and not options.yes:
@@ -58,7 +59,9 @@ class Repl:
         out = out or sys.stdout
         terminal = bool(getattr(out, "isatty", lambda: False)())
         self.screen = Screen(out, color=(terminal and not no_color()) if color is None else color)
-        self.renderer = Renderer(self.screen.commit, plain=not terminal and color is None, on_change=self.screen.invalidate)
+        self._plain = not terminal and color is None
+        self._renderer: Renderer | None = None  # built on first use: rich loads after the first prompt
+        self._renderer_lock = threading.Lock()
         self.asker = Asker(on_change=self.screen.invalidate)
         self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate, on_idle=self._idle)
         self._deferred: list[str] = []  # slash commands that wait for the job to end
@@ -87,6 +90,21 @@ class Repl:
         app.timeoutlen, app.ttimeoutlen = ESC_TIMEOUT, 0.05
         self.screen.app = app
 
+    @property
+    def renderer(self) -> Renderer:
+        """How loop events become scrollback and the live area (rich), made when first needed."""
+        with self._renderer_lock:
+            if self._renderer is None:
+                from cast.ui.render import Renderer
+
+                self._renderer = Renderer(self.screen.commit, plain=self._plain, on_change=self.screen.invalidate)
+            return self._renderer
+
+    def live(self) -> Any:
+        """The live area's renderable (running calls, streaming text), or None: nothing is live
+        before anything was rendered."""
+        return self._renderer.live() if self._renderer is not None else None
+
     # -- session ------------------------------------------------------------------------------
     def run(self, task: str | None = None, resume: str | None = None) -> int:
         return asyncio.run(self.main(task, resume))
@@ -94,7 +112,7 @@ class Repl:
     async def main(self, task: str | None = None, resume: str | None = None) -> int:
         self.screen.loop = asyncio.get_running_loop()
         self.screen.loop.call_later(0.2, warm_up, self)  # after the first prompt is drawn
-        self.say(banner(self.state), "dim")
+        self.screen.loop.call_soon(lambda: self.say(banner(self.state), "dim"))  # rich loads after the prompt
         if resume:
             self.resume(resume)
         elif self.state.mode == "execute":

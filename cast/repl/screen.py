@@ -11,11 +11,12 @@ import asyncio
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TextIO
-
-from rich.console import RenderableType
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cast.ui.console import render_text, width_of
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 
 class Screen:

@@ -67,7 +67,7 @@ class PromptView:
     def _message(self) -> Fragments:
         repl = self.repl
         fragments: Fragments = []
-        live = repl.renderer.live()
+        live = repl.live()
         if live is not None:
             lines = repl.screen.render(live).rstrip("\n").split("\n")
             room = max(3, self.rows() - RESERVED_ROWS)

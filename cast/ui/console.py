@@ -10,9 +10,10 @@ import io
 import os
 import re
 import shutil
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, RenderableType
+if TYPE_CHECKING:  # rich is imported where text is rendered, so the REPL can draw its prompt first
+    from rich.console import Console, RenderableType
 
 _TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.M)
 
@@ -29,6 +30,8 @@ def width_of(stream: Any = None, fallback: int = 80) -> int:
 
 
 def make_console(file: Any, terminal: bool, width: int | None = None) -> Console:
+    from rich.console import Console
+
     return Console(
         file=file,
         width=width,
