@@ -31,7 +31,6 @@ from cast.repl.worker import Worker
 
 if TYPE_CHECKING:
     from cast.options import Options
-    from cast.runs import Run
     from cast.ui.render import Renderer
 
 EXIT_CONFIRM_SECONDS = 2.0
@@ -198,24 +197,11 @@ class Repl:
             return
         commands.dispatch(self, line)
 
-    def undelivered(self, run: Run, status: str = "done") -> None:
-        """Guidance the agent never read (its turn ended first) is shown back, whole: it is never
-        lost, and never glued to the user's next, unrelated message."""
-        left = run.agent.take_guidance()
-        if not left:
-            return
-        why = {"interrupted": "the agent was interrupted before its next step", "done": "the agent had finished its turn"}.get(
-            status, f"the agent stopped ({status})"
-        )
-        lines = [f"↳ not delivered — {why}:"] + [f"  {text}" for text in left]
-        lines.append("Send it again if it still applies (↑ brings it back).")
-        self.say("\n".join(lines), "yellow")
-
     def _idle(self) -> None:
         """The job ended (worker thread): guidance sent after its last turn is shown back, and
         the commands that waited for it run, on the loop."""
         if self.state.run is not None:
-            self.undelivered(self.state.run)
+            jobs.undelivered(self, self.state.run)
         loop = self.screen.loop
         if self._deferred and loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._run_deferred)
@@ -329,17 +315,6 @@ class Repl:
             self.cancel()
             if not left:
                 self.say("interrupting…", "yellow")
-
-    def show_last_output(self) -> None:
-        """Ctrl+O: the last command's output, whole (as the agent saw it), into the scrollback."""
-        from rich.text import Text
-
-        last = self.renderer.last_output
-        if last is None:
-            self.say("No command has run yet; Ctrl+O shows the last command's full output.", "dim")
-            return
-        label, text = last
-        self.show(Text(f"── output of {label}\n", style="dim") + Text(text.rstrip("\n") or "(no output)"))
 
     # -- output ---------------------------------------------------------------------------------
     def say(self, text: str, style: str = "") -> None:

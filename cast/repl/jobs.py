@@ -61,7 +61,21 @@ def drive(repl: Repl, run: Run, message: str | None, first: ev.Event | None = No
         repl.renderer.finish()
         interrupted.clear()  # the interrupt was for this turn; the next one starts afresh
         run.ctx.cancel.clear()
-        repl.undelivered(run, stopped.status if stopped is not None else "interrupted")
+        undelivered(repl, run, stopped.status if stopped is not None else "interrupted")
+
+
+def undelivered(repl: Repl, run: Run, status: str = "done") -> None:
+    """Guidance the agent never read (its turn ended first) is shown back, whole: it is never
+    lost, and never glued to the user's next, unrelated message."""
+    left = run.agent.take_guidance()
+    if not left:
+        return
+    why = {"interrupted": "the agent was interrupted before its next step", "done": "the agent had finished its turn"}.get(
+        status, f"the agent stopped ({status})"
+    )
+    lines = [f"↳ not delivered — {why}:"] + [f"  {text}" for text in left]
+    lines.append("Send it again if it still applies (↑ brings it back).")
+    repl.say("\n".join(lines), "yellow")
 
 
 def run_task(repl: Repl, text: str) -> None:

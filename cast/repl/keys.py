@@ -55,10 +55,22 @@ def key_bindings(repl: Repl) -> KeyBindings:
 
     @kb.add("c-o")
     def _(event: KeyPressEvent) -> None:
-        repl.show_last_output()
+        show_last_output(repl)
 
     @kb.add("c-d", filter=empty)
     def _(event: KeyPressEvent) -> None:
         repl.request_exit()
 
     return kb
+
+
+def show_last_output(repl: Repl) -> None:
+    """Ctrl+O: the last command's output, whole (as the agent saw it), into the scrollback."""
+    from rich.text import Text
+
+    last = repl.renderer.last_output
+    if last is None:
+        repl.say("No command has run yet; Ctrl+O shows the last command's full output.", "dim")
+        return
+    label, text = last
+    repl.show(Text(f"── output of {label}\n", style="dim") + Text(text.rstrip("\n") or "(no output)"))
