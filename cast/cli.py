@@ -330,8 +330,12 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
             "report": report.to_dict() if report else None,
         }
         print(json_lib.dumps(result, default=str), flush=True)
-    elif show_report and report is not None:
+        return
+    if show_report and report is not None:
         print("\n" + report.render_text())
+    summary = run.usage.summary() if run.usage is not None and run.usage.records else None
+    if summary:
+        print(f"usage: {summary}")
 
 
 def _drive(run, json: bool, start):

@@ -13,6 +13,14 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count} {word if count == 1 else many or word + 's'}"
 
 
+def tokens(count: int) -> str:
+    """`850`, `12.3k`, `200k`, `1M`: token counts and limits, short enough for a toolbar."""
+    for size, unit in ((1_000_000, "M"), (1000, "k")):
+        if count >= size:
+            return f"{count // size}{unit}" if count % size == 0 else f"{count / size:.1f}{unit}"
+    return str(count)
+
+
 def clip(text: str, limit: int) -> str:
     """Keep head and tail of long text with an explicit marker; never truncate silently."""
     if len(text) <= limit:

@@ -113,6 +113,7 @@ class Recorded:
     error: str = ""  # the error message of a 4xx/5xx answer
     reply: list[dict[str, Any]] = field(default_factory=list)  # a rendered turn's blocks, as sent
     applied: list[dict[str, Any]] = field(default_factory=list)  # context edits applied to what the model saw
+    usage: dict[str, Any] = field(default_factory=dict)  # the usage the answer reported, output tokens included
 
 
 class FakeAPI:
@@ -303,6 +304,7 @@ class FakeAPI:
         usage: dict[str, Any] = self.cache.charge(body, seen, model.min_cache).usage()
         usage["output_tokens"] = 1
         usage.update(turn.usage or {})
+        record.usage = {**usage, "output_tokens": turn.output_tokens}
         stop_reason = turn.stop_reason
         if compact is not None and compact.get("pause_after_compaction"):
             stop_reason = "compaction"

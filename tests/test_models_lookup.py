@@ -220,4 +220,4 @@ def test_the_toolbar_context_figure_is_out_of_the_models_window(fake_api, repo):
     lookup("claude-small-1")
     state = ReplState(Options(model="claude-small-1", cwd=repo), "plan")
     text = "".join(t for _, t in toolbar_fragments(state, busy=False, width=120))
-    assert "ctx 0/200.0k" in text
+    assert "ctx 0/200k" in text

@@ -18,6 +18,7 @@ from typing import Any
 
 from cast.agent import events as ev
 from cast.models.base import Usage
+from cast.text import tokens
 
 PER = 1_000_000
 
@@ -103,6 +104,14 @@ class Price:
         return "" if self.known else f"unknown price for {self.model}"
 
 
+def token_summary(usage: Usage) -> str:
+    """`12.3k in, 1.2k out, 45k cache read, 3.2k cache write` for people."""
+    return (
+        f"{tokens(usage.input_tokens)} in, {tokens(usage.output_tokens)} out, "
+        f"{tokens(usage.cache_read_tokens)} cache read, {tokens(usage.cache_write_tokens)} cache write"
+    )
+
+
 def _family(name: str, table: dict[str, Any]) -> str | None:
     """Exact name, else the longest name the id extends (`claude-haiku-4-5-20251001`)."""
     if name in table:
@@ -180,6 +189,16 @@ class UsageLog:
 
     def total(self) -> Usage:
         return sum((r.usage for r in self.records), Usage())
+
+    def summary(self) -> str | None:
+        """The run's tokens and cost in one line, every call included (compaction, self-check):
+        the figure a one-shot run ends with. None for a scripted model (free, its counts guessed)."""
+        total = token_summary(self.total())
+        if self.price.known:
+            return f"{total} · ${self.total_cost():.4f}"
+        if self.price.model.startswith("script:"):
+            return None
+        return f"{total} · cost unknown: no price for {self.price.model} ([prices] in .cast/config.toml)"
 
     def total_cost(self) -> float:
         """The sum of the calls' costs (a tiered price applies per request, not to a session total)."""

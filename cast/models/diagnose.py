@@ -10,10 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
-def _tokens(n: int) -> str:
-    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else f"{n // 1000}k"
-
+from cast.text import tokens
 
 SOURCES = {
     "api": "the Models API",
@@ -54,8 +51,8 @@ def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
         )
         effort = config.effort_for(mode) or spec.default_effort or "model default"
         detail = (
-            f"{model_id} ({spec.display_name}): {spec.lifecycle}{when}; {_tokens(spec.max_input_tokens)} context, "
-            f"{_tokens(spec.max_tokens)} output; thinking {', '.join(sorted(spec.thinking_types)) or 'none'}; "
+            f"{model_id} ({spec.display_name}): {spec.lifecycle}{when}; {tokens(spec.max_input_tokens)} context, "
+            f"{tokens(spec.max_tokens)} output; thinking {', '.join(sorted(spec.thinking_types)) or 'none'}; "
             f"effort {effort}; facts from {SOURCES.get(spec.source, spec.source)}"
         )
         rows.append((name, spec.lifecycle == "active", detail))

@@ -63,17 +63,14 @@ def _plans(repl: Repl, arg: str) -> None:
         repl.say(f"… and {len(found) - 20} older plans (cast plans lists them all)", "dim")
 
 
-def _tokens(n: int) -> str:
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
-
-
 def _cost(repl: Repl, arg: str) -> None:
+    from cast.agent.cost import token_summary
+    from cast.text import tokens
+
     u = repl.state.total()
-    t = u.usage
     lines = [
-        f"tokens: {_tokens(t.input_tokens)} in, {_tokens(t.output_tokens)} out, "
-        f"{_tokens(t.cache_read_tokens)} cache read, {_tokens(t.cache_write_tokens)} cache write",
-        f"context: {_tokens(u.context_tokens)} tokens in the last request",
+        f"tokens: {token_summary(u.usage)}",
+        f"context: {tokens(u.context_tokens)} tokens in the last request",
     ]
     run = repl.state.run
     price = run.usage.price if run is not None and run.usage is not None else None

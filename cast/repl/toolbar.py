@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 
+from cast.text import tokens
+
 STYLE = Style.from_dict(
     {
         "mode.plan": "bold ansicyan",
@@ -30,12 +32,6 @@ STYLE = Style.from_dict(
         "placeholder": "#6c6c6c italic",
     }
 )
-
-
-def tokens(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
 def _window(model: str) -> int:
