@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cast.repl.ask import approval_question, edit_question
+from cast.repl.ask import Question, approval_question, edit_question
 from cast.safety.approval import Answer, Remembered
 
 if TYPE_CHECKING:
@@ -30,39 +30,36 @@ class ReplApprover:
         what the user saw."""
         if self.edits_auto:
             return Answer("yes")
-        repl = self.repl
-        run = repl.state.run
         if diff.strip():
-            repl.show(repl.renderer.diff(diff))
-        reply = repl.asker.ask(edit_question(path), run.ctx.cancel if run is not None else None)
-        if reply.value == "always":
+            self.repl.show(self.repl.renderer.diff(diff))
+        answer = self._ask(edit_question(path), path, "edit approved", "edit declined")
+        if answer.value == "always":
             self.edits_auto = True
-            repl.say(f"✓ edit approved, and edits from now on in this session: {path}", "green")
-        elif reply.value == "yes":
-            repl.say(f"✓ edit approved: {path}", "green")
-        elif reply.text:
-            repl.say(f"✗ edit declined: {path}\n  told the agent instead: {reply.text}", "red")
-        else:
-            repl.say(f"✗ edit declined{' (left the question)' if reply.left else ''}: {path}", "red")
-        return Answer(reply.value, reply.text)
+            self.repl.say(f"✓ edit approved, and edits from now on in this session: {path}", "green")
+        return answer
 
     def __call__(self, command: str) -> Answer:
-        repl = self.repl
-        run = repl.state.run
-        question = approval_question(command)
-        reply = repl.asker.ask(question, run.ctx.cancel if run is not None else None)
-        if reply.value == "always":
+        answer = self._ask(approval_question(command), command, "approved once", "declined")
+        if answer.value == "always":
             from cast.safety.approval_scope import scope_of
 
             scope = scope_of(command)
             reach = "exactly this command" if scope is None or scope.exact else scope.label()
-            repl.say(f"✓ approved for this session ({reach}): {command}", "green")
-        elif reply.value == "yes":
-            repl.say(f"✓ approved once: {command}", "green")
-        elif reply.text:
-            repl.say(f"✗ declined: {command}\n  told the agent instead: {reply.text}", "red")
-        else:
-            repl.say(f"✗ declined{' (left the question)' if reply.left else ''}: {command}", "red")
+            self.repl.say(f"✓ approved for this session ({reach}): {command}", "green")
+        return answer
+
+    def _ask(self, question: Question, subject: str, approved: str, declined: str) -> Answer:
+        """Ask at the prompt (an interrupt leaves the question) and echo every answer but
+        "always" into the scrollback; the caller says what "always" now covers."""
+        repl = self.repl
+        run = repl.state.run
+        reply = repl.asker.ask(question, run.ctx.cancel if run is not None else None)
+        if reply.value == "yes":
+            repl.say(f"✓ {approved}: {subject}", "green")
+        elif reply.value != "always" and reply.text:
+            repl.say(f"✗ {declined}: {subject}\n  told the agent instead: {reply.text}", "red")
+        elif reply.value != "always":
+            repl.say(f"✗ {declined}{' (left the question)' if reply.left else ''}: {subject}", "red")
         return Answer(reply.value, reply.text)
 
 
