@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import cast_env
+from conftest import cast_env, run_cast
 from fakeapi import fake_api, note, redacted, text, thinking, tool_use  # noqa: F401  (fake_api is a fixture)
 
 from cast.agent import events as ev
@@ -121,15 +121,13 @@ def test_cast_plan_through_the_fake_api(fake_api, repo):
     fake_api.reply(text("Looking at app.py."), tool_use("toolu_01", "read_file", {"path": "app.py"}))
     fake_api.reply(tool_use("toolu_02", "write_plan", {"name": "plan", "content": plan}))
     fake_api.reply(text("The plan is written."))
-    env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, ANTHROPIC_API_KEY="test-key", CAST_MODEL="claude-sonnet-5-5")
-    env.pop("ANTHROPIC_AUTH_TOKEN", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "cast", "plan", "Add a subtract function"],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_cast(
+        repo,
+        "plan",
+        "Add a subtract function",
+        ANTHROPIC_BASE_URL=fake_api.url,
+        ANTHROPIC_API_KEY="test-key",
+        CAST_MODEL="claude-sonnet-5-5",
     )
     assert done.returncode == 0, done.stderr
     path = Path(done.stdout.strip().splitlines()[-1])

@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from conftest import cast_env, make_agent, run_all, write_script
+from conftest import cast_env, make_agent, run_all, run_cast, write_script
 from fakeapi import fake_api, model_info, text, thinking, tool_use  # noqa: F401  (fake_api is a fixture)
 
 from cast.agent import events as ev
@@ -79,16 +79,7 @@ def test_notes_from_the_api_are_shown_and_empty_blocks_are_not(fake_api, repo):
     )
     fake_api.reply(tool_use("toolu_2", "write_plan", {"name": "plan", "content": PLAN}))
     fake_api.reply(text("Done."))
-    env = cast_env(ANTHROPIC_BASE_URL=fake_api.url, ANTHROPIC_API_KEY="test-key")
-    done = subprocess.run(
-        [sys.executable, "-m", "cast", "plan", "add sub"],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_cast(repo, "plan", "add sub", ANTHROPIC_BASE_URL=fake_api.url, ANTHROPIC_API_KEY="test-key")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines.index("Looking at app.py.") < next(i for i, line in enumerate(lines) if line.startswith("✓ read_file"))
