@@ -49,3 +49,17 @@ def ended(term: Term) -> int:
     term.raw += term.child.before or ""
     term.child.close()
     return term.child.exitstatus
+
+
+def resume_and_ask(repo: Path, api: FakeAPI, *args: str) -> int:
+    """`cast [ARGS] resume`: wait until the resume is done (what is typed then is a new turn, not
+    guidance), ask what changed, wait for the answer and the stop, leave; the exit status."""
+    term = spawn(repo, api, *args, "resume")
+    term.expect(r"Resumed \S+ in execute mode")
+    term.expect("Type to continue.")
+    term.child.send("What changed?\r")
+    term.expect("Only app.py changed")
+    term.expect("■ done")
+    code = leave(term)
+    assert code == 0, term.text
+    return code

@@ -19,7 +19,7 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from apikit import leave, spawn  # noqa: E402
+from apikit import leave, resume_and_ask, spawn  # noqa: E402
 from conftest import git  # noqa: E402
 from fakeapi import FakeAPI, api, note, text, thinking, tool_use  # noqa: E402, F401  (api is a fixture)
 from prefixcheck import _strip, assert_append_only  # noqa: E402
@@ -101,13 +101,7 @@ def test_plan_switch_execute_age_resume_gets_no_rejected_request(repo, api):
     assert "def sub(a, b):\n    return a - b\n" in (repo / "app.py").read_text()
     before_resume = len(api.requests)
 
-    term = spawn(repo, api, "resume")
-    term.expect(r"Resumed \S+ in execute mode")
-    term.expect("Type to continue.")  # the resume is done: what is typed now is a new turn, not guidance
-    term.child.send("What changed?\r")
-    term.expect("Only app.py changed")
-    term.expect("■ done")
-    assert leave(term) == 0, term.text
+    resume_and_ask(repo, api)
 
     # nothing refused: every request passed the fake's checks, the prefix check among them
     assert api.rejections() == [], [(r.status, r.error) for r in api.rejections()]

@@ -17,7 +17,7 @@ import pytest
 
 pexpect = pytest.importorskip("pexpect")
 
-from apikit import leave, spawn  # noqa: E402
+from apikit import leave, resume_and_ask, spawn  # noqa: E402
 from fakeapi import api, text, thinking, tool_use  # noqa: E402, F401  (api is a fixture)
 from prefixcheck import _strip, assert_append_only  # noqa: E402
 
@@ -51,13 +51,7 @@ def test_shift_tab_switches_one_conversation_without_a_rejected_request(repo, ap
     assert leave(term) == 0, term.text
     assert '"""The sum of a and b."""' in (repo / "app.py").read_text()
 
-    term = spawn(repo, api, "--model", model, "resume")
-    term.expect(r"Resumed \S+ in execute mode")
-    term.expect("Type to continue.")  # the resume is done: what is typed now is a new turn, not guidance
-    term.child.send("What changed?\r")
-    term.expect("Only app.py changed")
-    term.expect("■ done")
-    assert leave(term) == 0, term.text
+    resume_and_ask(repo, api, "--model", model)
 
     assert api.rejections() == [], [(r.status, r.error) for r in api.rejections()]
     assert [r.status for r in api.requests] == [200] * 5 and not api.responses
