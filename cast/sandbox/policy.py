@@ -141,6 +141,55 @@ def wrap(argv: list[str], policy: Policy | None, scratch: str | None, layer: Lay
     return launcher(spec) + argv
 
 
+@dataclass(frozen=True)
+class Isolation:
+    """What the active layer guarantees to every sandboxed command, each fact measured on this
+    machine (tests/sandbox prove each one per layer). `strong` is the bar for running commands
+    the checker cannot prove read-only: every guarantee at once."""
+
+    layer: str
+    env_scrubbed: bool = False  # no API keys, tokens, passwords or cloud credentials in the environment
+    home_hidden: bool = False  # an empty scratch HOME; the user's real home (~/.ssh, ~/.aws, ...) unreadable
+    unix_sockets_blocked: bool = False  # no connection to a host unix socket, by path or abstract name
+    network_blocked: bool = False  # no TCP, UDP or other network traffic leaves (read-only policy)
+    pid_namespace: bool = False  # other processes invisible; every process dies with the command
+    limits: bool = False  # memory, processes, file size and CPU time capped
+
+    @property
+    def strong(self) -> bool:
+        return not self.missing()
+
+    def missing(self) -> list[str]:
+        """What keeps this layer from being strong, in words a user can act on ([] when strong)."""
+        facts = [
+            (self.env_scrubbed, "the environment is not scrubbed of secrets"),
+            (self.home_hidden, "the home directory is not hidden"),
+            (self.unix_sockets_blocked, "host unix sockets are reachable"),
+            (self.network_blocked, "the network is not blocked"),
+            (self.pid_namespace, "no private pid namespace"),
+            (self.limits, "no resource limits"),
+        ]
+        if self.layer in ("none", "off"):
+            return [f"no kernel sandbox ({self.layer})"]
+        return [why for held, why in facts if not held]
+
+
+@lru_cache(maxsize=1)
+def _isolation(layer: Layer) -> Isolation:
+    if layer.name == "bubblewrap":
+        return Isolation(layer.name, network_blocked=True, pid_namespace=True)
+    if layer.name == "landlock":
+        from cast.sandbox.landlock import abi_version
+
+        return Isolation(layer.name, network_blocked=abi_version() >= 4)
+    return Isolation(layer.name)
+
+
+def isolation() -> Isolation:
+    """The guarantees of the layer `detect()` found; cheap after the first call."""
+    return _isolation(detect())
+
+
 def describe() -> str:
     layer = detect()
     return f"sandbox: {layer.name} — {layer.detail}"

@@ -45,3 +45,15 @@ def test_without_a_layer_plan_mode_says_so_once_and_runs_only_the_strict_subset(
     assert "README.md" in second.text
     refused = run_tool(shell.PLAN_BASH, {"command": "git log -1"}, ctx)
     assert not refused.ok and "strict subset" in refused.text
+
+
+def test_isolation_is_strong_only_with_every_guarantee(sandbox_off):
+    from cast.sandbox.policy import Isolation, isolation
+
+    full = Isolation("bubblewrap", True, True, True, True, True, True)
+    assert full.strong and full.missing() == []
+    for field in ("env_scrubbed", "home_hidden", "unix_sockets_blocked", "network_blocked", "pid_namespace", "limits"):
+        weaker = Isolation(**{**full.__dict__, field: False})
+        assert not weaker.strong and len(weaker.missing()) == 1
+    off = isolation()
+    assert off.layer == "off" and not off.strong and off.missing() == ["no kernel sandbox (off)"]
