@@ -75,7 +75,7 @@ class Recorder:
         from cast.checkpoints.undo import item_stats
 
         try:
-            return item_stats(self.journal, self.session)
+            return item_stats(self.journal, self.session, self.plan)
         except (ShadowError, OSError):
             return []
 

@@ -185,11 +185,14 @@ def diff(journal: Journal, item: int | None = None, plan: str | None = None, col
     return f"{title}\n{text}" if text.strip() else f"{title}\nno file changes"
 
 
-def item_stats(journal: Journal, session: str) -> list[tuple[int, str, str]]:
-    """(item, text, diffstat) for each item this session started or ticked, for the closing report."""
+def item_stats(journal: Journal, session: str, plan_key: str | None = None) -> list[tuple[int, str, str]]:
+    """(item, text, diffstat) for each item this session started or ticked, for the closing report;
+    with `plan_key`, of that plan only (another plan's item may end where this session began)."""
     history = journal.history()
     rows = []
     for plan, starts in history.starts.items():
+        if plan_key is not None and plan != plan_key:
+            continue
         for item, seq in starts.items():
             start, end = history.by_seq[seq], history.item_end(plan, item)
             if session not in (start.get("session"), end.get("session")):

@@ -210,8 +210,8 @@ class Repl:
         while self._deferred and not self.busy:
             commands.dispatch(self, self._deferred.pop(0))
 
-    def start_task(self, text: str) -> None:
-        if not self.worker.start(lambda: jobs.run_task(self, text)):
+    def start_task(self, text: str, *, new: bool = False) -> None:
+        if not self.worker.start(lambda: jobs.run_task(self, text, new=new)):
             self.say("the agent is still working; your message was not sent", "yellow")
 
     def start_execute(self, plan_ref: str | None) -> None:

@@ -25,8 +25,8 @@ class Command:
 
 def _plan(repl: Repl, arg: str) -> None:
     repl.set_mode("plan")
-    if arg.strip():
-        repl.start_task(arg.strip())
+    if arg.strip():  # a new task: its own session and plan, whatever ran before
+        repl.start_task(arg.strip(), new=True)
 
 
 def _execute(repl: Repl, arg: str) -> None:

@@ -78,10 +78,10 @@ def undelivered(repl: Repl, run: Run, status: str = "done") -> None:
     repl.say("\n".join(lines), "yellow")
 
 
-def run_task(repl: Repl, text: str) -> None:
+def run_task(repl: Repl, text: str, *, new: bool = False) -> None:
     state = repl.state
     try:
-        run = state.ensure_run(text)
+        run = state.ensure_run(text, new=new)
     except Exception as exc:
         repl.say(f"cannot start: {exc}", "red")
         return

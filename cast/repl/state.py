@@ -31,7 +31,6 @@ class ReplState:
         self.run: Run | None = None  # built on the first task
         self.usage = ev.UsageUpdate()  # the current run's figures, as its loop last reported them
         self.spent = ev.UsageUpdate()  # totals of runs this REPL has left behind (/clear, /execute)
-        self.tasks: tuple[ev.Task, ...] = ()
         self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
         self.brief_pending = False  # a plan attached by Shift+Tab: the next message carries the brief
         self._workspace: Workspace | None = None
@@ -80,12 +79,15 @@ class ReplState:
         return self.run.ctx.plan_path if self.run is not None else None
 
     # -- runs -----------------------------------------------------------------------------
-    def ensure_run(self, first_task: str) -> Run:
-        """The current run, or a new planning session named after `first_task`."""
+    def ensure_run(self, first_task: str, *, new: bool = False) -> Run:
+        """The run `first_task` belongs to: the current one, or a new planning session named after
+        it. A task typed in plan mode after an execute run (finished, resumed or switched from) is a
+        new task: it gets its own session and plan, never the executed plan's. `new` asks for a new
+        session whatever the current run is (`/plan TASK`)."""
         from cast import runs
 
-        if self.run is None:
-            run = runs.plan_run(first_task, self.options)
+        if self.run is None or new or (self.mode == "plan" and self.run.tasks is not None):
+            run = runs.plan_run(first_task, self.options, model=self._reusable_model("plan"))
             if self.mode != "plan":
                 _switch(run, self.mode)
             self._adopt(run)
@@ -143,8 +145,8 @@ class ReplState:
             if plan is not None and self.execute(str(plan)) is self.run:
                 self.brief_pending = True
                 return plan
-        if self.run is not None:
-            _switch(self.run, mode)
+        if self.run is not None and self.run.mode.name != mode and not (mode == "plan" and self.run.tasks is not None):
+            _switch(self.run, mode)  # an execute run stays one: a task typed in plan mode starts a new plan
         self.mode = mode
         return None
 
@@ -170,27 +172,32 @@ class ReplState:
         pending, self.brief_pending = self.brief_pending, False
         return pending and self.run is not None and self.run.tasks is not None
 
+    @property
+    def tasks(self) -> tuple[ev.Task, ...]:
+        """The current run's task list as its plan file says now: an undo, a redo or a hand edit
+        shows at once, not after the agent's next step."""
+        board = self.run.tasks if self.run is not None else None
+        return _task_rows(board) if board is not None else ()
+
     def attached_plan(self) -> str:
         """`<session>/plan.md 1/3` for the toolbar, or "" when no plan is attached."""
         board = self.run.tasks if self.run is not None else None
         if board is None:
             return ""
         path = Path(board.plan.path)
-        rows = board.rows()
-        done = sum(1 for row in rows if row[2] == "done")
+        rows = self.tasks
+        done = sum(1 for row in rows if row.status == "done")
         return f"{path.parent.name}/{path.name} {done}/{len(rows)}"
 
     def clear(self) -> None:
         """Forget the conversation; the next task starts a new session."""
         self._retire()
         self.run = None
-        self.tasks = ()
         self.brief_pending = False
 
     def _adopt(self, run: Run) -> None:
         self._retire()
         self.run = run
-        self.tasks = _task_rows(run.tasks)
 
     def finish(self) -> Report | None:
         """Close the current run's books (session cost, evidence report); returns the report."""
@@ -232,8 +239,6 @@ class ReplState:
         if isinstance(event, ev.UsageUpdate):
             with self._lock:
                 self.usage = event
-        elif isinstance(event, ev.TaskUpdate):
-            self.tasks = event.tasks
 
     def total(self) -> ev.UsageUpdate:
         """This REPL's figures: every run's tokens and cost, and the current run's context size."""
@@ -248,7 +253,28 @@ def _switch(run: Run, mode: str) -> None:
     runs.switch_mode(run, mode)
 
 
-def _task_rows(board: TaskBoard | None) -> tuple[ev.Task, ...]:
-    if board is None:
-        return ()
-    return tuple(ev.Task(n, text, status, note, board.evidence_for(text)) for n, text, status, note in board.rows())
+_read_cache: dict[Path, tuple[tuple[int, int], list]] = {}
+
+
+def _task_rows(board: TaskBoard) -> tuple[ev.Task, ...]:
+    """Rows from the plan file on disk (parsed again only when it changed), with this run's working
+    state (in progress, blocked) and the evidence of the ticks it made. A plan that cannot be read
+    now shows as last read."""
+    from cast.plans.checklist import PlanError, parse
+
+    path = Path(board.plan.path)
+    try:
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        cached = _read_cache.get(path)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, parse(path.read_text(encoding="utf-8", errors="replace")))
+            _read_cache[path] = cached
+        items = cached[1]
+    except (OSError, PlanError):
+        return tuple(ev.Task(n, text, status, note, board.evidence_for(text)) for n, text, status, note in board.rows())
+    rows = []
+    for item in items:
+        status, note = ("done", "") if item.checked else board.status.get(item.text, ("pending", ""))
+        rows.append(ev.Task(item.number, item.text, status, note, board.evidence_for(item.text) if item.checked else {}))
+    return tuple(rows)

@@ -1,0 +1,103 @@
+"""One task, one plan: a task typed after an execute run (finished, resumed, or left with Shift+Tab)
+gets its own session and plan, and the task list and toolbar read the plan file as it is now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from replkit import harness  # noqa: F401  (a fixture)
+
+SHIFT_TAB = "\x1b[Z"
+VERDICT = {"text": '{"complete": true, "missing": [], "claims": []}'}
+PLAN_A = "# Plan: sub\n\n- [ ] Add sub to `app.py`\n"
+PLAN_B = "# Plan: div\n\n- [ ] Add div to app.py\n- [ ] Test div\n- [ ] Document div\n"
+
+
+def write(content: str) -> dict:
+    return {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": content}}]}
+
+
+def use(name: str, **arguments) -> dict:
+    return {"name": name, "input": arguments}
+
+
+EXECUTE_A = [
+    {"tool_uses": [use("update_task", id=1, status="in_progress")]},
+    {
+        "tool_uses": [
+            use(
+                "edit_file",
+                path="app.py",
+                old_string="    return a + b\n",
+                new_string="    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+            )
+        ]
+    },
+    {"tool_uses": [use("update_task", id=1, status="done", note="a one-line function")]},
+    {"text": "Added sub."},
+    VERDICT,
+]
+
+
+def toolbar(h) -> str:
+    return "".join(t for _, t in h.repl.view.toolbar())
+
+
+def plans(repo: Path) -> dict[str, str]:
+    return {p.parent.name: p.read_text() for p in (repo / ".cast" / "plans").glob("*/plan.md")}
+
+
+def test_plan_execute_undo_then_a_new_task_gets_its_own_plan(harness, repo):
+    h = harness([write(PLAN_A), {"text": "Planned sub."}, *EXECUTE_A, write(PLAN_B), {"text": "Planned div."}])
+    h.send("add sub\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the hand-off")
+    h.send("a\r")  # execute, edits auto-approved
+    h.wait_text("Plan: 1/1 items done")  # the closing report
+    h.wait_idle()
+    exec_session = h.repl.state.session_id
+    assert exec_session.endswith("-exec") and "add-sub 1/1" in toolbar(h)
+    h.send("/undo 1 --yes\r")
+    h.wait_text("undo done")
+    assert "- [ ] Add sub" in next(iter(plans(repo).values()))
+    h.wait(lambda: "add-sub 0/1" in toolbar(h), "the toolbar to show the undone tick")
+    h.send("/tasks\r")
+    h.wait_text("Tasks 0/1 done")
+    h.send(SHIFT_TAB)
+    h.wait(lambda: h.repl.state.mode == "plan", "plan mode")
+    h.send("add div\r")
+    h.wait(lambda: h.repl.asker.current is not None and "3 items" in h.repl.asker.current.title, "the hand-off of plan B")
+    found = plans(repo)
+    assert len(found) == 2, found
+    [(new_session, text)] = [(s, t) for s, t in found.items() if "div" in t]
+    assert "exec" not in new_session and "task: add div" in text and f"session: {new_session}" in text
+    assert h.repl.state.session_id == new_session != exec_session
+    h.send("n\r")
+    h.wait_idle()
+    h.send("/tasks\r")
+    h.wait_text("No task list")
+    assert "add-sub" not in toolbar(h)  # the executed plan is not the current one
+
+
+def test_plan_with_a_task_after_a_resumed_execute_run_starts_a_new_plan(harness, repo):
+    plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("---\ntask: add sub\nsession: 2026-01-01-sub\n---\n" + PLAN_A)
+    first = harness(EXECUTE_A)
+    first.send("/execute 2026-01-01-sub\r")
+    first.wait_text("Plan: 1/1 items done")
+    first.wait_idle()
+    exec_session = first.repl.state.session_id
+    first.close()
+    h = harness([write(PLAN_B), {"text": "Planned div."}])
+    h.send(f"/resume {exec_session}\r")
+    h.wait_text("Type to continue.")
+    h.wait_idle()
+    assert h.repl.state.mode == "execute"
+    h.send("/plan add div\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the hand-off of plan B")
+    found = plans(repo)
+    assert len(found) == 2 and found["2026-01-01-sub"].count("- [x]") == 1, found
+    [(new_session, text)] = [(s, t) for s, t in found.items() if s != "2026-01-01-sub"]
+    assert "exec" not in new_session and "task: add div" in text and "3 items" in h.repl.asker.current.title
+    h.send("n\r")
+    h.wait_idle()
