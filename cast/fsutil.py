@@ -7,6 +7,7 @@ uses, so a symlink swapped in along the way can never redirect a write.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -14,7 +15,41 @@ from contextlib import suppress
 from pathlib import Path
 
 O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-CAST_IGNORES = ("sessions/", "history", "checkpoints/")  # transcripts, prompt history, snapshots are private; plans are not
+CAST_IGNORES = ("checkpoints/",)  # snapshots are private; plans are not (sessions and history live in cast/state.py's dir)
+
+
+class NotRegularFile(OSError):
+    """What `read_regular` raises for a symlink, device, FIFO, socket or directory."""
+
+
+def read_regular(path: Path | str, limit: int | None = None, dir_fd: int | None = None) -> bytes:
+    """The bytes of a regular file, without following a symlink at `path` itself, never blocking
+    on a FIFO, and reading at most `limit + 1` bytes (so a caller can tell "exactly the cap" from
+    "more"): /dev/zero, /proc files and pipes cannot make cast hang or fill its memory."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | O_CLOEXEC
+    try:
+        fd = os.open(path, flags, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotRegularFile(errno.ELOOP, "is a symlink", str(path)) from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+        want = info.st_size + 1 if limit is None else limit + 1
+        chunks, got = [], 0
+        while got < want:
+            chunk = os.read(fd, min(want - got, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+            if limit is None:
+                want = got + (1 << 20)  # the file grew while read: keep reading to its end
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def write_at(dir_fd: int, name: str, data: bytes, durable: bool = True) -> None:

@@ -22,12 +22,18 @@ def main() -> None:
 
         print(f"cast {VERSION}")
         return
-    options = bare_repl(argv)
-    if options is not None:
-        sys.exit(start_repl(options))
-    from cast.cli import main as cli_main
+    from cast.state import StateError
 
-    cli_main()
+    try:
+        options = bare_repl(argv)
+        if options is not None:
+            sys.exit(start_repl(options))
+        from cast.cli import main as cli_main
+
+        cli_main()
+    except StateError as exc:  # cast's private state is unsafe to use: say which path and why, no traceback
+        sys.stderr.write(f"cast: {exc}\n")
+        sys.exit(exc.exit_code)
 
 
 def bare_repl(argv: list[str]) -> Options | None:

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cast.fsutil import read_regular
+
 Message = dict[str, Any]
 NOT_RUN = (
     "[interrupted: cast stopped before this result was recorded; the call may have run, so check its effects before repeating it]"
@@ -26,9 +28,11 @@ def read_records(path: Path) -> list[Message]:
     """Journal records in order. A torn (undecodable) last line is dropped; a bad line in the
     middle means the file was damaged by something other than a crash, and is an error."""
     try:
-        lines = path.read_bytes().split(b"\n")
+        lines = read_regular(path).split(b"\n")
     except FileNotFoundError:
         return []
+    except OSError as exc:
+        raise SessionError(f"cannot read {path}: {exc.strerror or exc}") from None
     records = []
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     for number, line in enumerate(lines):

@@ -17,14 +17,18 @@ before writing, so one crash never poisons the file. The rebuilt transcript is t
 for the API (tool calls left without results get "[interrupted: not run]"), so a resumed
 session can be sent as is.
 
-Layout: `<root>/.cast/sessions/<id>/transcript.jsonl` and `meta.json` (written atomically).
-`<root>/.cast/.gitignore` keeps `sessions/` out of version control: transcripts are private.
+Layout: `<workspace state>/sessions/<id>/transcript.jsonl` and `meta.json` (written atomically),
+in the workspace's private state dir (cast/state.py: owner-only, verified on every open), never in
+the repository, where a committed symlink could send transcripts anywhere. Files are opened
+without following symlinks. A `.cast/sessions/` left by an older cast is not read (a clone can
+commit a forged one); `legacy_notice` tells the user once how to move theirs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from contextlib import suppress
@@ -34,27 +38,40 @@ from pathlib import Path
 from typing import Any
 
 from cast.agent import events as ev
-from cast.fsutil import atomic_write, ensure_gitignore
+from cast.fsutil import O_CLOEXEC, read_regular, write_at
 from cast.models.base import Usage
 from cast.session_records import Message, SessionError, last_prefix, make_valid, read_records, replay
+from cast.state import existing_private_dir, private_dir
 
 SESSIONS = "sessions"
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 TRANSCRIPT = "transcript.jsonl"
 META = "meta.json"
+MAX_META = 1 << 20
 
 
 def sessions_dir(root: Path) -> Path:
-    from cast.plans.store import state_root  # a read-only checkout keeps them in the user's state dir
+    """The verified private directory of this workspace's sessions (StateError if unsafe)."""
+    return private_dir(Path(root), SESSIONS)
 
-    return state_root(Path(root)) / ".cast" / SESSIONS
+
+def _session_dir(root: Path, id: str) -> Path:
+    if not _ID.fullmatch(id) or ".." in id:
+        raise SessionError(f"invalid session id {id!r}")
+    return sessions_dir(root) / id
 
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def atomic_write_json(path: Path, data: dict[str, Any], durable: bool = True) -> None:
-    atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"), durable)
+def write_json_at(directory: Path, name: str, data: dict[str, Any], durable: bool = True) -> None:
+    """Atomically, in `directory` entered without following a symlink."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | O_CLOEXEC)
+    try:
+        write_at(fd, name, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"), durable)
+    finally:
+        os.close(fd)
 
 
 class Session:
@@ -76,9 +93,8 @@ class Session:
 
     @classmethod
     def create(cls, root: Path, id: str, *, mode: str, task: str, model: str, plan_path: Path | str | None = None) -> Session:
-        directory = sessions_dir(root) / id
-        ensure_gitignore(directory.parent.parent.parent)  # the checkout, or the user's state dir
-        directory.mkdir(parents=True, exist_ok=False)
+        directory = _session_dir(root, id)
+        directory.mkdir(mode=0o700)
         now = _now()
         meta = {
             "id": id,
@@ -94,15 +110,15 @@ class Session:
             "created": now,
             "updated": now,
         }
-        (directory / TRANSCRIPT).touch()
+        os.close(os.open(directory / TRANSCRIPT, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | O_CLOEXEC, 0o600))
         session = cls(directory, meta)
-        atomic_write_json(directory / META, meta)
+        write_json_at(directory, META, meta)
         return session
 
     @classmethod
     def open(cls, root: Path, id: str) -> Session:
         """Reopen an existing session to append to it; prefer `resume`, which also repairs."""
-        directory = sessions_dir(root) / id
+        directory = _session_dir(root, id)
         meta = _read_meta(directory)
         session = cls(directory, meta)
         session.update(status="running", pid=os.getpid())
@@ -152,10 +168,12 @@ class Session:
 
     def _open_journal(self):
         """Open for appending, first cutting off a torn last line left by a crash."""
-        path = self.dir / TRANSCRIPT
-        out = open(path, "a+b")
+        fd = os.open(self.dir / TRANSCRIPT, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | O_CLOEXEC, 0o600)
+        out = os.fdopen(fd, "a+b")
         size = out.seek(0, os.SEEK_END)
-        keep = path.read_bytes().rfind(b"\n") + 1 if size else 0  # up to the last complete line
+        if size:
+            out.seek(0)
+        keep = out.read().rfind(b"\n") + 1 if size else 0  # up to the last complete line
         if keep != size:
             out.truncate(keep)
             out.seek(keep)
@@ -197,7 +215,7 @@ class Session:
             self.meta.update(fields)
             self.meta["updated"] = _now()
             self.meta["updated_ns"] = time.time_ns()  # orders updates within one second (writes may land later)
-            atomic_write_json(self.dir / META, self.meta, durable)
+            write_json_at(self.dir, META, self.meta, durable)
 
     def observe(self, event: ev.Event) -> None:
         """Keep meta.json current from the loop's events (one write per step, not per delta)."""
@@ -213,10 +231,10 @@ class Session:
 
 def _read_meta(directory: Path) -> dict[str, Any]:
     try:
-        meta = json.loads((directory / META).read_text(encoding="utf-8"))
+        meta = json.loads(read_regular(directory / META, MAX_META).decode("utf-8"))
     except FileNotFoundError:
         raise SessionError(f"no session at {directory}") from None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise SessionError(f"cannot read {directory / META}: {exc}") from None
     if not isinstance(meta, dict):
         raise SessionError(f"{directory / META} is not a JSON object")
@@ -245,8 +263,6 @@ def execute_id(root: Path, plan_session: str) -> str:
     """The session id for executing the plan written by `plan_session`: `<plan session>-exec`,
     then `-exec-2`, `-exec-3` for later executions. A plan written from an execute session
     (`X-exec`) executes as `X-exec-N`, never `X-exec-exec`."""
-    import re
-
     base = re.sub(rf"(?:{EXEC_SUFFIX}(?:-\d+)?)+$", "", plan_session) or plan_session
     return next_id(root, base + EXEC_SUFFIX)
 
@@ -278,7 +294,7 @@ def next_id(root: Path, base: str) -> str:
 
 def load(root: Path, id: str) -> tuple[dict[str, Any], list[Message]]:
     """(meta, messages) of a session: the transcript as the model last saw it, made API-valid."""
-    directory = sessions_dir(root) / id
+    directory = _session_dir(root, id)
     meta = _read_meta(directory)
     return meta, make_valid(replay(read_records(directory / TRANSCRIPT)))
 
@@ -295,9 +311,9 @@ class SessionInfo:
 
 def list_sessions(root: Path) -> list[SessionInfo]:
     """Every readable session, most recently updated first."""
-    base = sessions_dir(root)
+    base = existing_private_dir(Path(root), SESSIONS)
     found = []
-    for directory in sorted(base.iterdir()) if base.is_dir() else []:
+    for directory in sorted(base.iterdir()) if base is not None else []:
         try:
             meta = _read_meta(directory)
         except (SessionError, NotADirectoryError):

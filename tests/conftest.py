@@ -25,6 +25,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # the Models API answers cast keeps
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))  # sessions, history, checkpoints
     for var in ("CAST_MODEL", "CAST_MAX_STEPS", "CAST_EFFORT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CAST_SCRIPT_RECORD"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))

@@ -16,6 +16,7 @@ from conftest import git, write_script
 from conftest import run_cast as cast
 
 from cast.plans.checklist import parse
+from cast.sessions import sessions_dir
 
 PLAN = """---
 task: Tidy the project
@@ -215,7 +216,7 @@ def test_undo_after_kill_9_and_resume_of_the_same_session(tmp_path):
     root = tmp_path / "proj"
     plan = project(root, True)
     kill_during_item_two(root, tmp_path)
-    session = next((root / ".cast" / "sessions").glob("*-exec")).name
+    session = next(sessions_dir(root).glob("*-exec")).name
     run = resume_run(session, Options(cwd=root, yes=True), model=ScriptedModel(REST))
     outcome = conclude(run, turn(run, "Carry on.", lambda event: None))
     assert outcome.code == 0, outcome.reason

@@ -9,6 +9,8 @@ from pathlib import Path
 from conftest import run_cast as cast
 from conftest import write_script
 
+from cast.sessions import sessions_dir
+
 PLAN_TURNS = [
     {"text": "Reading.", "tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]},
     {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan: x\n- [ ] one\n- [ ] two\n"}}]},
@@ -59,11 +61,11 @@ def test_a_plan_session_remembers_its_plan_for_resume(repo, tmp_path):
     done = cast(repo, "--model", f"script:{script}", "plan", "Do x")
     plan_path = done.stdout.strip().splitlines()[-1]
     session_id = cast(repo, "sessions").stdout.split("\t")[0]
-    meta = json.loads((repo / ".cast" / "sessions" / session_id / "meta.json").read_text())
+    meta = json.loads((sessions_dir(repo) / session_id / "meta.json").read_text())
     assert meta["plan_path"] == plan_path and meta["status"] == "done"
     run = resume_run(session_id, Options(model=f"script:{script}", cwd=repo))
     assert str(run.ctx.plan_path) == plan_path
-    assert json.loads((repo / ".cast" / "sessions" / session_id / "meta.json").read_text())["status"] == "done"
+    assert json.loads((sessions_dir(repo) / session_id / "meta.json").read_text())["status"] == "done"
 
 
 def test_resuming_a_session_that_is_still_running_is_refused(repo, tmp_path):

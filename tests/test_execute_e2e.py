@@ -17,6 +17,7 @@ from conftest import git, write_script
 from conftest import run_cast as cast
 
 from cast.plans.checklist import parse
+from cast.sessions import sessions_dir
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -243,7 +244,7 @@ def test_ctrl_c_during_a_command_stops_the_run_and_records_that_it_ran(calc, tmp
     assert time.monotonic() - interrupted_at < 5
     assert proc.returncode == 1 and "interrupted" in out
     assert subprocess.run(["pgrep", "-f", "sleep 29.5"], capture_output=True).returncode == 1  # no sleep left behind
-    journal = next((calc / ".cast" / "sessions").glob("*-exec/transcript.jsonl")).read_text()
+    journal = next(sessions_dir(calc).glob("*-exec/transcript.jsonl")).read_text()
     result = next(
         b
         for line in journal.splitlines()

@@ -15,6 +15,7 @@ from fakeapi import FakeAPI, fake_api, model_info, text  # noqa: F401  (fake_api
 from cast.models.base import ModelError
 from cast.models.lookup import available, cache_path, ensure, lookup
 from cast.runs import Options
+from cast.state import workspace_state_path
 
 RETIRED = model_info(
     "claude-sonnet-4-5",
@@ -64,7 +65,7 @@ def test_a_retired_model_exits_2_before_any_request(fake_api, repo):
     assert "Traceback" not in done.stderr
     assert fake_api.requests == []  # no /v1/messages
     assert any(p.startswith("/v1/models/claude-sonnet-4-5") for p in fake_api.model_requests)
-    assert not (repo / ".cast" / "sessions").exists()  # no session started: nothing was done
+    assert not (workspace_state_path(repo) / "sessions").exists()  # no session started: nothing was done
 
 
 def test_a_retired_model_is_refused_offline_too(fake_api, repo):

@@ -19,6 +19,7 @@ from cast.agent.selfcheck import SelfCheck
 from cast.agent.tasklist import task_event
 from cast.models.scripted import ScriptedModel
 from cast.plans.checklist import parse
+from cast.sessions import sessions_dir
 from cast.tools.base import ToolError
 from cast.tools.tasks import TaskBoard
 
@@ -34,7 +35,7 @@ def plan_at(root: Path, data: bytes) -> Path:
 
 
 def journal(root: Path) -> list[dict]:
-    [path] = (root / ".cast" / "sessions").glob("*/transcript.jsonl")
+    [path] = sessions_dir(root).glob("*/transcript.jsonl")
     return [json.loads(line) for line in path.read_bytes().splitlines()]
 
 

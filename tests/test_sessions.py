@@ -1,5 +1,5 @@
 """Sessions on disk: the journal replays to exactly the transcript the model saw, survives a torn
-last line and a real kill -9, and keeps its meta file and .gitignore right."""
+last line and a real kill -9, keeps its meta file right, and lives in cast's private state dir."""
 
 from __future__ import annotations
 
@@ -112,27 +112,45 @@ class TestRoundTrip:
             load(tmp_path, "nope")
 
 
-class TestGitignore:
-    def test_created_when_missing(self, tmp_path):
-        new_session(tmp_path)
-        assert (tmp_path / ".cast" / ".gitignore").read_text() == "sessions/\nhistory\ncheckpoints/\n"
-
-    def test_appended_when_it_lacks_sessions_and_left_alone_otherwise(self, tmp_path):
-        ignore = tmp_path / ".cast" / ".gitignore"
-        ignore.parent.mkdir()
-        ignore.write_text("history")
-        new_session(tmp_path, "s1")
-        assert ignore.read_text() == "history\nsessions/\ncheckpoints/\n"
-        new_session(tmp_path, "s2")
-        assert ignore.read_text() == "history\nsessions/\ncheckpoints/\n"
-
-    def test_git_really_ignores_the_sessions(self, repo):
+class TestPrivateLocation:
+    def test_sessions_live_in_the_private_state_dir_not_the_repository(self, repo):
         session = new_session(repo)
         Transcript(on_append=session.append).add_user([text_block("hi")])
+        state = Path(os.environ["XDG_STATE_HOME"]) / "cast" / "workspaces"
+        assert session.dir.parent == sessions_dir(repo) and state in session.dir.parents
+        assert not (repo / ".cast").exists()
         status = subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=all"], cwd=repo, capture_output=True, text=True, check=True
         ).stdout
-        assert "sessions" not in status and ".cast/.gitignore" in status
+        assert status == ""
+
+    def test_owner_only_modes_whatever_the_umask(self, tmp_path):
+        old = os.umask(0)
+        try:
+            session = new_session(tmp_path)
+            session.append({"role": "user", "content": [text_block("hi")]})
+            session.close()
+        finally:
+            os.umask(old)
+        for directory in (session.dir, session.dir.parent, session.dir.parent.parent):
+            assert directory.stat().st_mode & 0o777 == 0o700, directory
+        assert (session.dir / "transcript.jsonl").stat().st_mode & 0o077 == 0
+
+    def test_a_session_written_by_an_older_cast_in_the_repository_is_not_read(self, tmp_path):
+        old = tmp_path / ".cast" / "sessions" / "2026-01-01-old"
+        old.mkdir(parents=True)
+        (old / "meta.json").write_text(json.dumps({"id": "2026-01-01-old", "mode": "plan", "status": "done"}))
+        (old / "transcript.jsonl").write_text("")
+        assert list_sessions(tmp_path) == []
+        with pytest.raises(SessionError, match="no session"):
+            load(tmp_path, "2026-01-01-old")
+
+    @pytest.mark.parametrize("bad", ["../x", "a/b", "..", ".hidden", ""])
+    def test_an_id_cannot_leave_the_sessions_dir(self, tmp_path, bad):
+        with pytest.raises(SessionError, match="invalid session id"):
+            load(tmp_path, bad)
+        with pytest.raises(SessionError, match="invalid session id"):
+            new_session(tmp_path, bad)
 
 
 class TestTornJournal:

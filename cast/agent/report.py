@@ -181,7 +181,7 @@ class ReportBuilder:
 
     def _git_changes(self) -> list[tuple[str, Stat]]:
         """Git's view, as paths relative to the workspace; not the plan file (its ticks have a
-        line of their own) nor the session transcripts."""
+        line of their own). Session transcripts are not in the workspace (cast/state.py)."""
         if self.baseline is None:
             return []
         root = self.root.resolve()
@@ -189,7 +189,7 @@ class ReportBuilder:
         rows = []
         for path, counts in self.baseline.changes():
             shown = os.path.relpath(self.baseline.top / path, root).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-            if shown != own and not shown.startswith(".cast/sessions/"):
+            if shown != own:
                 rows.append((shown, counts))
         return rows
 

@@ -5,15 +5,14 @@ to be unable to write anywhere else: the name is a plain file name, every direct
 workspace root is entered through a file descriptor opened with O_NOFOLLOW (a symlink anywhere on
 the way is refused, even one swapped in after the check), and the file appears atomically.
 
-A read-only checkout still plans: when `.cast/` cannot be written, cast's files for that workspace
-live in the user's state dir instead (state_root), and readers look in both places.
+A read-only checkout still plans: when `.cast/` cannot be written, its plans go to the workspace's
+private state dir (cast/state.py) instead, cast says so once, and readers look in both places.
 """
 
 from __future__ import annotations
 
 import difflib
 import errno
-import hashlib
 import json
 import os
 import re
@@ -29,6 +28,7 @@ from pathlib import Path
 from cast import git
 from cast.fsutil import O_CLOEXEC, ensure_gitignore_at, write_at
 from cast.plans.checklist import PlanError, front_matter_lines, parse
+from cast.state import announce, existing_workspace_state, workspace_state, workspace_state_path
 
 PLAN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 MAX_NAME = 100
@@ -41,15 +41,6 @@ _PLAIN = re.compile(rf"[^-?:,\[\]{{}}#&*!|>'\"%@`\s{_CONTROL}](?:[^{_CONTROL}]*[
 _TYPED = re.compile(r"true|false|yes|no|on|off|null|~|[-+]?(\d[\d_]*(\.\d*)?|\.\d+)(e[-+]?\d+)?|0x[0-9a-f]+|\.inf|\.nan", re.I)
 _ESCAPE = re.compile(rf'["\\{_CONTROL}]')
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
-
-
-def user_state_root(root: Path) -> Path:
-    """Where a workspace whose `.cast/` cannot be written keeps it: one directory per checkout
-    in $XDG_STATE_HOME/cast (default ~/.local/state/cast), named after it and its real path."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    real = os.path.realpath(root)
-    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    return Path(base) / "cast" / "workspaces" / f"{slugify(Path(real).name or 'root')}-{digest}"
 
 
 def _writable(directory: Path) -> bool:
@@ -74,21 +65,21 @@ def _writable(directory: Path) -> bool:
 def _state_root(root: str) -> Path:
     if _writable(Path(root)):
         return Path(root)
-    fallback = user_state_root(Path(root))
-    fallback.mkdir(parents=True, exist_ok=True)
+    fallback = workspace_state(Path(root))
+    announce(f"{root}/.cast cannot be written; plans of this workspace go to {fallback}/.cast/plans")
     return fallback
 
 
 def state_root(root: Path) -> Path:
-    """The directory whose `.cast/` holds this workspace's plans and sessions: the workspace
-    itself, or the user's state dir when the checkout cannot be written."""
+    """The directory whose `.cast/` holds this workspace's plans: the workspace itself, or its
+    private state dir (verified) when the checkout cannot be written."""
     return _state_root(str(root))
 
 
 def roots(root: Path) -> list[Path]:
-    """Every place plans of this workspace may be: the checkout, then the user's state dir."""
-    fallback = user_state_root(root)
-    return [root, fallback] if fallback.is_dir() else [root]
+    """Every place plans of this workspace may be: the checkout, then its private state dir."""
+    fallback = existing_workspace_state(root)
+    return [root, fallback] if fallback is not None else [root]
 
 
 def slugify(task: str, limit: int = 40) -> str:
@@ -105,8 +96,9 @@ def slugify(task: str, limit: int = 40) -> str:
 def new_session_id(root: Path, task: str, today: date) -> str:
     """`YYYY-MM-DD-<slug>`, suffixed -2, -3 … past any plan or session directory already there."""
     base = f"{today.isoformat()}-{slugify(task)}"
+    taken = [where / ".cast" / "plans" for where in roots(root)] + [workspace_state_path(root) / "sessions"]
     candidate, n = base, 1
-    while any(os.path.lexists(base / ".cast" / kind / candidate) for kind in ("plans", "sessions") for base in roots(root)):
+    while any(os.path.lexists(directory / candidate) for directory in taken):
         n += 1
         candidate = f"{base}-{n}"
     return candidate

@@ -5,7 +5,10 @@ rendering, the file list for @ completion). The prompt comes first; nothing here
 
 from __future__ import annotations
 
+import datetime
+import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,16 +28,47 @@ def banner(state: ReplState) -> str:
     )
 
 
-def file_history(root: Path) -> History:
-    """`.cast/history` in the workspace (kept out of git: it is private), else memory only."""
-    try:
-        directory = root / ".cast"
-        directory.mkdir(exist_ok=True)
-        from cast.fsutil import ensure_gitignore
+class PrivateHistory(FileHistory):
+    """prompt_toolkit's file format, opened without following a symlink at the file."""
 
-        ensure_gitignore(root)
-        return FileHistory(str(directory / "history"))
-    except OSError:
+    def load_history_strings(self) -> Iterable[str]:
+        from cast.fsutil import read_regular
+
+        try:
+            data = read_regular(os.fsdecode(self.filename))
+        except FileNotFoundError:
+            return []
+        strings: list[str] = []
+        lines: list[str] = []
+        for line in data.decode("utf-8", "replace").splitlines(keepends=True):
+            if line.startswith("+"):
+                lines.append(line[1:])
+            elif lines:
+                strings.append("".join(lines)[:-1])
+                lines = []
+        if lines:
+            strings.append("".join(lines)[:-1])
+        return reversed(strings)
+
+    def store_string(self, string: str) -> None:
+        from cast.fsutil import O_CLOEXEC
+
+        text = f"\n# {datetime.datetime.now()}\n" + "".join(f"+{line}\n" for line in string.split("\n"))
+        fd = os.open(self.filename, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+
+def file_history(root: Path) -> History:
+    """The prompts typed in this workspace, in its private state dir (never the repository, where a
+    committed `.cast/history` symlink would receive them); memory only when that is unusable."""
+    from cast.state import StateError, private_dir
+
+    try:
+        return PrivateHistory(str(private_dir(root, "history") / "prompts"))
+    except (OSError, StateError):
         return InMemoryHistory()
 
 

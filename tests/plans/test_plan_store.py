@@ -23,6 +23,7 @@ from cast.plans.store import (
     slugify,
     write_plan,
 )
+from cast.sessions import sessions_dir
 
 CREATED = datetime(2026, 11, 29, 11, 42, 7, tzinfo=UTC)
 SESSION = "2026-11-29-add-a-verbose-flag"
@@ -52,7 +53,7 @@ def test_write_plan(root: Path) -> None:
         "---\ntask: Add a --verbose flag\nsession: 2026-11-29-add-a-verbose-flag\n"
         "created: 2026-11-29T11:42:07Z\nbase_commit: 3f2a9c1\n---\n" + BODY
     )
-    assert (root / ".cast" / ".gitignore").read_text() == "sessions/\nhistory\ncheckpoints/\n"
+    assert (root / ".cast" / ".gitignore").read_text() == "checkpoints/\n"
     assert sorted(os.listdir(path.parent)) == ["plan.md"]  # no temp files left behind
 
 
@@ -63,7 +64,7 @@ def test_write_plan_revises_and_keeps_gitignore(root: Path) -> None:
     path, items = plan(root, "plan.md", body="# v2\n- [ ] only\n")
     assert items == 1 and path.read_text().endswith("---\n# v2\n- [ ] only\n")
     # the user's lines stay; what must stay private is appended once, however often plans are written
-    assert (root / ".cast" / ".gitignore").read_text() == "mine\nsessions/\nhistory\ncheckpoints/\n"
+    assert (root / ".cast" / ".gitignore").read_text() == "mine\ncheckpoints/\n"
     assert sorted(os.listdir(path.parent)) == ["plan.md"]
 
 
@@ -197,7 +198,7 @@ def test_session_ids(root: Path) -> None:
     assert new_session_id(root, "Add a --verbose flag!", today) == SESSION
     (root / ".cast" / "plans" / SESSION).mkdir(parents=True)
     assert new_session_id(root, "Add a --verbose flag!", today) == SESSION + "-2"
-    (root / ".cast" / "sessions" / (SESSION + "-2")).mkdir(parents=True)
+    (sessions_dir(root) / (SESSION + "-2")).mkdir()
     assert new_session_id(root, "Add a --verbose flag!", today) == SESSION + "-3"
     assert new_session_id(root, "Add a --verbose flag!", date(2026, 11, 30)) == "2026-11-30-add-a-verbose-flag"
 

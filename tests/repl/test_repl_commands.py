@@ -6,6 +6,7 @@ import pytest
 from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.repl import commands
+from cast.sessions import sessions_dir
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n- [x] Already there\n"
 
@@ -190,7 +191,7 @@ def test_execute_of_a_fully_ticked_plan_keeps_the_conversation(harness, repo):
     h.wait_idle()
     assert h.repl.state.run is run and h.repl.state.session_id == session
     assert h.repl.state.mode == "plan"
-    assert not list((repo / ".cast" / "sessions").glob("*-exec*"))  # nothing recorded for it
+    assert not list(sessions_dir(repo).glob("*-exec*"))  # nothing recorded for it
     h.send("and then?\r")  # the planning conversation goes on
     h.wait_text("second answer")
     h.wait_idle()

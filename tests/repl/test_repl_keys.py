@@ -168,7 +168,7 @@ def test_interrupted_work_is_kept_and_the_conversation_goes_on(harness):
     assert "First half" in said["content"][0]["text"] and "interrupted by user" in said["content"][0]["text"]
 
 
-def test_history_is_kept_per_project_and_ignored_by_git(repo):
+def test_history_is_kept_per_project_in_the_private_state_dir(repo):
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
@@ -185,5 +185,8 @@ def test_history_is_kept_per_project_and_ignored_by_git(repo):
             color=False,
         )
         assert repl.run() == 0
-    assert "/cost" in (repo / ".cast" / "history").read_text()
-    assert "history" in (repo / ".cast" / ".gitignore").read_text().split()
+    from cast.state import private_dir
+
+    history = private_dir(repo, "history") / "prompts"
+    assert "/cost" in history.read_text() and history.stat().st_mode & 0o077 == 0
+    assert not (repo / ".cast" / "history").exists()

@@ -99,7 +99,9 @@ def test_modes_help_and_exit(repo, tmp_path):
     for name in ("/plan", "/execute", "/tasks", "/plans", "/cost", "/compact", "/resume", "/clear", "/model", "/help", "/exit"):
         child.expect_exact(name)
     assert finish(child) == 0
-    assert (repo / ".cast" / "history").read_text().count("/help") == 1
+    from cast.state import private_dir
+
+    assert (private_dir(repo, "history") / "prompts").read_text().count("/help") == 1
 
 
 def test_task_streams_text_runs_tools_and_offers_the_plan(repo, tmp_path):

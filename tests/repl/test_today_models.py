@@ -19,6 +19,8 @@ from apikit import ended, spawn  # noqa: E402
 from conftest import cast_env, run_cast  # noqa: E402
 from fakeapi import FakeAPI, api, fake_api, model_info, text  # noqa: E402, F401  (fixtures)
 
+from cast.state import workspace_state_path  # noqa: E402
+
 
 def one_shot(repo, api: FakeAPI, *args: str) -> subprocess.CompletedProcess[str]:
     return run_cast(repo, *args, ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key")
@@ -37,7 +39,7 @@ def test_a_retired_model_is_refused_before_the_prompt(repo, api):
     assert "model 'claude-sonnet-4-5' was retired on 2026-11-30 and no longer answers" in term.text
     assert "use one of: claude-sonnet-5-5, claude-opus-5-5, claude-haiku-5-5, claude-fable-5-2" in term.text
     assert api.model_requests == []  # the built-in table decided: no network on the way
-    assert api.requests == [] and not (repo / ".cast" / "sessions").exists()
+    assert api.requests == [] and not (workspace_state_path(repo) / "sessions").exists()
     planned = one_shot(repo, api, "plan", "--model", "claude-sonnet-4-5", "anything")
     assert planned.returncode == 2 and refusal(planned.stderr) == refusal(term.text)
 
