@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import unicodedata
 from pathlib import Path
 
 from pydantic import Field
@@ -20,6 +21,34 @@ from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.files import resolve
 
 DIFF_CHARS = 8_000
+PROTECTED = {".git": "use git commands to change the repository", ".cast": "plans change only through write_plan and ticks"}
+_IGNORABLE = dict.fromkeys(
+    map(ord, "\u00ad\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\ufeff")
+)
+
+
+def _protected(part: str) -> str | None:
+    """The protected name `part` is, on some file system: case folded (macOS, Windows), Unicode
+    normalised with the characters HFS+ ignores dropped, trailing dots and spaces cut (Windows)."""
+    name = unicodedata.normalize("NFC", part).translate(_IGNORABLE).casefold().rstrip(" .")
+    return name if name in PROTECTED else None
+
+
+def _guard_private(ctx: ToolContext, given: str, path: Path) -> None:
+    """write_file and edit_file never touch `.git/` (its config and hooks run programs on the next
+    git command) nor `.cast/` (cast's own config, plans and state): checked on the path as given
+    and as resolved, so a symlink to either is refused too."""
+    root = Path(os.path.realpath(ctx.workspace.root))
+    lexical = Path(os.path.normpath(given if os.path.isabs(given) else root / given))
+    for candidate in (lexical, path):
+        try:
+            parts = candidate.relative_to(root).parts
+        except ValueError:
+            continue
+        for part in parts:
+            name = _protected(part)
+            if name is not None:
+                raise ToolError(f"refusing to write {given}: write_file and edit_file never change {name}/ ({PROTECTED[name]})")
 
 
 def _guard_fresh(ctx: ToolContext, path: Path, rel: str, must_have_read: bool) -> None:
@@ -65,6 +94,7 @@ class WriteFileParams(Params):
 
 def edit_file(args: EditFileParams, ctx: ToolContext) -> Observation:
     path = resolve(ctx, args.path)
+    _guard_private(ctx, args.path, path)
     rel = relative(ctx.workspace.root, path)
     if not path.is_file():
         raise ToolError(f"{rel} does not exist; use write_file to create a file")
@@ -110,14 +140,13 @@ def _loose_match(text: str, fragment: str) -> bool:
 
 def write_file(args: WriteFileParams, ctx: ToolContext) -> Observation:
     path = resolve(ctx, args.path)
+    _guard_private(ctx, args.path, path)
     rel = relative(ctx.workspace.root, path)
     if path.is_dir():
         raise ToolError(f"{rel} is a directory")
     existed = path.exists()
     if existed:
         _guard_fresh(ctx, path, rel, must_have_read=False)
-    if ".git" in Path(rel).parts:
-        raise ToolError("writing inside .git is not allowed; use git commands")
     content = args.content
     path.parent.mkdir(parents=True, exist_ok=True)
     before = path.read_bytes().decode("utf-8", "replace") if existed else ""
