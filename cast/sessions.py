@@ -41,7 +41,7 @@ from cast.agent import events as ev
 from cast.fsutil import O_CLOEXEC, read_regular, write_at
 from cast.models.base import Usage
 from cast.session_records import Message, SessionError, last_prefix, make_valid, read_records, replay
-from cast.state import existing_private_dir, private_dir
+from cast.state import announce, existing_private_dir, private_dir, workspace_state
 
 SESSIONS = "sessions"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -55,10 +55,38 @@ def sessions_dir(root: Path) -> Path:
     return private_dir(Path(root), SESSIONS)
 
 
-def _session_dir(root: Path, id: str) -> Path:
+def _session_dir(root: Path, id: str, reading: bool = True) -> Path:
     if not _ID.fullmatch(id) or ".." in id:
         raise SessionError(f"invalid session id {id!r}")
-    return sessions_dir(root) / id
+    directory = sessions_dir(root) / id
+    if reading and not os.path.lexists(directory) and os.path.lexists(Path(root) / ".cast" / SESSIONS / id):
+        raise SessionError(f"no session {id} in {directory.parent}: {_moved(root, directory.parent)}")
+    return directory
+
+
+def _moved(root: Path, directory: Path) -> str:
+    return (
+        f"cast no longer reads {Path(root) / '.cast' / SESSIONS} (a repository could plant sessions there); "
+        f"to resume your own from there, move them: mv {Path(root) / '.cast' / SESSIONS}/* {directory}/"
+    )
+
+
+def legacy_notice(root: Path) -> None:
+    """Once per workspace, ever: say that a `.cast/sessions/` an older cast left is not read.
+    Not migrated: a clone can commit one, and nothing tells a planted transcript from the user's
+    own (git makes both files owned by the user), so resuming it would put the repository's words
+    in the user's mouth. Moving them is the user's call; the format is unchanged."""
+    if not os.path.isdir(Path(root) / ".cast" / SESSIONS):
+        return
+    marker = "legacy-sessions-noticed"
+    try:
+        fd = os.open(
+            workspace_state(Path(root)) / marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | O_CLOEXEC, 0o600
+        )
+    except OSError:
+        return  # said before
+    os.close(fd)
+    announce(_moved(root, sessions_dir(root)))
 
 
 def _now() -> str:
@@ -93,7 +121,7 @@ class Session:
 
     @classmethod
     def create(cls, root: Path, id: str, *, mode: str, task: str, model: str, plan_path: Path | str | None = None) -> Session:
-        directory = _session_dir(root, id)
+        directory = _session_dir(root, id, reading=False)
         directory.mkdir(mode=0o700)
         now = _now()
         meta = {
@@ -311,6 +339,7 @@ class SessionInfo:
 
 def list_sessions(root: Path) -> list[SessionInfo]:
     """Every readable session, most recently updated first."""
+    legacy_notice(root)
     base = existing_private_dir(Path(root), SESSIONS)
     found = []
     for directory in sorted(base.iterdir()) if base is not None else []:

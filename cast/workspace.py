@@ -135,18 +135,19 @@ class Workspace:
 
     def instructions(self) -> str:
         """AGENTS.md files, global first, then from the root down to the cwd; capped so a huge file
-        cannot crowd out the task. The result is byte-stable while the files are unchanged."""
-        sources = [config_dir() / AGENTS_FILE]
+        cannot crowd out the task. The result is byte-stable while the files are unchanged. Each
+        file is read confined (`read_instructions`): one that is not a regular file inside its own
+        tree is skipped, and the user is told."""
         directory = self.cwd if self.cwd and (self.cwd == self.root or self.root in self.cwd.parents) else self.root
         chain = [directory, *directory.parents]
-        sources += [d / AGENTS_FILE for d in reversed(chain) if d == self.root or self.root in d.parents]
+        sources = [(config_dir(), config_dir() / AGENTS_FILE, "global")]
+        sources += [(self.root, d / AGENTS_FILE, "") for d in reversed(chain) if d == self.root or self.root in d.parents]
         parts, used = [], 0
-        for source in sources:
-            try:
-                text = source.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+        for tree, source, label in sources:
+            label = label or os.path.relpath(source, self.root)
+            text = read_instructions(source, tree, AGENTS_CAP - used, str(source) if label == "global" else label)
+            if text is None:
                 continue
-            label = "global" if source.parent == config_dir() else os.path.relpath(source, self.root)
             block = f'<instructions source="{label}">\n{text.strip()}\n</instructions>'
             if used + len(block) > AGENTS_CAP:
                 block = block[: max(0, AGENTS_CAP - used)] + f"\n[truncated: AGENTS.md content is capped at {AGENTS_CAP} bytes]"
@@ -155,3 +156,36 @@ class Workspace:
             parts.append(block)
             used += len(block)
         return "\n\n".join(parts)
+
+
+def read_instructions(path: Path, tree: Path, cap: int, shown: str) -> str | None:
+    """The text of an instruction file (at most `cap` + 1 bytes of it), or None when there is
+    none or it may not be read: it must resolve inside `tree` (a committed `AGENTS.md ->
+    ~/.ssh/id_rsa` or `-> /proc/self/environ` would send a secret to the API) and be a regular
+    file (`/dev/zero` or a FIFO must neither fill memory nor hang), checked on the opened file."""
+    from cast.fsutil import read_regular
+    from cast.state import announce
+
+    if not os.path.lexists(path):
+        return None
+    real_tree = os.path.realpath(tree)
+    real = os.path.realpath(path)
+    shown = _printable(shown)
+    if os.path.commonpath([real, real_tree]) != real_tree:
+        announce(
+            f"skipped {shown}: it leads outside {_printable(real_tree)} through a symlink; instructions are read only from files inside it"
+        )
+        return None
+    try:
+        data = read_regular(real, max(cap, 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        announce(f"skipped {shown}: {exc.strerror or exc}; instructions are read only from regular files")
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _printable(text: str) -> str:
+    """A repository's file names may carry terminal control sequences: shown escaped."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)

@@ -136,14 +136,20 @@ class TestPrivateLocation:
             assert directory.stat().st_mode & 0o777 == 0o700, directory
         assert (session.dir / "transcript.jsonl").stat().st_mode & 0o077 == 0
 
-    def test_a_session_written_by_an_older_cast_in_the_repository_is_not_read(self, tmp_path):
+    def test_a_session_written_by_an_older_cast_in_the_repository_is_not_read_and_said_once(self, tmp_path, capsys):
         old = tmp_path / ".cast" / "sessions" / "2026-01-01-old"
         old.mkdir(parents=True)
         (old / "meta.json").write_text(json.dumps({"id": "2026-01-01-old", "mode": "plan", "status": "done"}))
         (old / "transcript.jsonl").write_text("")
         assert list_sessions(tmp_path) == []
-        with pytest.raises(SessionError, match="no session"):
+        said = capsys.readouterr().err
+        assert said.count("cast no longer reads") == 1 and f"mv {old.parent}/* {sessions_dir(tmp_path)}/" in said
+        assert list_sessions(tmp_path) == [] and capsys.readouterr().err == ""  # once per workspace, ever
+        with pytest.raises(SessionError, match="no session .* move them: mv"):
             load(tmp_path, "2026-01-01-old")
+        os.rename(old, sessions_dir(tmp_path) / old.name)  # the user moves it as told: it loads as it was
+        assert load(tmp_path, "2026-01-01-old")[0]["status"] == "done"
+        assert [info.id for info in list_sessions(tmp_path)] == ["2026-01-01-old"]
 
     @pytest.mark.parametrize("bad", ["../x", "a/b", "..", ".hidden", ""])
     def test_an_id_cannot_leave_the_sessions_dir(self, tmp_path, bad):

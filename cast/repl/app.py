@@ -59,6 +59,9 @@ class Repl:
         terminal = bool(getattr(out, "isatty", lambda: False)())
         self.screen = Screen(out, color=(terminal and not no_color()) if color is None else color)
         self._plain = not terminal and color is None
+        from cast.state import set_announcer
+
+        set_announcer(lambda message: self.say(f"cast: {message}", "yellow"))  # above the prompt, not under it
         self._renderer: Renderer | None = None  # built on first use: rich loads after the first prompt
         self._renderer_lock = threading.Lock()
         self.asker = Asker(on_change=self.screen.invalidate)
