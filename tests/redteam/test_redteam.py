@@ -128,7 +128,7 @@ def _unharmed(repo: object, listener: Listener, daemon: str, before: tuple[str, 
 def _plan(repo: object, turns: list[dict], tmp_path: Path, env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     script = write_script(tmp_path / "hostile.jsonl", turns)
     env = {**os.environ, "HOME": str(repo.home), "CAST_SCRIPT_RECORD": str(tmp_path / "requests.jsonl"), **env_extra}  # type: ignore[attr-defined]
-    env.pop("XDG_STATE_HOME", None)
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")  # cast's own sessions: not part of the $HOME that must stay unchanged
     return subprocess.run(
         [sys.executable, "-m", "cast", "--model", f"script:{script}", "--max-steps", "400", "plan", "Look around"],
         cwd=repo.root,
