@@ -29,6 +29,7 @@ class ConfigError(Exception):
 @dataclass(frozen=True)
 class Config:
     model: str = DEFAULT_MODEL
+    provider: str = "anthropic"  # anthropic (ANTHROPIC_BASE_URL for a gateway), bedrock or vertex (cast/models/providers.py)
     plan_model: str = ""  # empty: use `model`
     execute_model: str = ""
     fallback_model: str = ""
@@ -72,7 +73,7 @@ def config_paths(root: Path | None) -> list[Path]:
     return [config_dir() / "config.toml"] + ([root / ".cast" / "config.toml"] if root else [])
 
 
-ENV_KEYS = {"CAST_MODEL": "model", "CAST_MAX_STEPS": "max_steps", "CAST_EFFORT": "effort"}
+ENV_KEYS = {"CAST_PROVIDER": "provider", "CAST_MODEL": "model", "CAST_MAX_STEPS": "max_steps", "CAST_EFFORT": "effort"}
 _warned: set[str] = set()
 
 
@@ -182,6 +183,7 @@ def _schema() -> Any:
         class ConfigSource(BaseModel):
             model_config = ConfigDict(extra="forbid")
             model: str | None = None
+            provider: Literal["anthropic", "bedrock", "vertex"] | None = None
             plan_model: str | None = None
             execute_model: str | None = None
             fallback_model: str | None = None

@@ -30,10 +30,16 @@ def model_check() -> Check:
     return Check("model", *model_summary(workspace_root()))
 
 
-def key_check() -> Check:
-    from cast.models.diagnose import key_status
+def provider_check() -> Check:
+    from cast.models.diagnose import provider_status, workspace_root
 
-    return Check("api key", *key_status())
+    return Check("provider", *provider_status(workspace_root()))
+
+
+def key_check() -> Check:
+    from cast.models.diagnose import key_status, workspace_root
+
+    return Check("api key", *key_status(workspace_root()))
 
 
 def config_check() -> Check:
@@ -42,7 +48,7 @@ def config_check() -> Check:
     return Check("config", *config_status(workspace_root()))
 
 
-CHECKS: list[Callable[[], Check]] = [sandbox_check, model_check, key_check, config_check]
+CHECKS: list[Callable[[], Check]] = [sandbox_check, provider_check, model_check, key_check, config_check]
 
 
 def run_checks() -> list[Check]:

@@ -56,12 +56,12 @@ from cast.models import wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
 from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages
 from cast.models.catalog import ModelSpec
+from cast.models.providers import NO_KEY, Provider  # noqa: F401  (NO_KEY: re-exported)
 from cast.models.reply import Reply, Transient
 from cast.text import one_line
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 RETRY_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
-NO_KEY = "ANTHROPIC_API_KEY is not set: export it, or use --model script:PATH for an offline scripted model"
 
 _preload_lock = threading.Lock()
 _preload_thread: threading.Thread | None = None
@@ -114,9 +114,11 @@ class AnthropicModel:
         backoff_base: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
         spec: ModelSpec | None = None,
+        provider: Provider | None = None,
     ):
-        if not (api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
-            raise ModelError(NO_KEY, exit_code=2)
+        self.provider = provider or Provider()  # the platform and how it names models (providers.py)
+        if not api_key:
+            self.provider.check()
         self.name = model
         self.config = config
         self.api_key = api_key
@@ -173,13 +175,14 @@ class AnthropicModel:
     def _attempt(self, client: Any, model: str, params: dict[str, Any], state: _Attempt) -> Iterator[ModelEvent]:
         sdk = _sdk()
         betas = wire.betas(params)
+        wire_model = self.provider.wire_id(model)
         try:
             if betas:
                 raw = client.beta.messages.create(
-                    model=model, stream=True, timeout=self.config.model_timeout, betas=betas, **params
+                    model=wire_model, stream=True, timeout=self.config.model_timeout, betas=betas, **params
                 )
             else:
-                raw = client.messages.create(model=model, stream=True, timeout=self.config.model_timeout, **params)
+                raw = client.messages.create(model=wire_model, stream=True, timeout=self.config.model_timeout, **params)
         except sdk.APIStatusError as exc:
             raise self._status_failure(exc, model) from None
         except sdk.APIConnectionError as exc:
@@ -219,11 +222,9 @@ class AnthropicModel:
         if retry:
             return Transient(_kind(status, kind), f"{label}: {message}", _retry_after(headers))
         if status == 401:
-            return ModelError("authentication failed (401): check ANTHROPIC_API_KEY", exit_code=2)
+            return ModelError(f"authentication failed (401): {self.provider.auth_hint()}", exit_code=2)
         if status == 403:
-            return ModelError(
-                f"permission denied (403): {message}; check that ANTHROPIC_API_KEY may use model '{model}'", exit_code=2
-            )
+            return ModelError(f"permission denied (403): {message}; model '{model}': {self.provider.auth_hint()}", exit_code=2)
         if status == 404:
             return ModelError(
                 f"not found (404): {message}; check the model id '{model}' (--model, CAST_MODEL or config) and ANTHROPIC_BASE_URL",
@@ -287,13 +288,13 @@ class AnthropicModel:
         with self._lock:
             if self._client is None:
                 check_base_url(self.base_url)
-                sdk = _sdk()
+                _sdk()  # a missing SDK is a configuration error with its own words
                 options: dict[str, Any] = {"max_retries": 0, "timeout": float(self.config.model_timeout)}
                 if self.api_key:
                     options["api_key"] = self.api_key
                 if self.base_url:
                     options["base_url"] = self.base_url
-                self._client = sdk.Anthropic(**options)
+                self._client = self.provider.client(options)
                 quiet_sdk_deprecation()
             return self._client
 

@@ -23,11 +23,14 @@ SOURCES = {
 def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
     """One (name, ok, detail) per distinct model the config selects (plan and execute may differ)."""
     from cast.config import ConfigError, load
+    from cast.models.base import ModelError
     from cast.models.lookup import lookup
+    from cast.models.providers import Provider
 
     try:
         config = load(root)
-    except ConfigError as exc:
+        provider = Provider.from_config(config)
+    except (ConfigError, ModelError) as exc:
         return [("model", False, f"config error: {exc}")]
     rows: list[tuple[str, bool, str]] = []
     seen: set[str] = set()
@@ -40,7 +43,7 @@ def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
         if model_id.startswith("script:"):
             rows.append((name, True, f"{model_id} (a scripted model: no lookup)"))
             continue
-        spec = lookup(model_id)
+        spec = lookup(provider.model_id(model_id), provider.lookup_client())
         if spec is None:
             rows.append((name, False, f"{model_id} unknown: the Models API does not know it"))
             continue
@@ -59,13 +62,52 @@ def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
     return rows
 
 
-def key_status() -> tuple[bool, str]:
+def provider_status(root: Path | None) -> tuple[bool, str]:
+    """The platform requests go to, where, and whether what it needs is there (extra, region,
+    credentials), with the id each of the config's models has on it."""
+    from cast.config import ConfigError, load
+    from cast.models.base import ModelError
+    from cast.models.providers import Provider
+
+    try:
+        config = load(root)
+        provider = Provider.from_config(config)
+    except (ConfigError, ModelError) as exc:
+        return False, str(exc)
+    ids = []
+    for model in dict.fromkeys(config.model_for(mode) for mode in ("plan", "execute")):
+        if not model.startswith("script:") and provider.name != "anthropic":
+            ours = provider.model_id(model)
+            ids.append(f"{model} is {provider.wire_id(ours)}")
+    detail = f"{provider.name}: {provider.describe()}" + (f"; {', '.join(ids)} there" if ids else "")
+    if provider.name != "anthropic":
+        detail += "; model facts from cast's built-in table (the platform has no Models API for the SDK)"
+    try:
+        provider.check()
+    except ModelError as exc:
+        return False, f"{detail}; {exc}"
+    return True, detail
+
+
+def key_status(root: Path | None = None) -> tuple[bool, str]:
+    provider = _provider_name(root)
+    if provider in ("bedrock", "vertex"):
+        return True, f"not used: provider {provider} authenticates with the platform's own credentials"
     base = os.environ.get("ANTHROPIC_BASE_URL")
     where = f"; ANTHROPIC_BASE_URL={base}" if base else ""
     for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
         if os.environ.get(var):
             return True, f"{var} is set{where}"
     return False, f"ANTHROPIC_API_KEY is not set: export it (or use --model script:PATH offline){where}"
+
+
+def _provider_name(root: Path | None) -> str:
+    from cast.config import ConfigError, load
+
+    try:
+        return load(root).provider
+    except ConfigError:
+        return os.environ.get("CAST_PROVIDER", "")
 
 
 def config_status(root: Path | None) -> tuple[bool, str]:

@@ -148,8 +148,9 @@ class _Unreachable(Exception):
     pass
 
 
-def _ask(call: Callable[[Any], Any], client: ClientFactory) -> Any:
-    """Run one Models API call; None when the API says there is no such model."""
+def _ask(call: Callable[[Any], Any], client: ClientFactory, model_id: str = "") -> Any:
+    """Run one Models API call; None when the API says there is no such model. A 404 that does
+    not name the model is a gateway without the Models API (`ANTHROPIC_BASE_URL`): ask later."""
     try:
         sdk_client = client()
         if sdk_client is None:
@@ -159,6 +160,8 @@ def _ask(call: Callable[[Any], Any], client: ClientFactory) -> Any:
         raise
     except Exception as exc:  # noqa: BLE001 — the SDK's errors, network errors, odd answers: all mean "ask later"
         if type(exc).__name__ == "NotFoundError":
+            if model_id and model_id not in str(getattr(exc, "message", "")):
+                raise _Unreachable("the endpoint does not serve the Models API (404)") from None
             return None
         status = getattr(exc, "status_code", None)
         raise _Unreachable(f"HTTP {status}" if status else type(exc).__name__) from None
@@ -175,7 +178,7 @@ def lookup(model_id: str, client: ClientFactory = default_client, now: float | N
         except (TypeError, ValueError, KeyError):
             pass  # written by another version of cast: ask again
     try:
-        info = _ask(lambda c: c.models.retrieve(model_id), client)
+        info = _ask(lambda c: c.models.retrieve(model_id), client, model_id)
     except _Unreachable as why:
         spec = builtin(model_id)
         if str(why) != "no API key":

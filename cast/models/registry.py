@@ -1,6 +1,8 @@
 """Which model a `--model` spec names: `script:PATH` replays a recorded script, anything else is
-an Anthropic model id, looked up first (`lookup.ensure`): a retired or unknown id stops here with
-exit 2, before any work. Cheap to import: the SDK is loaded on the first request, not here."""
+a Claude model id on the configured provider (`providers.py`: the Anthropic API or a gateway,
+Bedrock, Vertex AI), by cast's name or the platform's, looked up first (`lookup.ensure`): a
+retired or unknown id stops here with exit 2, before any work. Cheap to import: the SDK is loaded
+on the first request, not here."""
 
 from __future__ import annotations
 
@@ -25,11 +27,14 @@ def resolve(spec: str, config: Any) -> Model:
         raise ModelError("no model given: pass --model ID, set CAST_MODEL, or set model in config.toml", exit_code=2)
     from cast.models.anthropic import AnthropicModel
     from cast.models.lookup import ensure
+    from cast.models.providers import Provider
 
-    model_spec = ensure(spec)
+    provider = Provider.from_config(config)
+    name = provider.model_id(spec)  # cast's id; a platform id given is kept for the wire
+    model_spec = ensure(name, provider.lookup_client())
     # The spec decides what the provider sends (thinking, effort) and the loop's limits; an id
     # nobody could vouch for (offline, not in the table) keeps the provider's own default.
-    return AnthropicModel(spec, config, spec=model_spec if model_spec.source != "assumed" else None)
+    return AnthropicModel(name, config, spec=model_spec if model_spec.source != "assumed" else None, provider=provider)
 
 
 def check_at_open(options: Any, modes: tuple[str, ...] = ("plan", "execute")) -> int | None:
@@ -45,10 +50,13 @@ def check_at_open(options: Any, modes: tuple[str, ...] = ("plan", "execute")) ->
     if not names:
         return None
     from cast.models.lookup import ensure_known
+    from cast.models.providers import PROVIDERS, Provider
 
+    chosen = _provider_name(options)
+    provider = Provider(chosen if chosen in PROVIDERS else "anthropic")  # a bad name: the first run says so
     for name in names:
         try:
-            ensure_known(name)
+            ensure_known(provider.model_id(name), provider.lookup_client())
         except ModelError as exc:
             sys.stderr.write(f"cast: {exc}\n")
             sys.stderr.flush()
@@ -63,19 +71,38 @@ def model_names(options: Any, modes: tuple[str, ...]) -> list[str]:
     which would put tens of milliseconds on the way to the prompt. Empty when a file can't be read
     (the full load reports that, in its own words)."""
     import os
+
+    from cast.config import DEFAULT_MODEL
+
+    merged = _config_files(options)
+    if merged is None:
+        return []
+    model = getattr(options, "model", None) or os.environ.get("CAST_MODEL") or merged.get("model") or DEFAULT_MODEL
+    chosen = [merged.get(f"{mode}_model") or model for mode in modes]
+    return list(dict.fromkeys(name.strip() for name in chosen if isinstance(name, str)))
+
+
+def _provider_name(options: Any) -> str:
+    """The provider the config will name (`CAST_PROVIDER`, then the config files), read as cheaply."""
+    import os
+
+    value = os.environ.get("CAST_PROVIDER") or (_config_files(options) or {}).get("provider") or "anthropic"
+    return str(value).strip().lower()
+
+
+def _config_files(options: Any) -> dict[str, Any] | None:
+    """The config files' values merged (lowest precedence first), unvalidated; None when one can't be read."""
     import tomllib
 
-    from cast.config import DEFAULT_MODEL, config_paths
+    from cast.config import config_paths
     from cast.workspace import Workspace
 
     try:
         root = Workspace.discover(options.cwd).root
         files = [tomllib.loads(path.read_text(encoding="utf-8")) for path in config_paths(root) if path.is_file()]
     except Exception:  # noqa: BLE001 — an unreadable file or workspace: the full load reports it
-        return []
+        return None
     merged: dict[str, Any] = {}
-    for values in files:  # lowest precedence first
+    for values in files:
         merged.update(values)
-    model = getattr(options, "model", None) or os.environ.get("CAST_MODEL") or merged.get("model") or DEFAULT_MODEL
-    chosen = [merged.get(f"{mode}_model") or model for mode in modes]
-    return list(dict.fromkeys(name.strip() for name in chosen if isinstance(name, str)))
+    return merged
