@@ -218,6 +218,7 @@ class Agent:
             drop_block=prefix.drop_block,
             context_management=prefix.context_management,
             cancel=self.ctx.cancel,
+            chars=self.transcript.chars,
         )
         reply = _Reply()
         stream = self.model.stream(request)
