@@ -46,6 +46,7 @@ class Config:
     allow: tuple[str, ...] = ()  # execute-mode bash commands that run without asking (fnmatch patterns)
     sandbox: str = "off"  # approved execute-mode commands: "off" (unconfined) or "workspace-write"
     sandbox_network: bool = False  # with sandbox = "workspace-write": may they use the network?
+    plan_commands: str = "sandboxed"  # plan mode: also run unproven commands in the strong sandbox, or "proven" only
     age_threshold_tokens: int = 80_000  # shrink old observations past this context size (bench/bench_cache.py)
     compact_threshold_tokens: int = 150_000  # summarise the transcript past this
     keep_recent_steps: int = 6
@@ -200,6 +201,7 @@ def _schema() -> Any:
             allow: list[str] | None = None
             sandbox: Literal["off", "workspace-write"] | None = None
             sandbox_network: bool | None = None
+            plan_commands: Literal["sandboxed", "proven"] | None = None
             age_threshold_tokens: int | None = Positive()
             compact_threshold_tokens: int | None = Positive()
             keep_recent_steps: int | None = Field(default=None, ge=0)

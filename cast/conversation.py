@@ -65,11 +65,20 @@ def server_context_management(config: Config) -> dict[str, Any]:
     }
 
 
+def runs_tests(config: Config) -> bool:
+    """Does plan mode run what the checker cannot prove (so its instructions say it may run tests)?"""
+    from cast.tools.orchestrator import plan_commands
+
+    return plan_commands(config.plan_commands).unverified
+
+
 def fresh(agent: Agent, config: Config, mode: Mode) -> tuple[Prefix, list[dict[str, Any]]]:
     """How a conversation in `mode` starts: its prefix and its first notice."""
     caps = capabilities(agent.model)
     managed = server_context_management(config) if caps.context_management else None
-    return Prefix(agent.system, declared_tools(mode, caps.tool_changes), False, managed), mode_notice(mode)
+    return Prefix(agent.system, declared_tools(mode, caps.tool_changes), False, managed), mode_notice(
+        mode, runs_tests=runs_tests(config)
+    )
 
 
 def start(agent: Agent, config: Config, mode: Mode) -> None:
@@ -77,7 +86,7 @@ def start(agent: Agent, config: Config, mode: Mode) -> None:
     (it goes out right after the first user message)."""
     agent.transcript.fresh = fresh(agent, config, mode)
     agent.transcript.declare(agent.transcript.fresh[0])
-    agent.transcript.add_system(mode_notice(mode))
+    agent.transcript.add_system(mode_notice(mode, runs_tests=runs_tests(config)))
 
 
 def switch(agent: Agent, config: Config, old: Mode, new: Mode) -> None:
@@ -89,7 +98,7 @@ def switch(agent: Agent, config: Config, old: Mode, new: Mode) -> None:
     changes = capabilities(agent.model).tool_changes and declared >= {tool.name for tool in new.tools}
     agent.set_mode(
         new.tools,
-        mode_notice(new, old, changes),
+        mode_notice(new, old, changes, runs_tests=runs_tests(config)),
         None if changes else declared_tools(new, False),
         effort(config, new, agent.model),
     )

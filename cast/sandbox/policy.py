@@ -32,11 +32,13 @@ class Layer:
 @dataclass(frozen=True)
 class Policy:
     """What a sandboxed command may do besides reading: write beneath `writable` (the scratch dir
-    is always added), and use the network only when `network`."""
+    is always added), and use the network only when `network`. Writes beneath an `overlay` path
+    seem to succeed but land in a tmpfs that vanishes with the command (bubblewrap only)."""
 
     writable: tuple[str, ...] = ()
     network: bool = False
     name: str = "read-only"
+    overlay: tuple[str, ...] = ()
 
 
 READ_ONLY = Policy()
@@ -44,6 +46,15 @@ READ_ONLY = Policy()
 
 def workspace_write(root: Path, network: bool = False) -> Policy:
     return Policy((os.path.realpath(root),), network, "workspace-write")
+
+
+def throwaway(root: Path) -> Policy:
+    """Plan mode's unverified commands: the workspace read-only, its writes (`__pycache__`,
+    `.pytest_cache`, build outputs) in a throwaway overlay where bubblewrap can mount one, else
+    refused by the read-only mount."""
+    if overlay_works():
+        return Policy(overlay=(os.path.realpath(root),), name="read-only, writes thrown away")
+    return Policy(name="read-only")
 
 
 def bwrap_binary() -> str | None:
@@ -67,6 +78,24 @@ def _bwrap_works(binary: str) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
+
+
+@lru_cache(maxsize=1)
+def overlay_works() -> bool:
+    """Can this bubblewrap mount a throwaway overlay (`--tmp-overlay`, bubblewrap 0.10+, and a
+    kernel that lets an unprivileged user mount overlayfs)?"""
+    binary = bwrap_binary()
+    if binary is None:
+        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="cast-overlay-probe-") as probe:
+        argv = [binary, *_bwrap_args(Policy(overlay=(probe,)), None), "--", "sh", "-c", f": > '{probe}/w'"]
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return done.returncode == 0 and not os.listdir(probe)
 
 
 @lru_cache(maxsize=1)
@@ -113,6 +142,8 @@ def _bwrap_args(policy: Policy, scratch: str | None) -> list[str]:
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for path in ([scratch] if scratch else []) + list(policy.writable):
         args += ["--bind", path, path]
+    for path in policy.overlay:
+        args += ["--overlay-src", path, "--tmp-overlay", path]
     return args
 
 
