@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from cast.safety.approval import ApprovalPolicy, PlanCommands, decide_plan
 from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.denials import denial
-from cast.sandbox.policy import READ_ONLY, Policy, detect, throwaway, workspace_write
+from cast.sandbox.policy import READ_ONLY, Policy, detect, isolation, throwaway, workspace_write
 from cast.tools.base import ToolContext
 from cast.tools.process import CommandResult, private_git_index, read_only_env, run_command
 
@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 
 
 def strong_isolation() -> tuple[bool, str]:
-    """Is the strong sandbox active (the layer that may hold commands nobody proved)? The one
-    place that answers it: bubblewrap with its pid and network namespaces."""
-    layer = detect()
-    return layer.name == "bubblewrap", layer.detail
+    """Is the strong sandbox active (every guarantee at once: scrubbed environment, hidden home,
+    no host sockets, no network, a pid namespace, limits)? And if not, what is missing."""
+    found = isolation()
+    if found.strong:
+        return True, f"{found.layer} holds every guarantee (cast doctor)"
+    return False, f"{found.layer}: " + "; ".join(found.missing())
 
 
 def plan_commands(setting: str) -> PlanCommands:
@@ -39,8 +41,8 @@ def plan_commands(setting: str) -> PlanCommands:
         return PlanCommands(False, 'config plan_commands = "proven"')
     strong, detail = strong_isolation()
     if not strong:
-        return PlanCommands(False, f"commands the checker cannot prove run only in the bubblewrap sandbox; here: {detail}")
-    return PlanCommands(True, f"the strong sandbox holds them: {detail}")
+        return PlanCommands(False, f"unproven commands run only in the strong sandbox, and here {detail}")
+    return PlanCommands(True, detail)
 
 
 def _verdict(command: str) -> Verdict:
