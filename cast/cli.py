@@ -31,7 +31,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a 
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    sys.stderr.write(f"cast: {message}\n")
+    from cast.text import terminal_safe  # messages quote paths, plans and servers: text only
+
+    sys.stderr.write(f"cast: {terminal_safe(message)}\n")
     return typer.Exit(code)
 
 
@@ -88,6 +90,7 @@ def plan(
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.runs import Options, plan_run
+    from cast.trust import ask_here as ask_trust
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     if not task or interactive:
@@ -95,6 +98,7 @@ def plan(
             raise fail('give a task: cast plan "what to do" (without one, cast opens the REPL in a terminal)')
         raise typer.Exit(_repl(model, max_steps, "plan", task))
     try:
+        ask_trust(json)
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
@@ -124,6 +128,7 @@ def execute(
     from cast.models.base import ModelError
     from cast.plans.checklist import PlanError
     from cast.runs import Options, execute_run
+    from cast.trust import ask_here as ask_trust
     from cast.ui.oneshot import terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
@@ -131,6 +136,7 @@ def execute(
         raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
     try:
+        ask_trust(json)
         run = execute_run(plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver))
     except (ConfigError, ModelError, PlanError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
@@ -298,6 +304,21 @@ def doctor() -> None:
     from cast.doctor import render, run_checks
 
     print(render(run_checks()))
+
+
+@app.command()
+def trust(
+    revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting it: its config may only tighten.")] = False,
+) -> None:
+    """Let this workspace's .cast/config.toml loosen security settings (sandbox, allow, models)."""
+    from cast import trust as trusting
+    from cast.config import ConfigError
+    from cast.workspace import Workspace
+
+    try:
+        print(trusting.change(Workspace.discover().root, not revoke))
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
 
 
 @app.command("check-command")

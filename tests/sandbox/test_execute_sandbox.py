@@ -51,8 +51,11 @@ def test_declined_outside_run_stays_denied(layer, work, tmp_path):
 
 
 def test_config_takes_the_two_keys_and_refuses_other_values(work):
+    from cast.trust import record
+
     (work / ".cast").mkdir()
     (work / ".cast" / "config.toml").write_text('sandbox = "workspace-write"\nsandbox_network = true\n')
+    record(work, trusted=True)  # the network is a loosening key: it counts in a trusted workspace
     config = load(work)
     assert config.sandbox == "workspace-write" and config.sandbox_network is True
     (work / ".cast" / "config.toml").write_text('sandbox = "everything"\n')
