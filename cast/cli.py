@@ -198,7 +198,7 @@ def _print_json(rows) -> None:
 
 @app.command()
 def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
-    """List sessions (transcripts in .cast/sessions), newest first."""
+    """List sessions (transcripts kept in cast's state dir, outside the repository), newest first."""
     from dataclasses import asdict
 
     from cast.sessions import format_sessions, list_sessions
