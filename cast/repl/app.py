@@ -183,7 +183,7 @@ class Repl:
             if run is None:
                 self.say("the agent is starting; send that again in a moment", "yellow")
                 return
-            run.agent.guide(text)
+            run.guide(text)
             self.say(f"↳ queued for the agent's next step: {text}", "magenta")
             return
         self.echo(text)
@@ -273,7 +273,7 @@ class Repl:
             return
         run = self.state.run  # read after marking the job: a run adopted meanwhile sees the mark
         if run is not None:
-            run.agent.cancel()
+            run.cancel()
 
     def request_exit(self) -> None:
         self.exiting = True
