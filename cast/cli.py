@@ -347,7 +347,7 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
             "plan_path": str(run.plan_path) if run.plan_path else None,
             "steps": run.steps,
             "usage": usage,
-            "cost": run.usage.total_cost() if run.usage else 0.0,
+            "cost": run.usage.cost() if run.usage else None,  # None: no price known (never a made-up 0.0)
             "report": report.to_dict() if report else None,
         }
         print(json_lib.dumps(result, default=str), flush=True)

@@ -37,7 +37,7 @@ class Config:
     plan_effort: str = ""  # per-mode override of `effort`
     execute_effort: str = ""
     max_steps: int = 60
-    max_tokens: int = 8192
+    max_tokens: int = 0  # 0: per model and effort (64k at xhigh/max, else 32k; never above the model's max output)
     thinking_budget: int = 0  # no longer sent (today's models reject budget thinking); a set value maps onto effort
     model_timeout: float = 120.0  # seconds per model call
     retries: int = 4
