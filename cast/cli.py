@@ -1,8 +1,5 @@
-"""The command line. Thin on purpose: parse, build a run, hand it to a front-end.
-
-Heavy imports (the model SDK, tree-sitter, prompt-toolkit) happen inside the commands that need
-them, so `cast --help` and `cast --version` stay fast.
-"""
+"""The command line. Thin on purpose: parse, build a run, hand it to a front-end. Heavy imports (the
+model SDK, tree-sitter, prompt-toolkit) happen inside the commands, so `cast --help` stays fast."""
 
 from __future__ import annotations
 
@@ -12,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from cast import cli_contract
 from cast.exits import EXIT_USAGE
 from cast.version import VERSION
 
@@ -368,6 +366,9 @@ def _drive(json: bool, start):
         return start(json_printer(), None)
     printer = Printer()
     return start(printer, printer.on_output if printer.live else None)
+
+
+cli_contract.register(app)  # cast verify
 
 
 def main() -> None:
