@@ -266,21 +266,6 @@ class Row:
         )
 
 
-# Per model family, as multiples of its input price: cache read, 5-minute cache write, output
-# (https://platform.claude.com/docs/en/build-with-claude/prompt-caching: reads 0.1x, except 0.05x on
-# Opus 5.5 and Sonnet 5.5 and 0.025x on Fable/Mythos 5.1 and 5.2; writes 1.25x; output from each
-# model's list price). The token counts are the mixed session's, replayed once on Sonnet 5.5's
-# cache minimum (512 tokens, which every prefix here passes).
-FAMILIES = {
-    "Sonnet 5.5, Opus 5.5": (0.05, 1.25, 5.0),
-    "Fable / Mythos 5.1 and 5.2": (0.025, 1.25, 5.0),
-    "Haiku 5.5, Sonnet 5, Opus 5, Opus 4.x, Sonnet 4.6, Haiku 4.5": (0.1, 1.25, 5.0),
-}
-FAMILY_HEADER = (
-    "\n| model family | cache read / write / output | mixed 40-step session, cast defaults (client aging) vs naive "
-    "| cached, never aged |\n|---|---|---|---|"
-)
-
 HEADER = (
     "| session | requests | input tokens | cache read (0.05x) | cache write (1.25x) | plain (1x) | output (5x) "
     "| epochs/compactions | billed (input-token eq.) | CacheMeter's bill | vs naive agent |\n"
@@ -328,13 +313,13 @@ def run(
                 before = [json.dumps(m, sort_keys=True) for m in plan.agent.transcript.messages]
                 if switch == "fresh":
                     plan.economy.force()  # the next request starts a new conversation from a summary
-                plan.switch("execute")
+                runs.switch_mode(plan, "execute")
                 mark = len(api.requests)
                 stops.append(_drive(plan, "Now execute: check the first modules of the plan."))
                 after = next(r.body for r in api.requests[mark:] if r.body.get("tools"))["messages"]
                 sent = {json.dumps(_unmarked(m), sort_keys=True) for m in after}
                 kept = f"{sum(m in sent for m in before)} of {len(before)} messages"
-            plan.outcome()
+            runs.finish(plan)
             assert all(stop.status == "done" for stop in stops), stops
             assert not api.responses, f"{len(api.responses)} scripted turns left unused"
             assert all(r.status == 200 for r in api.requests), [r.error for r in api.requests if r.status != 200]
@@ -357,11 +342,6 @@ def run(
         )
         row.meter = sum(c.read * READ + c.write * WRITE + c.plain for c in checked) + row.output * OUTPUT
         return row
-
-
-def family_bill(row: Row, read: float, write: float, output: float) -> float:
-    """`row`'s tokens at another family's multiples of its input price."""
-    return row.read * read + row.write * write + row.plain + row.output * output
 
 
 def _unmarked(message: dict[str, Any]) -> dict[str, Any]:
@@ -393,7 +373,6 @@ def main() -> int:
         ),
         cached,
         run("mixed, cast defaults without server-side editing (age 80k, compact 150k)", CLIENT_AGING),
-        run("mixed, server-side context editing (clear_tool_uses past 80k, keep 6)", SONNET),
         run("read-heavy plan session, cast defaults", CLIENT_AGING, heavy=True),
         run("read-heavy, aging at 20k tokens in epochs", CLIENT_AGING, heavy=True, age=20_000, compact=60_000),
         run(
@@ -424,11 +403,6 @@ def main() -> int:
         f"\nmixed 40-step plan session: cast costs {rows[2].billed / naive:.3f}x a naive agent "
         f"({rows[1].billed / naive:.3f}x cached without aging); the cheaper setting is '{best.label}'."
     )
-    print(FAMILY_HEADER)
-    for family, (read, write, output) in FAMILIES.items():
-        base = cached.input + cached.output * output
-        defaults, never = (family_bill(r, read, write, output) / base for r in (rows[2], rows[1]))
-        print(f"| {family} | {read:g}x / {write:g}x / {output:g}x | **{defaults:.3f}x** | {never:.3f}x |")
     fresh, dropped = switches[2], switches[1]
     print(
         f"mode switch without tool changes: drop_block costs {dropped.billed / fresh.billed:.2f}x a fresh conversation "

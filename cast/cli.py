@@ -1,5 +1,8 @@
-"""The command line. Thin on purpose: parse, build a run, hand it to a front-end. Heavy imports (the
-model SDK, tree-sitter, prompt-toolkit) happen inside the commands, so `cast --help` stays fast."""
+"""The command line. Thin on purpose: parse, build a run, hand it to a front-end.
+
+Heavy imports (the model SDK, tree-sitter, prompt-toolkit) happen inside the commands that need
+them, so `cast --help` and `cast --version` stay fast.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from cast import cli_contract
 from cast.exits import EXIT_USAGE
 from cast.version import VERSION
 
@@ -29,9 +31,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a 
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    from cast.text import terminal_safe  # messages quote paths, plans and servers: text only
-
-    sys.stderr.write(f"cast: {terminal_safe(message)}\n")
+    sys.stderr.write(f"cast: {message}\n")
     return typer.Exit(code)
 
 
@@ -84,10 +84,10 @@ def plan(
     interactive: Annotated[bool, typer.Option("-i", "--interactive", help="Continue in the REPL after planning.")] = False,
 ) -> None:
     """Explore the repository read-only and write a plan with a checklist."""
+    from cast import runs
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.runs import Options, plan_run
-    from cast.trust import ask_here as ask_trust
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     if not task or interactive:
@@ -95,17 +95,15 @@ def plan(
             raise fail('give a task: cast plan "what to do" (without one, cast opens the REPL in a terminal)')
         raise typer.Exit(_repl(model, max_steps, "plan", task))
     try:
-        ask_trust(json)
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
-    _drive(json, lambda handle, on_output: run.turn(task, handle, on_output=on_output))
-    outcome = run.close(plan_required=True)
+    outcome = runs.conclude(run, _drive(run, json, lambda handle: runs.turn(run, task, handle)), plan_required=True)
     if outcome.status == "no plan":
         sys.stderr.write(f"cast: {outcome.reason}\n")
     _show(run, outcome, json, show_report=False)
-    if run.plan_path is not None and not json:
-        print(run.plan_path)
+    if run.ctx.plan_path is not None and not json:
+        print(run.ctx.plan_path)
     raise typer.Exit(outcome.code)
 
 
@@ -121,11 +119,11 @@ def execute(
     json: JsonOpt = False,
 ) -> None:
     """Carry out a plan's checklist, ticking items in the plan file as they are done."""
+    from cast import runs
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.plans.checklist import PlanError
     from cast.runs import Options, execute_run
-    from cast.trust import ask_here as ask_trust
     from cast.ui.oneshot import terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
@@ -133,7 +131,6 @@ def execute(
         raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
     try:
-        ask_trust(json)
         run = execute_run(plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver))
     except (ConfigError, ModelError, PlanError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
@@ -160,8 +157,7 @@ def execute(
         else:
             print(message)
         raise typer.Exit(0)
-    _drive(json, lambda handle, on_output: run.execute(handle, on_output=on_output))
-    outcome = run.close()
+    outcome = runs.conclude(run, _drive(run, json, lambda handle: runs.execute_turn(run, handle)))
     if outcome.status in ("incomplete", "plan missing", "tests failing"):
         sys.stderr.write(f"cast: {outcome.reason}\n")
     _show(run, outcome, json, show_report=True)
@@ -196,7 +192,7 @@ def _print_json(rows) -> None:
 
 @app.command()
 def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
-    """List sessions (transcripts kept in cast's state dir, outside the repository), newest first."""
+    """List sessions (transcripts in .cast/sessions), newest first."""
     from dataclasses import asdict
 
     from cast.sessions import format_sessions, list_sessions
@@ -304,21 +300,6 @@ def doctor() -> None:
     print(render(run_checks()))
 
 
-@app.command()
-def trust(
-    revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting it: its config may only tighten.")] = False,
-) -> None:
-    """Let this workspace's .cast/config.toml loosen security settings (sandbox, allow, models)."""
-    from cast import trust as trusting
-    from cast.config import ConfigError
-    from cast.workspace import Workspace
-
-    try:
-        print(trusting.change(Workspace.discover().root, not revoke))
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
-
-
 @app.command("check-command")
 def check_command(command: Annotated[str, typer.Argument(help="A bash command line.")]) -> None:
     """Say whether plan mode would run COMMAND: prints `allowed` or `blocked: <reason>`."""
@@ -342,10 +323,10 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
             "reason": outcome.reason,
             "exit_code": outcome.code,
             "session": run.session_id,
-            "plan_path": str(run.plan_path) if run.plan_path else None,
-            "steps": run.steps,
+            "plan_path": str(run.ctx.plan_path) if run.ctx.plan_path else None,
+            "steps": run.agent.steps_total,
             "usage": usage,
-            "cost": run.usage.cost() if run.usage else None,  # None: no price known (never a made-up 0.0)
+            "cost": run.usage.total_cost() if run.usage else 0.0,
             "report": report.to_dict() if report else None,
         }
         print(json_lib.dumps(result, default=str), flush=True)
@@ -357,18 +338,15 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
         print(f"usage: {summary}")
 
 
-def _drive(json: bool, start):
-    """Run `start(handle, on_output)` with the one-shot renderer: NDJSON events, or streamed text
-    (with a running command's newest line, on a terminal)."""
+def _drive(run, json: bool, start):
+    """Run `start(handle)` with the one-shot renderer: NDJSON events, or streamed text."""
     from cast.ui.oneshot import Printer, json_printer
 
     if json:
-        return start(json_printer(), None)
+        return start(json_printer())
     printer = Printer()
-    return start(printer, printer.on_output if printer.live else None)
-
-
-cli_contract.register(app)  # cast verify
+    run.ctx.on_output = printer.on_output if printer.live else None  # a running command's newest line, on a terminal
+    return start(printer)
 
 
 def main() -> None:

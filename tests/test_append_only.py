@@ -62,7 +62,7 @@ class TestLongPlanningSession:
         model = SigningModel(plan_turns(), spec=CLIENT_ONLY)
         run = runs.plan_run("tidy", runs.Options(cwd=tmp_path, max_steps=60), model=model)
         events, stop = drive(run, "Plan a tidy-up of src/.")
-        run.outcome()
+        runs.finish(run)
         assert stop.status == "done", stop
         assert model.rejected == [] and len(model.sent) == 40
         assert epochs(events) >= 2, "the session must age twice to show anything"
@@ -91,7 +91,7 @@ class TestLongPlanningSession:
         model = SigningModel(plan_turns(), spec=SONNET)
         run = runs.plan_run("tidy", runs.Options(cwd=tmp_path, max_steps=60), model=model)
         events, stop = drive(run, "Plan a tidy-up of src/.")
-        run.outcome()
+        runs.finish(run)
         assert stop.status == "done" and model.rejected == [] and model.dropped == 0
         assert epochs(events) == 0 and not any(r.get("drop_block") for r in model.sent)
         edits = model.sent[0]["context_management"]["edits"]
@@ -118,11 +118,11 @@ class TestModeSwitch:
         model = SigningModel(turns, spec=spec)
         run = runs.plan_run("x", runs.Options(cwd=tmp_path, yes=True), model=model)
         stops = [drive(run, "Plan x.")[1]]
-        run.switch("execute")
+        runs.switch_mode(run, "execute")
         stops.append(drive(run, "Now do it.")[1])
-        run.switch("plan")
+        runs.switch_mode(run, "plan")
         stops.append(drive(run, "Back to planning: look at the new file.")[1])
-        run.outcome()
+        runs.finish(run)
         return run, model, stops
 
     def test_with_tool_changes_the_tools_are_declared_once_and_switched_by_notices(self, tmp_path):
@@ -164,14 +164,14 @@ class TestResume:
         model = SigningModel(turns, spec=CLIENT_ONLY)
         run = runs.plan_run("tidy", runs.Options(cwd=tmp_path, max_steps=60), model=model)
         events, stop = drive(run, "Read everything.")
-        run.outcome()
+        runs.finish(run)
         assert stop.status == "done" and epochs(events) >= 1 and model.rejected == []
         # No new epoch on the resumed request, so what it sends can be compared byte for byte.
         (tmp_path / ".cast" / "config.toml").write_text("age_threshold_tokens = 900000\ncompact_threshold_tokens = 950000\n")
         later = SigningModel([{"thinking": "resumed", "text": "Carrying on."}], spec=CLIENT_ONLY)
         resumed = runs.resume_run(run.session_id, runs.Options(cwd=tmp_path), model=later)
         _, stop = drive(resumed, "Go on.")
-        resumed.outcome()
+        runs.finish(resumed)
         assert stop.status == "done" and later.rejected == []
         last, again = model.sent[-1], later.sent[0]
         assert (again["system"], again["tools"], again["drop_block"]) == (last["system"], last["tools"], True)
@@ -242,22 +242,15 @@ class TestStopReasons:
             assert stop.status == "failed" and "context window" in stop.reason
 
 
-def test_a_conversation_keeps_its_effort_across_a_mode_switch_and_says_so(tmp_path):
-    """A changed effort does not preserve the cached prefix (the prompt-caching page): the
-    conversation keeps the effort it started with, the user is told, and the other mode's effort
-    applies from the next conversation."""
+def test_each_request_carries_the_effort_of_its_mode(tmp_path):
     project(tmp_path, files=1, size=300)
     (tmp_path / ".cast" / "config.toml").write_text('plan_effort = "low"\nexecute_effort = "xhigh"\n')
     model = SigningModel(
-        [thinking_turn("look", "read_file", path="src/m00.py"), {"text": "planned"}, {"text": "done"}],
-        spec=SONNET,
+        [thinking_turn("look", "read_file", path="src/m00.py"), {"text": "planned"}, {"text": "done"}], spec=SONNET
     )
     run = runs.plan_run("x", runs.Options(cwd=tmp_path), model=model)
     drive(run, "Plan.")
-    run.switch("execute")
-    events, _ = drive(run, "Do it.")
-    assert [r.get("effort") for r in model.sent] == ["low", "low", "low"]
-    said = [e.text for e in events if isinstance(e, ev.Notice)]
-    assert any('execute mode\'s effort "xhigh" applies from the next conversation; this one keeps "low"' in t for t in said)
-    assert model.rejected == []
-    assert run.agent.transcript.fresh is not None and run.agent.transcript.fresh[0].effort == "xhigh"  # after compaction
+    runs.switch_mode(run, "execute")
+    drive(run, "Do it.")
+    assert [r.get("effort") for r in model.sent] == ["low", "low", "xhigh"]
+    assert model.rejected == []  # effort is not part of the prefix

@@ -10,18 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from cast.agent import dispatch, notices
 from cast.agent import events as ev
-from cast.agent.guards import (
-    FAILURE_NUDGE_AT,
-    FAILURE_STOP_AT,
-    CallRecord,
-    FailureStreak,
-    Repeats,
-)
+from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak
 from cast.agent.transcript import Prefix, Transcript, text_block, tool_result_block
 from cast.models import base as m
 from cast.tools.base import Observation, Tool, ToolContext
@@ -58,15 +52,13 @@ class Agent:
     ctx: ToolContext
     transcript: Transcript = field(default_factory=Transcript)
     max_steps: int = 60
-    max_tokens: int = 0  # 0: the provider picks per model and effort
+    max_tokens: int = 8192
     hooks: Hooks = field(default_factory=Hooks)
     effort: str = ""  # output_config.effort for this mode; empty: the model's default
-    notes: list[str] = field(default_factory=list)  # for the user, shown once at the next step
 
     def __post_init__(self) -> None:
         self.record = CallRecord()
         self.failures = FailureStreak()
-        self.repeats = Repeats()
         self.usage = m.Usage()
         self.cost = 0.0
         self.steps_total = 0
@@ -108,7 +100,9 @@ class Agent:
         prefix = self.transcript.prefix
         if declare is not None and prefix is not None and tuple(declare) != prefix.tools:
             self.transcript.declare(
-                replace(prefix, tools=tuple(declare), drop_block=bool(self.transcript.messages) or prefix.drop_block)
+                Prefix(
+                    prefix.system, tuple(declare), bool(self.transcript.messages) or prefix.drop_block, prefix.context_management
+                )
             )
         self.transcript.add_system(notice)
 
@@ -154,7 +148,6 @@ class Agent:
         if user_text:
             self.transcript.add_user([text_block(user_text)])
         self._step = step = 0
-        self.repeats.reset()
         exceeded = 0  # replies in a row that hit the context window
         while True:
             if self.ctx.cancel.is_set():
@@ -166,7 +159,6 @@ class Agent:
             self._step = step = step + 1
             self.steps_total += 1
             yield ev.StepStarted(step)
-            yield from self._notes()
             self._flush_guidance()
             yield from notices.stale_reads(self.ctx.workspace, self.transcript, self.record)
             if self.hooks.prepare:
@@ -222,11 +214,10 @@ class Agent:
             prefix.tools,
             tuple(self.transcript.messages),
             self.max_tokens,
-            effort=prefix.effort if prefix.effort is not None else self.effort,
+            effort=self.effort,
             drop_block=prefix.drop_block,
             context_management=prefix.context_management,
             cancel=self.ctx.cancel,
-            chars=self.transcript.chars,
         )
         reply = _Reply()
         stream = self.model.stream(request)
@@ -248,8 +239,6 @@ class Agent:
                 raise m.ModelError(f"the reply from {self.model.name} ended without a stop event")
             return None
         content = reply.stop.content
-        if reply.stop.refused:
-            return reply.calls, reply.stop.reason, dict(reply.stop.details or {})  # discarded, never sent back
         self.transcript.add_assistant(list(content))
         for block in content:  # the model's notes between tool calls (thinking blocks with text)
             if block.get("type") == "thinking" and str(block.get("thinking") or "").strip():
@@ -289,7 +278,6 @@ class Agent:
         the batch in flight. Returns a Stopped event when a guard ends the run."""
         by_name = {t.name: t for t in self.tools}
         streaks = self.failures.turn()
-        stuck: str | None = None
         for batch in dispatch.batches(calls, by_name):
             for call in batch:
                 yield ev.ToolCall(call.id, call.name, call.input)
@@ -312,7 +300,6 @@ class Agent:
                 if not from_record and not self.ctx.cancel.is_set():
                     if streaks.record(call.name, obs.ok, obs.text) == FAILURE_NUDGE_AT:
                         obs.text += "\n" + self.failures.nudge(call.name)
-                    stuck = stuck or self.repeats.check(obs)  # the same command, the same outcome, nothing changed
                 blocks.append(tool_result_block(call.id, obs.text, not obs.ok))
                 yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, from_record, obs.facts)
             self.transcript.add_user(blocks)
@@ -323,8 +310,6 @@ class Agent:
             yield from self.hooks.after_tools(self)
         if self.ctx.cancel.is_set():
             return self._stop("interrupted", INTERRUPTED, step)
-        if stuck is not None:
-            return self._stop("stopped", stuck, step)
         failing = streaks.exhausted()
         if failing:
             name, last = failing
@@ -334,10 +319,6 @@ class Agent:
                 step,
             )
         return None
-
-    def _notes(self) -> Iterator[ev.Event]:
-        while self.notes:
-            yield ev.Notice(self.notes.pop(0), "info")
 
     def _flush_guidance(self) -> None:
         with self._lock:

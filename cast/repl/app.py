@@ -183,7 +183,7 @@ class Repl:
             if run is None:
                 self.say("the agent is starting; send that again in a moment", "yellow")
                 return
-            run.guide(text)
+            run.agent.guide(text)
             self.say(f"↳ queued for the agent's next step: {text}", "magenta")
             return
         self.echo(text)
@@ -273,7 +273,7 @@ class Repl:
             return
         run = self.state.run  # read after marking the job: a run adopted meanwhile sees the mark
         if run is not None:
-            run.cancel()
+            run.agent.cancel()
 
     def request_exit(self) -> None:
         self.exiting = True
@@ -349,9 +349,7 @@ def run_repl(options: Options, mode: str = "plan", task: str | None = None, resu
     the plan to execute (path or session id; None = the newest plan with unticked items).
     resume: a session id to continue. Returns the exit status (0 when the user leaves)."""
     from cast.models.registry import check_at_open
-    from cast.trust import ask_here
 
-    ask_here(cwd=options.cwd)  # before the prompt: may this workspace's config loosen security?
     if (refused := check_at_open(options)) is not None:
         return refused
     if not (sys.stdin.isatty() and sys.stdout.isatty()):

@@ -24,8 +24,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 from cast.sandbox import landlock  # after the path is pinned to this tree
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT = 1, 36, 24, 47
+_CLONE_NEWPID = 0x20000000
 REFUSED = 125  # the launcher could not set up the sandbox; the command never ran
 KILL_BUDGET = 1.0
+_PID_ONE = [False]
 
 
 class _Stop(Exception):
@@ -103,6 +105,80 @@ def _status(raw: int) -> int:
     return 128 + os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
 
 
+def _count_processes(uid: int) -> int:
+    count = 0
+    for name in os.listdir("/proc"):
+        try:
+            count += name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid
+        except OSError:
+            pass
+    return count
+
+
+def kernel_at_least(major: int, minor: int) -> bool:
+    try:
+        found = tuple(int(part) for part in os.uname().release.split("-")[0].split(".")[:2])
+    except ValueError:
+        return False
+    return found >= (major, minor)
+
+
+def _pid_cap(libc: ctypes.CDLL, pid_max: int, nested: bool) -> bool:
+    """Cap how many processes the command can have at once: a pid namespace whose pid_max the
+    command cannot change, because the command runs in a namespace below it (each process holds a
+    pid at every level, and a write to pid_max reaches only the writer's own namespace). Under
+    bubblewrap (`nested`) we already are in a private pid namespace; otherwise, as root, a child
+    is made pid 1 of a new one first. Only where pid_max is per namespace (Linux 6.14): on an
+    older kernel the write would change the whole machine's."""
+    if not kernel_at_least(6, 14):
+        return False
+    if not nested:
+        if libc.unshare(_CLONE_NEWPID) != 0:
+            return False
+        child = os.fork()
+        if child:
+            sys.exit(_wait_for(child))
+        _PID_ONE[0] = True  # our /proc is the parent namespace's: tree-walking by pid would go wrong
+    try:
+        with open("/proc/sys/kernel/pid_max", "w") as handle:
+            handle.write(str(pid_max))
+    except OSError:
+        return False
+    return libc.unshare(_CLONE_NEWPID) == 0
+
+
+def _wait_for(child: int) -> int:
+    try:
+        while True:
+            pid, raw = os.waitpid(-1, 0)
+            if pid == child:
+                return _status(raw)
+    except _Stop as stop:
+        return 128 + int(stop.args[0])
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
+        if not _PID_ONE[0]:  # as pid 1, our exit kills every process in the namespace
+            kill_tree()
+
+
+def _confine_child(spec: dict, libc: ctypes.CDLL, capped: bool) -> None:
+    """In the command's own process, right before exec: limits, no capabilities, the filter."""
+    import resource
+
+    limits = dict(spec.get("rlimits", {}))
+    if "NPROC" in limits and not capped:
+        limits["NPROC"] += _count_processes(os.getuid())  # RLIMIT_NPROC counts the user's other processes too
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, f"RLIMIT_{name}"), (value, value))
+    if spec.get("drop_caps"):
+        drop_capabilities(libc)
+    if spec.get("seccomp") is not None:
+        from cast.sandbox import seccomp
+
+        seccomp.install(spec["seccomp"])
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
         sys.stderr.write("usage: launch.py SPEC -- COMMAND...\n")
@@ -114,35 +190,30 @@ def main(argv: list[str]) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, _on_signal)
     try:
-        if spec.get("landlock"):
-            landlock.restrict(spec.get("write", []), bool(spec.get("net")), spec.get("files", []))
-        if spec.get("drop_caps") and os.geteuid() == 0:
-            drop_capabilities(libc)
+        capped = bool(spec.get("pid_max")) and _pid_cap(libc, spec["pid_max"], bool(spec.get("in_pid_namespace")))
+        if spec.get("landlock"):  # after the cap: writing pid_max is a write Landlock would refuse
+            rules = spec["landlock"]
+            landlock.restrict(rules.get("write", []), bool(rules.get("net")), rules.get("files", []), rules.get("read"))
     except OSError as exc:
         sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
         return REFUSED
-    status = 0
     try:
         child = os.fork()
-        if child == 0:
-            for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                signal.signal(signum, signal.SIG_DFL)
-            try:
-                os.execvp(command[0], command)
-            finally:
-                os._exit(127)
-        while True:
-            pid, raw = os.waitpid(-1, 0)
-            if pid == child:
-                status = _status(raw)
-                break
     except _Stop as stop:
-        status = 128 + int(stop.args[0])
-    finally:
+        return 128 + int(stop.args[0])
+    if child == 0:
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_IGN)
-        kill_tree()
-    return status
+            signal.signal(signum, signal.SIG_DFL)
+        try:
+            _confine_child(spec, libc, capped)
+        except OSError as exc:
+            sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
+            os._exit(REFUSED)
+        try:
+            os.execvp(command[0], command)
+        finally:
+            os._exit(127)
+    return _wait_for(child)
 
 
 if __name__ == "__main__":

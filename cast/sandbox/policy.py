@@ -32,13 +32,11 @@ class Layer:
 @dataclass(frozen=True)
 class Policy:
     """What a sandboxed command may do besides reading: write beneath `writable` (the scratch dir
-    is always added), and use the network only when `network`. Writes beneath an `overlay` path
-    seem to succeed but land in a tmpfs that vanishes with the command (bubblewrap only)."""
+    is always added), and use the network only when `network`."""
 
     writable: tuple[str, ...] = ()
     network: bool = False
     name: str = "read-only"
-    overlay: tuple[str, ...] = ()
 
 
 READ_ONLY = Policy()
@@ -46,15 +44,6 @@ READ_ONLY = Policy()
 
 def workspace_write(root: Path, network: bool = False) -> Policy:
     return Policy((os.path.realpath(root),), network, "workspace-write")
-
-
-def throwaway(root: Path) -> Policy:
-    """Plan mode's unverified commands: the workspace read-only, its writes (`__pycache__`,
-    `.pytest_cache`, build outputs) in a throwaway overlay where bubblewrap can mount one, else
-    refused by the read-only mount."""
-    if overlay_works():
-        return Policy(overlay=(os.path.realpath(root),), name="read-only, writes thrown away")
-    return Policy(name="read-only")
 
 
 def bwrap_binary() -> str | None:
@@ -67,9 +56,11 @@ def bwrap_binary() -> str | None:
 
 
 def _bwrap_works(binary: str) -> bool:
+    from cast.sandbox import bwrap
+
     try:
         done = subprocess.run(
-            [binary, *_bwrap_args(READ_ONLY, None), "--", "true"],
+            [binary, *bwrap.args(READ_ONLY, None, None), "--", "true"],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=10,
@@ -78,24 +69,6 @@ def _bwrap_works(binary: str) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
-
-
-@lru_cache(maxsize=1)
-def overlay_works() -> bool:
-    """Can this bubblewrap mount a throwaway overlay (`--tmp-overlay`, bubblewrap 0.10+, and a
-    kernel that lets an unprivileged user mount overlayfs)?"""
-    binary = bwrap_binary()
-    if binary is None:
-        return False
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="cast-overlay-probe-") as probe:
-        argv = [binary, *_bwrap_args(Policy(overlay=(probe,)), None), "--", "sh", "-c", f": > '{probe}/w'"]
-        try:
-            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-        return done.returncode == 0 and not os.listdir(probe)
 
 
 @lru_cache(maxsize=1)
@@ -125,35 +98,46 @@ def detect() -> Layer:
     return Layer("none", f"no kernel sandbox on {sys.platform}; plan mode runs only the checker's strict subset")
 
 
-def _bwrap_args(policy: Policy, scratch: str | None) -> list[str]:
-    args = [
-        "--die-with-parent",
-        "--new-session",
-        "--unshare-user-try",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--cap-drop",
-        "ALL",
-    ]
-    if not policy.network:
-        args.append("--unshare-net")
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for path in ([scratch] if scratch else []) + list(policy.writable):
-        args += ["--bind", path, path]
-    for path in policy.overlay:
-        args += ["--overlay-src", path, "--tmp-overlay", path]
-    return args
-
-
 def launcher(spec: dict[str, object]) -> list[str]:
     return [sys.executable, "-I", "-S", LAUNCHER, json.dumps(spec), "--"]
 
 
-def wrap(argv: list[str], policy: Policy | None, scratch: str | None, layer: Layer | None = None) -> list[str]:
-    """The full argv: [sandbox layer] + launcher (tree tracking, Landlock, no capabilities) + argv.
-    `policy` None runs unsandboxed (an approved command), still under the launcher."""
+def _confinement(policy: Policy, inet: bool) -> dict[str, object]:
+    """What the launcher applies to the command itself: socket families, limits, no capabilities."""
+    from cast.sandbox import limits, seccomp
+
+    current = limits.settings().limits
+    spec: dict[str, object] = {"drop_caps": True, "rlimits": current.rlimits(), "pid_max": current.pid_max()}
+    if seccomp.supported():
+        spec["seccomp"] = list(seccomp.WITH_INET if inet or policy.network else seccomp.LOCAL_ONLY)
+    return spec
+
+
+def landlock_writable(root: str) -> list[str]:
+    """Under Landlock, workspace-write grants writing beneath each top-level entry of the workspace
+    but `.git` and `.cast` (a grant on the root would reach inside them): new top-level entries
+    cannot be made, which is the price of keeping those two read-only."""
+    from cast.sandbox.bwrap import PROTECTED
+
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    return [os.path.join(root, name) for name in names if name not in PROTECTED]
+
+
+def wrap(
+    argv: list[str],
+    policy: Policy | None,
+    scratch: str | None,
+    layer: Layer | None = None,
+    workspace: str | None = None,
+    readable: tuple[str, ...] = (),
+) -> list[str]:
+    """The full argv: [sandbox layer] + launcher (tree tracking, Landlock, seccomp, limits, no
+    capabilities) + argv. `policy` None runs unsandboxed (an approved command), still under the
+    launcher. `workspace` is the tree the command may read (its cwd); `readable` adds more (a
+    private copy of the git index)."""
     if not sys.platform.startswith("linux"):
         if policy is not None and (layer or detect()).name == "sandbox-exec":
             from cast.sandbox.macos import profile
@@ -163,13 +147,25 @@ def wrap(argv: list[str], policy: Policy | None, scratch: str | None, layer: Lay
     layer = layer or detect()
     if policy is None or not layer.active:
         return launcher({}) + argv
+    real = os.path.realpath(workspace) if workspace else None
+    extra = [os.path.realpath(path) for path in readable]
     if layer.name == "bubblewrap":
+        from cast.sandbox import bwrap
+
         binary = bwrap_binary()
         assert binary is not None
-        return [binary, *_bwrap_args(policy, scratch), "--", *launcher({"drop_caps": True}), *argv]
-    writable = ([scratch] if scratch else []) + list(policy.writable)
-    spec = {"landlock": True, "write": writable, "files": ["/dev/null"], "net": policy.network, "drop_caps": True}
-    return launcher(spec) + argv
+        spec = {**_confinement(policy, inet=True), "in_pid_namespace": True}
+        return [binary, *bwrap.args(policy, scratch, real, extra), "--", *launcher(spec), *argv]
+    from cast.sandbox import visible
+
+    writable = ([scratch] if scratch else []) + [w for root in policy.writable for w in landlock_writable(root)]
+    rules = {
+        "write": writable,
+        "files": ["/dev/null"],
+        "net": policy.network,
+        "read": visible.readable(([real, *visible.git_dirs(real)] if real else []) + extra),
+    }
+    return launcher({"landlock": rules, **_confinement(policy, inet=False)}) + argv
 
 
 @dataclass(frozen=True)
@@ -205,14 +201,24 @@ class Isolation:
         return [why for held, why in facts if not held]
 
 
+def _processes_capped(in_namespace: bool) -> bool:
+    """RLIMIT_NPROC holds for everyone but root; for root, a pid namespace's pid_max (Linux 6.14)."""
+    from cast.sandbox.launch import kernel_at_least
+
+    return os.geteuid() != 0 or (kernel_at_least(6, 14) and (in_namespace or os.geteuid() == 0))
+
+
 @lru_cache(maxsize=1)
 def _isolation(layer: Layer) -> Isolation:
+    from cast.sandbox import seccomp
+
+    sockets = seccomp.supported()
     if layer.name == "bubblewrap":
-        return Isolation(layer.name, network_blocked=True, pid_namespace=True)
+        return Isolation(layer.name, True, True, sockets, True, True, _processes_capped(True))
     if layer.name == "landlock":
         from cast.sandbox.landlock import abi_version
 
-        return Isolation(layer.name, network_blocked=abi_version() >= 4)
+        return Isolation(layer.name, True, True, sockets, sockets and abi_version() >= 4, False, _processes_capped(False))
     return Isolation(layer.name)
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from pydantic import Field
 
 from cast.fsutil import atomic_write
-from cast.safety.decision import Refuse
 from cast.safety.paths import relative
 from cast.text import clip
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
@@ -71,7 +70,7 @@ def _approve(ctx: ToolContext, rel: str, diff: str) -> None:
     """Execute mode's approval policy may ask the user before a file changes."""
     if ctx.approval is not None:
         decision = ctx.approval.decide_edit(rel, diff)
-        if isinstance(decision, Refuse):
+        if not decision.run:
             raise ToolError(decision.reason)
 
 

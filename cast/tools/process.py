@@ -28,6 +28,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from cast import git
+from cast.sandbox.environment import sandbox_env
+from cast.sandbox.limits import settings
 from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, wrap
 from cast.tools.liveline import LiveLine
 
@@ -146,10 +148,14 @@ def run_command(
     started = time.monotonic()
     scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX) if sandbox is not None else None
     env = dict(env or hardened_env())
-    if scratch:
-        env["TMPDIR"] = scratch
     layer = detect() if sandbox is not None else None
-    argv = wrap(["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer)
+    if scratch and layer is not None and layer.active:
+        env = sandbox_env(env, scratch, settings().passthrough)
+    elif scratch:
+        env["TMPDIR"] = scratch
+    index = env.get("GIT_INDEX_FILE")  # a private copy (private_git_index) lives outside the workspace
+    readable = (os.path.dirname(index),) if index else ()
+    argv = wrap(["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable)
     read_fd, write_fd = os.pipe()
     try:
         proc = subprocess.Popen(

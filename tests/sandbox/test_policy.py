@@ -24,11 +24,17 @@ def test_off_switch_and_unsandboxed_commands_still_get_the_launcher(sandbox_off)
     assert argv[:3] == [sys.executable, "-I", "-S"] and json.loads(argv[4]) == {} and argv[-3:] == ["bash", "-c", "true"]
 
 
-def test_landlock_spec_names_scratch_workspace_and_network(tmp_path):
-    argv = wrap(["true"], workspace_write(tmp_path, network=True), "/tmp/s", Layer("landlock", ""))
+def test_landlock_spec_names_scratch_workspace_network_reads_and_limits(tmp_path):
+    for name in (".git", ".cast", "src"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "README.md").write_text("x")
+    argv = wrap(["true"], workspace_write(tmp_path, network=True), "/tmp/s", Layer("landlock", ""), str(tmp_path))
     spec = json.loads(argv[4])
-    assert spec["landlock"] and spec["net"] and spec["write"] == ["/tmp/s", str(tmp_path.resolve())]
-    assert spec["drop_caps"] and spec["files"] == ["/dev/null"]
+    rules, root = spec["landlock"], str(tmp_path.resolve())
+    assert rules["net"] and rules["write"] == ["/tmp/s", f"{root}/README.md", f"{root}/src"]  # never .git or .cast
+    assert rules["files"] == ["/dev/null"] and root in rules["read"] and "/usr" in rules["read"]
+    assert not any(path == "/tmp" or path.startswith("/home") for path in rules["read"])
+    assert spec["drop_caps"] and spec["rlimits"]["DATA"] == 2048 * 1024 * 1024 and spec["pid_max"] == 513
 
 
 def test_without_a_layer_plan_mode_says_so_once_and_runs_only_the_strict_subset(sandbox_off, repo, monkeypatch):

@@ -60,10 +60,10 @@ def test_cannot_signal_processes_outside(layer, tmp_path):
 def test_workspace_write_writes_the_workspace_and_nothing_else(layer, tmp_path, listener: Listener):
     need_abi(layer, 4, "restrict TCP")
     work = tmp_path / "work"
-    work.mkdir()
-    command = f"touch {work}/made && touch {tmp_path}/outside; exec 3<>/dev/tcp/127.0.0.1/{listener.port}"
+    (work / "src").mkdir(parents=True)
+    command = f"touch {work}/src/made && touch {tmp_path}/outside; exec 3<>/dev/tcp/127.0.0.1/{listener.port}"
     result = run_command(command, work, timeout=20, sandbox=workspace_write(work))
-    assert (work / "made").exists() and not (tmp_path / "outside").exists()
+    assert (work / "src" / "made").exists() and not (tmp_path / "outside").exists()
     assert result.exit_code != 0 and not listener.connected()
     allowed = run_command(
         f"exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo connected",

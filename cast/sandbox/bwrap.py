@@ -1,0 +1,74 @@
+"""The bubblewrap argv: the whole filesystem read-only, the user's home and the shared temp dirs
+replaced by empty read-only tmpfs mounts (what toolchains need bound back read-only), the workspace and
+the scratch dir bound in, and private pid, network, ipc and uts namespaces.
+
+Under workspace-write the workspace is writable except its `.git` and `.cast`, bound back
+read-only on top, so an approved command cannot plant a hook, git config or cast config that
+would run outside the sandbox on the next git command or cast run. Only existing ones can be
+covered (a mount point cannot be made without writing to the workspace).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from cast.sandbox import visible
+
+if TYPE_CHECKING:
+    from cast.sandbox.policy import Policy
+
+PROTECTED = (".git", ".cast")
+# The launcher inside keeps these two only until the command starts: to cap the pid namespace
+# and make the command's own one below it. The command itself runs with none.
+LAUNCHER_CAPS = ("CAP_SYS_ADMIN", "CAP_SETPCAP")
+
+
+def protected(root: str) -> list[str]:
+    """`.git` and `.cast` of a writable workspace, resolved (a symlink's target inside the
+    workspace is what must be covered)."""
+    found = []
+    for name in PROTECTED:
+        path = os.path.join(root, name)
+        if os.path.lexists(path):
+            real = os.path.realpath(path)
+            if visible.inside(real, [root]) and os.path.exists(real):
+                found.append(real)
+    return found
+
+
+def args(policy: Policy, scratch: str | None, workspace: str | None, readable: list[str] | None = None) -> list[str]:
+    argv = [
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-user-try",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--cap-drop",
+        "ALL",
+    ]
+    for cap in LAUNCHER_CAPS:
+        argv += ["--cap-add", cap]
+    if not policy.network:
+        argv.append("--unshare-net")
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    hidden = visible.hidden()
+    for path in hidden:
+        argv += ["--tmpfs", path]
+    for path in visible.rebound(hidden):
+        argv += ["--ro-bind", path, path]
+    shown = [workspace, *visible.git_dirs(workspace)] if workspace else []
+    for path in shown + (readable or []):
+        if visible.inside(path, hidden):
+            argv += ["--ro-bind", path, path]
+    for path in policy.writable:
+        argv += ["--bind", path, path]
+        for inner in protected(path):
+            argv += ["--ro-bind", inner, inner]
+    if scratch:
+        argv += ["--bind", scratch, scratch]
+    for path in hidden:  # last, once every mount point inside exists: a write there fails, as elsewhere
+        argv += ["--remount-ro", path]
+    return argv

@@ -1,0 +1,79 @@
+"""The environment a sandboxed command sees: an allowlist, not cast's own environment.
+
+cast's process holds the user's API key and whatever else their shell exported (cloud
+credentials, tokens, agent sockets). A sandboxed command gets only names known to be harmless,
+the variables cast itself sets for the git it runs, and the names the user lists in
+`sandbox_env_passthrough`; HOME and the temp dirs point into the command's scratch dir. The anchor
+is Codex's `shell_environment_policy` (inherit core, exclude patterns, include_only, set), here as
+data: KEEP and KEEP_PATTERNS say what may pass, SECRET_PATTERNS what never passes unless the user
+named it exactly, and `sandbox_env` sets the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from fnmatch import fnmatchcase
+
+KEEP = frozenset(
+    {
+        *("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "COLUMNS", "LINES"),
+        *("NO_COLOR", "CLICOLOR", "SOURCE_DATE_EPOCH", "PAGER", "CAST_REAL_GIT"),
+        *("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "PYENV_VERSION", "JAVA_HOME", "GOROOT"),
+        *("CARGO_HOME", "RUSTUP_HOME", "NVM_DIR", "NODE_PATH"),
+        # what cast sets for the git it runs (cast/git.py): pinned repository, overridden config
+        *("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_INDEX_FILE", "GIT_CONFIG_COUNT"),
+        *("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "GIT_ATTR_NOSYSTEM", "GIT_NO_LAZY_FETCH"),
+        *("GIT_OPTIONAL_LOCKS", "GIT_TERMINAL_PROMPT", "GIT_PAGER", "GIT_PROTOCOL_FROM_USER", "GIT_ALLOW_PROTOCOL"),
+    }
+)
+KEEP_PATTERNS = ("LC_*",)
+CAST_PATTERNS = ("GIT_CONFIG_KEY_*", "GIT_CONFIG_VALUE_*")  # cast's git overrides: names that look secret, are not
+
+# Never passed, even when a KEEP rule or a passthrough pattern matches; only a passthrough entry
+# that names the variable exactly lets one through (the user's explicit choice).
+SECRET_PATTERNS = (
+    *("*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*AUTH*", "*SESSION*"),
+    *("ANTHROPIC_*", "OPENAI_*", "AWS_*", "GITHUB_*", "GH_*", "GOOGLE_*", "GCLOUD_*", "CLOUDSDK_*"),
+    *("AZURE_*", "ARM_*", "DOCKER_*", "KUBECONFIG", "NPM_*", "PYPI_*", "TWINE_*", "HF_*", "HUGGING*"),
+    *("SSH_*", "GPG_*", "DBUS_*", "XDG_RUNTIME_DIR", "*_PROXY", "*_proxy", "NETRC", "DATABASE_URL", "*_DSN"),
+)
+
+# Set for every sandboxed command; {scratch} is its private scratch dir.
+SET = {
+    "HOME": "{scratch}/home",
+    "TMPDIR": "{scratch}",
+    "TMP": "{scratch}",
+    "TEMP": "{scratch}",
+    "XDG_CACHE_HOME": "{scratch}/home/.cache",
+    "XDG_CONFIG_HOME": "{scratch}/home/.config",
+    "XDG_DATA_HOME": "{scratch}/home/.local/share",
+    "XDG_STATE_HOME": "{scratch}/home/.local/state",
+}
+
+
+def _matches(name: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def secret(name: str) -> bool:
+    return _matches(name.upper(), SECRET_PATTERNS) or _matches(name, SECRET_PATTERNS)
+
+
+def allowed(name: str, passthrough: Sequence[str] = ()) -> bool:
+    """Whether `name` may reach a sandboxed command."""
+    if name in passthrough or _matches(name, CAST_PATTERNS):
+        return True
+    if secret(name):
+        return False
+    return name in KEEP or _matches(name, KEEP_PATTERNS) or _matches(name, passthrough)
+
+
+def sandbox_env(env: Mapping[str, str], scratch: str, passthrough: Sequence[str] = ()) -> dict[str, str]:
+    """`env` reduced to what may pass, with HOME, the temp dirs and XDG dirs inside `scratch`
+    (HOME is created empty)."""
+    kept = {name: value for name, value in env.items() if allowed(name, passthrough)}
+    for name, template in SET.items():
+        kept[name] = template.format(scratch=scratch)
+    os.makedirs(kept["HOME"], exist_ok=True)
+    return kept

@@ -1,0 +1,109 @@
+"""What a sandboxed command may read: the system, the toolchains it runs, the workspace and its
+scratch dir; not the user's home or the machine's shared temp dirs.
+
+One table for both Linux layers. Under bubblewrap the HIDDEN dirs become empty tmpfs mounts and
+the reachable paths inside them are bound back read-only; under Landlock, which can only allow
+reading beneath a path (never carve a hole in an allowed tree), reads are allowed beneath
+SYSTEM_ROOTS and the same reachable paths, and nothing else. Either way `~/.ssh`, `~/.aws`,
+`~/.config/gh`, `~/.netrc`, `~/.gnupg`, `~/.docker`, `~/.kube` and the rest of the home directory
+are out of sight, and so are /tmp and /var/tmp (Kerberos tickets, other programs' sockets and
+files).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import sys
+from pathlib import Path
+
+# Read by the system's own programs; nothing of the user's lives here.
+SYSTEM_ROOTS = (
+    *("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/gnu", "/snap"),
+    *("/dev", "/proc", "/sys", "/var/lib", "/var/cache", "/run/current-system"),
+)
+# Directories inside a home dir that hold toolchains, not credentials: shown read-only.
+HOME_TOOLCHAINS = (
+    *(".pyenv", ".rbenv", ".nvm", ".volta", ".rustup", ".cargo/bin", ".local/bin", ".local/lib"),
+    *(".deno/bin", ".bun/bin", "go/bin", ".sdkman/candidates", ".asdf/installs", ".asdf/shims"),
+    *("miniconda3", "anaconda3", "miniforge3", ".elan/toolchains", ".ghcup/bin"),
+)
+SHARED_TEMP = ("/tmp", "/var/tmp")
+
+
+def homes() -> list[str]:
+    """The user's home dirs: $HOME and the password database's, plus /home and /root."""
+    found = [os.environ.get("HOME", ""), "/home", "/root"]
+    try:
+        found.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except KeyError:
+        pass
+    return _existing(found)
+
+
+def hidden() -> list[str]:
+    return _outermost(homes() + _existing(SHARED_TEMP))
+
+
+def _existing(paths: list[str] | tuple[str, ...]) -> list[str]:
+    real = [os.path.realpath(p) for p in paths if p and p != "/" and os.path.isdir(p)]
+    return sorted(set(real))
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    return [p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths)]
+
+
+def _venv_root(entry: str) -> str | None:
+    parent = os.path.dirname(entry)
+    return parent if os.path.isfile(os.path.join(parent, "pyvenv.cfg")) else None
+
+
+def reachable() -> list[str]:
+    """What a command needs to read wherever it lives: cast itself (the launcher and the git shim),
+    the Python running it, the PATH's directories (and a venv's root), and known toolchains."""
+    package = str(Path(__file__).resolve().parents[2])
+    paths = [package, sys.prefix, sys.base_prefix, sys.exec_prefix]
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if os.path.isabs(entry):
+            paths += [entry, _venv_root(entry) or ""]
+    for home in homes():
+        paths += [os.path.join(home, name) for name in HOME_TOOLCHAINS]
+    return _outermost(_existing(paths))
+
+
+def git_dirs(root: str) -> list[str]:
+    """Where the workspace's repository really lives when `.git` is a file (a linked worktree,
+    a submodule): `gitdir:` and its `commondir`, so git inside the sandbox can read them."""
+    dot_git = os.path.join(root, ".git")
+    if not os.path.isfile(dot_git):
+        return []
+    try:
+        with open(dot_git, encoding="utf-8") as handle:
+            line = handle.readline().strip()
+    except OSError:
+        return []
+    if not line.startswith("gitdir:"):
+        return []
+    gitdir = os.path.join(root, line.partition(":")[2].strip())
+    found = [gitdir]
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
+            found.append(os.path.join(gitdir, handle.readline().strip()))
+    except OSError:
+        pass
+    return _existing(found)
+
+
+def inside(path: str, roots: list[str]) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in roots)
+
+
+def rebound(hidden_dirs: list[str]) -> list[str]:
+    """The reachable paths that lie in a hidden dir, so bubblewrap binds them back."""
+    return [p for p in reachable() if inside(p, hidden_dirs) and p not in hidden_dirs]
+
+
+def readable(extra: list[str]) -> list[str]:
+    """Under Landlock: every tree reads are allowed beneath."""
+    return _outermost(_existing(list(SYSTEM_ROOTS) + reachable() + extra))

@@ -1,0 +1,168 @@
+"""What a sandboxed command cannot see or reach, per kernel layer, measured with real planted
+secrets and real host listeners; with the layer off the same probes succeed, which is what shows
+each probe can fail."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from sandboxkit import Listener
+
+from cast.sandbox import visible
+from cast.sandbox.limits import configure
+from cast.sandbox.policy import READ_ONLY, isolation, workspace_write
+from cast.tools.process import read_only_env, run_command
+
+SECRETS = {
+    "ANTHROPIC_API_KEY": "sk-ant-planted-1",
+    "GH_TOKEN": "ghp-planted-2",
+    "MY_SERVICE_TOKEN": "planted-3",
+    "AWS_SECRET_ACCESS_KEY": "planted-4",
+    "DB_PASSWORD": "planted-5",
+    "GOOGLE_APPLICATION_CREDENTIALS": "/planted-6",
+}
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    root = tmp_path / "work"
+    (root / "src").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def planted_home(monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = Path(os.environ["HOME"])
+    (home / ".ssh").mkdir(exist_ok=True)
+    (home / ".ssh" / "id_rsa").write_text("PLANTED-SSH-KEY\n")
+    (home / ".aws").mkdir(exist_ok=True)
+    (home / ".aws" / "credentials").write_text("[default]\naws_secret_access_key = PLANTED-AWS\n")
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    return home
+
+
+@pytest.fixture(autouse=True)
+def default_settings():
+    yield
+    configure()
+
+
+def _run(command: str, work: Path, sandbox=READ_ONLY, timeout: float = 30):
+    env = read_only_env(work) if sandbox is READ_ONLY else None
+    return run_command(command, work, timeout, env=env, sandbox=sandbox)
+
+
+def test_the_environment_carries_no_secret_and_home_is_an_empty_scratch(layer, work, planted_home):
+    for policy in (READ_ONLY, workspace_write(work)):
+        result = _run("printenv ANTHROPIC_API_KEY; env; echo HOME=$HOME; ls -A $HOME | wc -l", work, policy)
+        assert not any(value in result.output for value in SECRETS.values()), result.output
+        home = result.output.split("HOME=")[-1].splitlines()[0]
+        assert home != str(planted_home) and "cast-scratch-" in home and result.output.splitlines()[-1] == "0"
+    assert isolation().env_scrubbed
+
+
+def test_a_passthrough_name_reaches_the_command_and_nothing_else(layer, work, planted_home):
+    configure(passthrough=["MY_SERVICE_TOKEN"])
+    result = _run("env", work)
+    assert "planted-3" in result.output and "sk-ant-planted-1" not in result.output and "ghp-planted-2" not in result.output
+
+
+def test_home_secrets_are_unreadable(layer, work, planted_home, monkeypatch):
+    monkeypatch.setattr(visible, "SHARED_TEMP", ())  # the home alone must hide them, not /tmp's cover
+    command = f"cat {planted_home}/.ssh/id_rsa {planted_home}/.aws/credentials; ls -A {planted_home}; cat ~/.ssh/id_rsa"
+    for policy in (READ_ONLY, workspace_write(work)):
+        result = _run(command, work, policy)
+        assert "PLANTED" not in result.output and ".ssh" not in result.output.splitlines(), result.output
+    assert isolation().home_hidden
+
+
+def test_the_shared_temp_dir_is_hidden_but_the_workspace_and_scratch_are_not(layer, work, tmp_path):
+    (tmp_path / "stray-secret").write_text("PLANTED-TMP")
+    (work / "src" / "code.py").write_text("WORKSPACE-CONTENT\n")
+    result = _run(f"cat {tmp_path}/stray-secret; cat src/code.py; echo s > $TMPDIR/x && cat $TMPDIR/x", work)
+    assert "PLANTED-TMP" not in result.output and "WORKSPACE-CONTENT" in result.output and "\ns" in result.output
+
+
+def _unix_listeners(where: Path) -> tuple[socket.socket, socket.socket, str]:
+    path_sock = socket.socket(socket.AF_UNIX)
+    path = str(where / "host.sock")
+    path_sock.bind(path)
+    abstract = socket.socket(socket.AF_UNIX)
+    name = f"cast-test-{os.getpid()}-{time.monotonic_ns()}"
+    abstract.bind("\0" + name)
+    for sock in (path_sock, abstract):
+        sock.listen(4)
+        sock.setblocking(False)
+    return path_sock, abstract, name
+
+
+def _reached(*socks: socket.socket) -> list[bool]:
+    time.sleep(0.1)
+    found = []
+    for sock in socks:
+        try:
+            sock.accept()[0].close()
+            found.append(True)
+        except BlockingIOError:
+            found.append(False)
+    return found
+
+
+PROBE = (
+    "python3 - <<'EOF'\nimport socket, sys\nfor address in sys.argv[1:] or {targets!r}:\n"
+    "    try:\n        s = socket.socket(socket.AF_UNIX); s.connect(address); s.send(b'x'); print('REACHED', repr(address))\n"
+    "    except OSError as exc:\n        print('refused', exc)\nEOF"
+)
+
+
+def test_host_unix_sockets_are_unreachable_by_path_and_by_abstract_name(layer, work):
+    path_sock, abstract, name = _unix_listeners(work)  # in the workspace: visible by path
+    try:
+        command = PROBE.format(targets=[str(work / "host.sock"), "\0" + name])
+        for policy in (READ_ONLY, workspace_write(work), workspace_write(work, network=True)):
+            result = _run(command, work, policy)
+            assert "REACHED" not in result.output and result.output.count("refused") == 2, result.output
+            assert _reached(path_sock, abstract) == [False, False]
+        assert isolation().unix_sockets_blocked
+    finally:
+        path_sock.close()
+        abstract.close()
+
+
+def test_no_udp_or_tcp_leaves(layer, work, listener: Listener):
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.setblocking(False)
+    port = udp.getsockname()[1]
+    try:
+        command = f"echo leak > /dev/udp/127.0.0.1/{port}; exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo connected"
+        result = _run(command, work)
+        assert "connected" not in result.output
+        time.sleep(0.1)
+        with pytest.raises(BlockingIOError):
+            udp.recv(100)
+        assert not listener.connected() and isolation().network_blocked
+    finally:
+        udp.close()
+
+
+def test_without_a_layer_the_same_probes_succeed(sandbox_off, work, planted_home):
+    """The off switch is honest: nothing is hidden, and isolation() says so."""
+    path_sock, abstract, name = _unix_listeners(work)
+    try:
+        result = _run(
+            f"printenv ANTHROPIC_API_KEY; cat {planted_home}/.ssh/id_rsa; " + PROBE.format(targets=[str(work / "host.sock")]),
+            work,
+        )
+        assert "sk-ant-planted-1" in result.output and "PLANTED-SSH-KEY" in result.output and "REACHED" in result.output
+        assert _reached(path_sock) == [True]
+    finally:
+        path_sock.close()
+        abstract.close()
+    off = isolation()
+    assert not (off.env_scrubbed or off.home_hidden or off.unix_sockets_blocked or off.strong)
