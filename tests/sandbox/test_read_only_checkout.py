@@ -55,6 +55,7 @@ def test_read_only_checkout_plans_into_the_state_dir_and_execute_finds_it(tmp_pa
     plans = list(state.glob("cast/workspaces/calc-*/.cast/plans/*/*.md"))
     assert len(plans) == 1 and not (calc / ".cast" / "plans").exists()
     assert str(plans[0]) in done.stdout
+    assert done.stderr.count(f"cast: {calc}/.cast cannot be written; plans of this workspace go to") == 1  # said, once
     execute_script = EXAMPLES / "scripts" / "execute.jsonl"
     ran = subprocess.run(
         [sys.executable, "-m", "cast", "--model", f"script:{execute_script}", "execute"],
