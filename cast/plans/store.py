@@ -48,6 +48,8 @@ def _writable(directory: Path) -> bool:
     or a sandbox says nothing to os.access. Only a refusal to write counts: anything else (`.cast`
     is a file, say) is for write_plan to refuse with its own reason."""
     cast_dir = directory / ".cast"
+    if os.path.islink(cast_dir):
+        return True  # never probe through it: write_plan refuses a symlinked .cast with its own reason
     try:
         if not os.path.lexists(cast_dir):
             os.mkdir(cast_dir)

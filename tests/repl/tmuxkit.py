@@ -25,7 +25,7 @@ class Tmux:
         exports = " ".join(
             f"{k}={shlex.quote(v)}"
             for k, v in env.items()
-            if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "PYTHONPATH", "GIT_CONFIG_GLOBAL", "TERM", "EDITOR")
+            if k in ("PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "PYTHONPATH", "GIT_CONFIG_GLOBAL", "TERM", "EDITOR")
         )
         command = f"cd {shlex.quote(str(root))} && env {exports} {shlex.quote(sys.executable)} -m cast --model script:{shlex.quote(str(script))} {' '.join(args)}"
         self._tmux("new-session", "-d", "-x", str(columns), "-y", str(rows), command)
