@@ -313,13 +313,13 @@ def run(
                 before = [json.dumps(m, sort_keys=True) for m in plan.agent.transcript.messages]
                 if switch == "fresh":
                     plan.economy.force()  # the next request starts a new conversation from a summary
-                runs.switch_mode(plan, "execute")
+                plan.switch("execute")
                 mark = len(api.requests)
                 stops.append(_drive(plan, "Now execute: check the first modules of the plan."))
                 after = next(r.body for r in api.requests[mark:] if r.body.get("tools"))["messages"]
                 sent = {json.dumps(_unmarked(m), sort_keys=True) for m in after}
                 kept = f"{sum(m in sent for m in before)} of {len(before)} messages"
-            runs.finish(plan)
+            plan.outcome()
             assert all(stop.status == "done" for stop in stops), stops
             assert not api.responses, f"{len(api.responses)} scripted turns left unused"
             assert all(r.status == 200 for r in api.requests), [r.error for r in api.requests if r.status != 200]

@@ -86,7 +86,7 @@ def measure() -> dict[int, tuple[float, float]]:
                 starts[event.step] = time.perf_counter()
             elif isinstance(event, ev.Stopped):
                 stop = event
-        runs.finish(run)
+        run.outcome()
     assert stop is not None and len(starts) >= max(WINDOWS) + HALF, (stop, len(starts))
     result = {}
     for center in WINDOWS:

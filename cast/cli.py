@@ -84,7 +84,6 @@ def plan(
     interactive: Annotated[bool, typer.Option("-i", "--interactive", help="Continue in the REPL after planning.")] = False,
 ) -> None:
     """Explore the repository read-only and write a plan with a checklist."""
-    from cast import runs
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.runs import Options, plan_run
@@ -98,12 +97,13 @@ def plan(
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
-    outcome = runs.conclude(run, _drive(run, json, lambda handle: runs.turn(run, task, handle)), plan_required=True)
+    _drive(json, lambda handle, on_output: run.turn(task, handle, on_output=on_output))
+    outcome = run.close(plan_required=True)
     if outcome.status == "no plan":
         sys.stderr.write(f"cast: {outcome.reason}\n")
     _show(run, outcome, json, show_report=False)
-    if run.ctx.plan_path is not None and not json:
-        print(run.ctx.plan_path)
+    if run.plan_path is not None and not json:
+        print(run.plan_path)
     raise typer.Exit(outcome.code)
 
 
@@ -119,7 +119,6 @@ def execute(
     json: JsonOpt = False,
 ) -> None:
     """Carry out a plan's checklist, ticking items in the plan file as they are done."""
-    from cast import runs
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.plans.checklist import PlanError
@@ -157,7 +156,8 @@ def execute(
         else:
             print(message)
         raise typer.Exit(0)
-    outcome = runs.conclude(run, _drive(run, json, lambda handle: runs.execute_turn(run, handle)))
+    _drive(json, lambda handle, on_output: run.execute(handle, on_output=on_output))
+    outcome = run.close()
     if outcome.status in ("incomplete", "plan missing", "tests failing"):
         sys.stderr.write(f"cast: {outcome.reason}\n")
     _show(run, outcome, json, show_report=True)
@@ -323,8 +323,8 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
             "reason": outcome.reason,
             "exit_code": outcome.code,
             "session": run.session_id,
-            "plan_path": str(run.ctx.plan_path) if run.ctx.plan_path else None,
-            "steps": run.agent.steps_total,
+            "plan_path": str(run.plan_path) if run.plan_path else None,
+            "steps": run.steps,
             "usage": usage,
             "cost": run.usage.total_cost() if run.usage else 0.0,
             "report": report.to_dict() if report else None,
@@ -338,15 +338,15 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
         print(f"usage: {summary}")
 
 
-def _drive(run, json: bool, start):
-    """Run `start(handle)` with the one-shot renderer: NDJSON events, or streamed text."""
+def _drive(json: bool, start):
+    """Run `start(handle, on_output)` with the one-shot renderer: NDJSON events, or streamed text
+    (with a running command's newest line, on a terminal)."""
     from cast.ui.oneshot import Printer, json_printer
 
     if json:
-        return start(json_printer())
+        return start(json_printer(), None)
     printer = Printer()
-    run.ctx.on_output = printer.on_output if printer.live else None  # a running command's newest line, on a terminal
-    return start(printer)
+    return start(printer, printer.on_output if printer.live else None)
 
 
 def main() -> None:

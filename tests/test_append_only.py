@@ -62,7 +62,7 @@ class TestLongPlanningSession:
         model = SigningModel(plan_turns(), spec=CLIENT_ONLY)
         run = runs.plan_run("tidy", runs.Options(cwd=tmp_path, max_steps=60), model=model)
         events, stop = drive(run, "Plan a tidy-up of src/.")
-        runs.finish(run)
+        run.outcome()
         assert stop.status == "done", stop
         assert model.rejected == [] and len(model.sent) == 40
         assert epochs(events) >= 2, "the session must age twice to show anything"
@@ -91,7 +91,7 @@ class TestLongPlanningSession:
         model = SigningModel(plan_turns(), spec=SONNET)
         run = runs.plan_run("tidy", runs.Options(cwd=tmp_path, max_steps=60), model=model)
         events, stop = drive(run, "Plan a tidy-up of src/.")
-        runs.finish(run)
+        run.outcome()
         assert stop.status == "done" and model.rejected == [] and model.dropped == 0
         assert epochs(events) == 0 and not any(r.get("drop_block") for r in model.sent)
         edits = model.sent[0]["context_management"]["edits"]
@@ -118,11 +118,11 @@ class TestModeSwitch:
         model = SigningModel(turns, spec=spec)
         run = runs.plan_run("x", runs.Options(cwd=tmp_path, yes=True), model=model)
         stops = [drive(run, "Plan x.")[1]]
-        runs.switch_mode(run, "execute")
+        run.switch("execute")
         stops.append(drive(run, "Now do it.")[1])
-        runs.switch_mode(run, "plan")
+        run.switch("plan")
         stops.append(drive(run, "Back to planning: look at the new file.")[1])
-        runs.finish(run)
+        run.outcome()
         return run, model, stops
 
     def test_with_tool_changes_the_tools_are_declared_once_and_switched_by_notices(self, tmp_path):
@@ -164,14 +164,14 @@ class TestResume:
         model = SigningModel(turns, spec=CLIENT_ONLY)
         run = runs.plan_run("tidy", runs.Options(cwd=tmp_path, max_steps=60), model=model)
         events, stop = drive(run, "Read everything.")
-        runs.finish(run)
+        run.outcome()
         assert stop.status == "done" and epochs(events) >= 1 and model.rejected == []
         # No new epoch on the resumed request, so what it sends can be compared byte for byte.
         (tmp_path / ".cast" / "config.toml").write_text("age_threshold_tokens = 900000\ncompact_threshold_tokens = 950000\n")
         later = SigningModel([{"thinking": "resumed", "text": "Carrying on."}], spec=CLIENT_ONLY)
         resumed = runs.resume_run(run.session_id, runs.Options(cwd=tmp_path), model=later)
         _, stop = drive(resumed, "Go on.")
-        runs.finish(resumed)
+        resumed.outcome()
         assert stop.status == "done" and later.rejected == []
         last, again = model.sent[-1], later.sent[0]
         assert (again["system"], again["tools"], again["drop_block"]) == (last["system"], last["tools"], True)
@@ -250,7 +250,7 @@ def test_each_request_carries_the_effort_of_its_mode(tmp_path):
     )
     run = runs.plan_run("x", runs.Options(cwd=tmp_path), model=model)
     drive(run, "Plan.")
-    runs.switch_mode(run, "execute")
+    run.switch("execute")
     drive(run, "Do it.")
     assert [r.get("effort") for r in model.sent] == ["low", "low", "xhigh"]
     assert model.rejected == []  # effort is not part of the prefix

@@ -53,7 +53,7 @@ def test_a_forty_step_session_that_ages_twice_sends_only_appended_requests(fake_
     model.spec = replace(SONNET, context_management=False)  # type: ignore[attr-defined]  # cast ages the context itself
     run = runs.plan_run("tidy", options, model=model)
     events = list(run.agent.run("Plan a tidy-up of src/."))
-    runs.finish(run)
+    run.outcome()
     stop = [e for e in events if isinstance(e, ev.Stopped)][-1]
     assert stop.status == "done", stop
 

@@ -102,15 +102,31 @@ def test_execute_a_plan_outside_the_workspace(repo, tmp_path):
     assert outside.read_text() == "# Plan\n- [x] one\n"
 
 
-def test_set_model_retargets_the_checks_and_the_price(repo, tmp_path):
+def test_set_model_sends_the_next_requests_and_the_self_check_to_it_priced_as_it(repo):
     from cast.models.scripted import ScriptedModel
-    from cast.runs import Options, plan_run, set_model
+    from cast.runs import Options, execute_run
 
-    run = plan_run("Do x", Options(model="script:/dev/null", cwd=repo))
-    other = ScriptedModel([], name="claude-haiku-4-5")
-    set_model(run, other)
-    assert run.agent.model is other and run.agent.hooks.prepare.model is other
-    assert run.agent.hooks.price.known and run.usage.price.model == "claude-haiku-4-5"
+    plan = repo / ".cast" / "plans" / "2026-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n- [ ] one\n")
+    first = ScriptedModel([], name="claude-sonnet-4-5")
+    run = execute_run("2026-01-01-x", Options(cwd=repo, yes=True), model=first)
+    other = ScriptedModel(
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to change"}}]},
+            {"text": "done"},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+        ],
+        name="claude-haiku-4-5",
+    )
+    run.set_model(other)
+    run.execute(lambda event: None)
+    outcome = run.close()
+    assert outcome.code == 0, outcome
+    assert first.requests == [] and len(other.requests) == 3  # two turns of the loop and the self-check's
+    assert run.usage.price.model == "claude-haiku-4-5" and run.usage.price.known
+    assert {r.kind for r in run.usage.records} >= {"step"} and len(run.usage.records) == 3
+    assert run.usage.total_cost() == sum(run.usage.price(r.usage) for r in run.usage.records) > 0
 
 
 def test_a_plan_that_fails_before_any_reply_leaves_no_session(repo, tmp_path):

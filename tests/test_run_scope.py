@@ -8,6 +8,7 @@ from pathlib import Path
 from cast import runs
 from cast.models.scripted import ScriptedModel
 from cast.options import Options
+from cast.run import Outcome
 
 VERDICT = {"text": '{"complete": true, "missing": [], "claims": []}'}
 
@@ -23,9 +24,10 @@ def plan(root: Path, session: str, body: str) -> Path:
     return path
 
 
-def execute(root: Path, session: str, turns: list[dict]) -> runs.Outcome:
+def execute(root: Path, session: str, turns: list[dict]) -> Outcome:
     run = runs.execute_run(session, Options(cwd=root, yes=True), model=ScriptedModel(turns))
-    return runs.conclude(run, runs.execute_turn(run, lambda event: None))
+    run.execute(lambda event: None)
+    return run.close()
 
 
 def test_the_report_of_plan_b_never_names_plan_a_items(repo):

@@ -1,7 +1,8 @@
 """Guards that live in code because a model cannot be trusted to notice its own loops.
 
 `CallRecord` answers an identical read-only call from the record while nothing has changed;
-`FailureStreak` nudges a tool that failed twice in a row and stops the run at the third.
+`FailureStreak` nudges a tool that failed twice in a row and stops the run at the third;
+`Repeats` does the same for a command that gives the same outcome with nothing changed.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from cast.tools.base import Observation
 
 FAILURE_NUDGE_AT = 2
 FAILURE_STOP_AT = 3
@@ -94,3 +97,54 @@ class TurnStreaks:
             if self.owner.counts.get(name, 0) >= FAILURE_STOP_AT:
                 return name, self.owner.last_error.get(name, "")
         return None
+
+
+REPEAT_NUDGE_AT = 2
+REPEAT_STOP_AT = 3
+
+
+class Repeats:
+    """No progress: the same command, the same outcome, and no file changed since it last ran.
+    The second such run is nudged, the third ends the run. What counts as the outcome is the exit
+    code, the test counts and a timeout, not the text (timings and addresses differ every run)."""
+
+    def __init__(self) -> None:
+        self.changes = 0  # files changed by any tool this turn
+        self._last: dict[str, tuple[tuple[Any, ...], int, int]] = {}  # command -> (outcome, changes then, repeats)
+
+    def reset(self) -> None:
+        """A new user turn: the user may have changed things, and asked for the run on purpose."""
+        self.changes, self._last = 0, {}
+
+    def record(self, facts: dict[str, Any], changed: bool) -> int:
+        """How many times in a row this command has now given this outcome with nothing changed
+        (1 for a first run or a changed outcome); 0 for a call that is not a command."""
+        if changed:
+            self.changes += 1
+        command, code = facts.get("command"), facts.get("exit_code")
+        if not isinstance(command, str) or code is None:
+            return 0
+        outcome = (code, tuple(sorted((facts.get("tests") or {}).items())), bool(facts.get("timed_out")))
+        before = self._last.get(command)
+        count = before[2] + 1 if before is not None and before[0] == outcome and before[1] == self.changes else 1
+        self._last[command] = (outcome, self.changes, count)
+        return count
+
+    def check(self, obs: Observation) -> str | None:
+        """Record a result; a second repeat gets the nudge appended, a third returns why the run ends."""
+        repeats = self.record(obs.facts, bool(obs.changed))
+        if repeats == REPEAT_NUDGE_AT:
+            obs.text += "\n" + self.nudge(obs.facts["command"], obs.facts["exit_code"])
+        return self.reason(obs.facts["command"], obs.facts["exit_code"]) if repeats >= REPEAT_STOP_AT else None
+
+    @staticmethod
+    def nudge(command: str, code: Any) -> str:
+        return (
+            f"[cast: `{command}` gave the same result as its last run (exit {code}) and no file has changed "
+            "since, so running it again will not tell you anything new. Change something first, or stop and "
+            "say what blocks you. If it runs again with nothing changed, the run ends.]"
+        )
+
+    @staticmethod
+    def reason(command: str, code: Any) -> str:
+        return f"no progress: `{command}` exited {code} {REPEAT_STOP_AT} times in a row with no file changed in between"

@@ -15,7 +15,13 @@ from typing import Any
 
 from cast.agent import dispatch, notices
 from cast.agent import events as ev
-from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak
+from cast.agent.guards import (
+    FAILURE_NUDGE_AT,
+    FAILURE_STOP_AT,
+    CallRecord,
+    FailureStreak,
+    Repeats,
+)
 from cast.agent.transcript import Prefix, Transcript, text_block, tool_result_block
 from cast.models import base as m
 from cast.tools.base import Observation, Tool, ToolContext
@@ -59,6 +65,7 @@ class Agent:
     def __post_init__(self) -> None:
         self.record = CallRecord()
         self.failures = FailureStreak()
+        self.repeats = Repeats()
         self.usage = m.Usage()
         self.cost = 0.0
         self.steps_total = 0
@@ -148,6 +155,7 @@ class Agent:
         if user_text:
             self.transcript.add_user([text_block(user_text)])
         self._step = step = 0
+        self.repeats.reset()
         exceeded = 0  # replies in a row that hit the context window
         while True:
             if self.ctx.cancel.is_set():
@@ -278,6 +286,7 @@ class Agent:
         the batch in flight. Returns a Stopped event when a guard ends the run."""
         by_name = {t.name: t for t in self.tools}
         streaks = self.failures.turn()
+        stuck: str | None = None
         for batch in dispatch.batches(calls, by_name):
             for call in batch:
                 yield ev.ToolCall(call.id, call.name, call.input)
@@ -300,6 +309,7 @@ class Agent:
                 if not from_record and not self.ctx.cancel.is_set():
                     if streaks.record(call.name, obs.ok, obs.text) == FAILURE_NUDGE_AT:
                         obs.text += "\n" + self.failures.nudge(call.name)
+                    stuck = stuck or self.repeats.check(obs)  # the same command, the same outcome, nothing changed
                 blocks.append(tool_result_block(call.id, obs.text, not obs.ok))
                 yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, from_record, obs.facts)
             self.transcript.add_user(blocks)
@@ -310,6 +320,8 @@ class Agent:
             yield from self.hooks.after_tools(self)
         if self.ctx.cancel.is_set():
             return self._stop("interrupted", INTERRUPTED, step)
+        if stuck is not None:
+            return self._stop("stopped", stuck, step)
         failing = streaks.exhausted()
         if failing:
             name, last = failing

@@ -103,8 +103,21 @@ class Report:
         return out
 
     def command_lines(self) -> list[str]:
+        """One line per command, a run of identical ones (same command, same outcome) as one line ×N."""
         out = [f"Commands run: {len(self.commands)}" if self.commands else "Commands run: none"]
-        return out + [f"  {c.label:<4} {c.describe() if c.outcome == 'ran' else c.brief()}" for c in self.commands]
+        groups: list[list[CommandRun]] = []
+        for c in self.commands:
+            if groups and groups[-1][0] == c:
+                groups[-1].append(c)
+            else:
+                groups.append([c])
+        for group in groups:
+            c = group[0]
+            out.append(
+                f"  {c.label:<4} {c.describe() if c.outcome == 'ran' else c.brief()}"
+                + (f" ×{len(group)}" if len(group) > 1 else "")
+            )
+        return out
 
     def file_lines(self) -> list[str]:
         out = [f"Files changed: {len(self.files_changed)}" if self.files_changed else "Files changed: none"]

@@ -183,7 +183,7 @@ class Repl:
             if run is None:
                 self.say("the agent is starting; send that again in a moment", "yellow")
                 return
-            run.agent.guide(text)
+            run.guide(text)
             self.say(f"↳ queued for the agent's next step: {text}", "magenta")
             return
         self.echo(text)
@@ -273,7 +273,7 @@ class Repl:
             return
         run = self.state.run  # read after marking the job: a run adopted meanwhile sees the mark
         if run is not None:
-            run.agent.cancel()
+            run.cancel()
 
     def request_exit(self) -> None:
         self.exiting = True
@@ -309,7 +309,11 @@ class Repl:
         self.say("(press Ctrl+C again to exit, or Ctrl+D)", "dim")
 
     def on_escape(self) -> None:
-        if self.asker.current is not None or self.busy:
+        """Esc at a question is its leave answer ("no" at an approval, "not now" at the hand-off)
+        and the run goes on; otherwise it interrupts the agent. Ctrl+C interrupts either way."""
+        if self.asker.current is not None:
+            self.asker.leave()
+        elif self.busy:
             self._interrupt()
 
     def _interrupt(self) -> None:

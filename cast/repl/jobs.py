@@ -23,20 +23,18 @@ RESUME_LINES = 12  # of the last reply shown when a session is resumed
 PLAN_LINES = 40  # of the plan shown before the hand-off question; the editor shows the rest
 
 
-def drive(repl: Repl, run: Run, message: str | None, first: ev.Event | None = None) -> ev.Stopped:
-    """One turn of `run`, rendered. An interrupt that came while the job was still building the
-    run (or between two turns of one job) is honoured here, whichever way the loop treats a cancel
-    set before its turn: the turn is not started, and nothing is sent to the model."""
-    from cast import runs
-    from cast.agent.loop import INTERRUPTED
-
+def drive(repl: Repl, run: Run, message: str | None, *, execute: bool = False) -> ev.Stopped:
+    """One turn of `run` (with `execute`, the plan's execution: the task list, then the brief and
+    `message` after it), rendered; an execute turn ends with its closing report. An interrupt that
+    came while the job was still building the run (or between two turns of one job) is honoured
+    here: the turn is not started, and nothing is sent to the model."""
     interrupted = repl.worker.interrupted
     failed: list[str] = []
     stopped: ev.Stopped | None = None
 
     def handle(event: ev.Event) -> None:
-        if interrupted.is_set() and not run.ctx.cancel.is_set():
-            run.agent.cancel()  # pressed while the turn was starting
+        if interrupted.is_set():
+            run.cancel()  # pressed while the turn was starting
         repl.state.observe(event)
         try:
             repl.renderer.handle(event)
@@ -46,28 +44,29 @@ def drive(repl: Repl, run: Run, message: str | None, first: ev.Event | None = No
                 repl.say(f"(cannot display a {type(event).__name__}: {type(exc).__name__}: {exc})", "red")
 
     try:
-        if first is not None:
-            handle(first)
         if interrupted.is_set():
-            stopped = ev.Stopped("interrupted", INTERRUPTED)
-            run.agent.notify(stopped)  # the session and the report see it too
-            handle(stopped)
+            stopped = run.stop_before(handle)
             return stopped
-        run.ctx.cancel.clear()  # a key pressed after the previous turn ended is not for this one
-        run.ctx.on_output = repl.renderer.on_output  # a running command's newest line, in the live view
-        stopped = runs.turn(run, message, handle)
+        run.uncancel()  # a key pressed after the previous turn ended is not for this one
+        on_output = repl.renderer.on_output  # a running command's newest line, in the live view
+        if execute:
+            stopped = run.execute(handle, message or "", on_output=on_output)
+        else:
+            stopped = run.turn(message, handle, on_output=on_output)
         return stopped
     finally:
         repl.renderer.finish()
         interrupted.clear()  # the interrupt was for this turn; the next one starts afresh
-        run.ctx.cancel.clear()
+        run.uncancel()
         undelivered(repl, run, stopped.status if stopped is not None else "interrupted")
+        if run.executing and stopped is not None:
+            show_report(repl)
 
 
 def undelivered(repl: Repl, run: Run, status: str = "done") -> None:
     """Guidance the agent never read (its turn ended first) is shown back, whole: it is never
     lost, and never glued to the user's next, unrelated message."""
-    left = run.agent.take_guidance()
+    left = run.take_guidance()
     if not left:
         return
     why = {"interrupted": "the agent was interrupted before its next step", "done": "the agent had finished its turn"}.get(
@@ -87,11 +86,7 @@ def run_task(repl: Repl, text: str, *, new: bool = False) -> None:
         return
     before = _plan_stamp(run)
     if state.take_brief():  # a plan attached by Shift+Tab: brief the executor as /execute does
-        from cast import runs
-        from cast.agent import tasklist
-
-        assert run.tasks is not None  # take_brief() holds only for a run with a task list
-        stopped = drive(repl, run, runs.execute_brief(run) + "\n\n" + text, tasklist.task_event(run.tasks))
+        drive(repl, run, text, execute=True)
         return
     stopped = drive(repl, run, text)
     if run.mode.name == "plan" and _plan_stamp(run) != before and stopped.status != "interrupted":
@@ -99,9 +94,6 @@ def run_task(repl: Repl, text: str, *, new: bool = False) -> None:
 
 
 def execute_plan(repl: Repl, plan_ref: str | None) -> None:
-    from cast import runs
-    from cast.agent import tasklist
-
     try:
         run = repl.state.execute(plan_ref)
     except Exception as exc:
@@ -109,18 +101,18 @@ def execute_plan(repl: Repl, plan_ref: str | None) -> None:
         return
     board = run.tasks
     assert board is not None  # an execute run is built over a plan's checklist
-    if not runs.has_work(run):  # not adopted: the current run and mode stay
+    if not run.has_work():  # not adopted: the current run and mode stay
         repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
         return
-    drive(repl, run, runs.execute_brief(run), tasklist.task_event(board))
-    show_report(repl)
+    drive(repl, run, None, execute=True)
 
 
 def show_report(repl: Repl) -> None:
-    """The evidence report, built from what was observed rather than from the model's claims."""
-    report = repl.state.finish()
-    if report is not None:
-        repl.say(report.render_text(), "dim")
+    """The closing report of an execute turn, built from what was observed rather than from the
+    model's claims."""
+    outcome = repl.state.outcome()
+    if outcome is not None and outcome.report is not None:
+        repl.say(outcome.report.render_text(), "dim")
 
 
 def resume_session(repl: Repl, session_id: str) -> None:
@@ -129,7 +121,7 @@ def resume_session(repl: Repl, session_id: str) -> None:
     except Exception as exc:
         repl.say(f"cannot resume {session_id}: {exc}", "red")
         return
-    messages = run.agent.transcript.messages
+    messages = run.messages
     repl.say(f"Resumed {run.session_id} in {run.mode.name} mode ({len(messages)} messages).", "dim")
     last = next(
         (
@@ -156,9 +148,9 @@ def handoff(repl: Repl, run: Run) -> None:
     """The plan is written: show it, then execute it (edits asked, or auto-approved), edit it,
     keep planning, or leave it for later. Typed text is feedback on the plan; a slash command
     leaves the question and runs."""
-    if run.ctx.plan_path is None:
+    if run.plan_path is None:
         return
-    path = Path(run.ctx.plan_path)
+    path = Path(run.plan_path)
     show_plan(repl, run, path)
     while True:
         question = Question(
@@ -241,7 +233,7 @@ def edit_plan(repl: Repl, run: Run, path: Path) -> None:
         repl.say(f"the editor exited with status {code}", "yellow")
     if after != before:
         repl.say(f"Plan updated: {_rel(run, path)} now has {_items(path)} items.", "green")
-        run.agent.transcript.note(
+        run.note(
             f"[The user edited the plan file {_rel(run, path)} by hand. Read it again before you revise it; keep their changes.]"
         )
     else:
@@ -249,7 +241,7 @@ def edit_plan(repl: Repl, run: Run, path: Path) -> None:
 
 
 def _plan_stamp(run: Run) -> tuple[str, int] | None:
-    path = run.ctx.plan_path
+    path = run.plan_path
     if path is None:
         return None
     try:

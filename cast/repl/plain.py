@@ -25,7 +25,6 @@ def run_plain(
     from rich.console import RenderableType
     from rich.text import Text
 
-    from cast import runs
     from cast.repl.state import ReplState
     from cast.ui.console import render_text
     from cast.ui.render import Renderer
@@ -43,14 +42,25 @@ def run_plain(
         state.observe(event)
         renderer.handle(event)
 
+    def turn(text: str) -> int:
+        """A line of input: a turn of the run it belongs to, ended as every turn ends (an execute
+        turn with its closing report)."""
+        run = state.ensure_run(text)
+        run.turn(text, handle)
+        outcome = run.outcome()
+        if run.executing and outcome.report is not None:
+            commit(Text("\n" + outcome.report.render_text()))
+        return outcome.code
+
     status = 0
     try:
         if resume:
             state.resume(resume)
         elif mode == "execute":
             run = state.execute(task)
-            if runs.has_work(run):
-                outcome = runs.conclude(run, runs.execute_turn(run, handle))
+            if run.has_work():
+                run.execute(handle)
+                outcome = run.outcome()
                 status = outcome.code
                 if outcome.report is not None:
                     commit(Text("\n" + outcome.report.render_text()))
@@ -58,14 +68,14 @@ def run_plain(
                 commit(Text(f"every item of {run.tasks.plan.path} is ticked; nothing to do"))
             task = None
         if task:
-            status = runs.exit_code(runs.turn(state.ensure_run(task), task, handle))
+            status = turn(task)
         for line in stdin:
             text = line.strip()
             if not text:
                 continue
             if text in ("/exit", "/quit"):
                 break
-            status = runs.exit_code(runs.turn(state.ensure_run(text), text, handle))
+            status = turn(text)
     except Exception as exc:
         sys.stderr.write(f"cast: {exc}\n")
         return exit_code(exc)

@@ -12,9 +12,9 @@ from cast.agent import events as ev
 from cast.options import Options
 
 if TYPE_CHECKING:  # a run (and all it imports) is built on the first task, never at start-up
-    from cast.agent.report import Report
     from cast.config import Config
     from cast.models.base import Model
+    from cast.run import Outcome
     from cast.runs import Run
     from cast.tools.tasks import TaskBoard
     from cast.workspace import Workspace
@@ -63,7 +63,7 @@ class ReplState:
 
     def model_name(self) -> str:
         if self.run is not None:
-            return self.run.agent.model.name
+            return self.run.model.name
         try:
             spec = self.config().model_for(self.mode)
         except Exception:  # a broken config is reported when a run is built
@@ -76,7 +76,7 @@ class ReplState:
 
     @property
     def plan_path(self) -> Path | None:
-        return self.run.ctx.plan_path if self.run is not None else None
+        return self.run.plan_path if self.run is not None else None
 
     # -- runs -----------------------------------------------------------------------------
     def ensure_run(self, first_task: str, *, new: bool = False) -> Run:
@@ -89,7 +89,7 @@ class ReplState:
         if self.run is None or new or (self.mode == "plan" and self.run.tasks is not None):
             run = runs.plan_run(first_task, self.options, model=self._reusable_model("plan"))
             if self.mode != "plan":
-                _switch(run, self.mode)
+                run.switch(self.mode)
             self._adopt(run)
             return run
         return self.run
@@ -102,7 +102,7 @@ class ReplState:
         from cast import runs
 
         run = runs.execute_run(plan_ref, self.options, model=self._reusable_model("execute"))
-        if not runs.has_work(run):
+        if not run.has_work():
             return run
         self.mode = "execute"
         self._adopt(run)
@@ -121,8 +121,7 @@ class ReplState:
         from cast import runs
 
         if self.run is not None:
-            model = runs.make_model(spec, self.run.config)
-            runs.set_model(self.run, model)  # the self-check, compaction and price follow
+            self.run.set_model(runs.make_model(spec, self.run.config))  # the self-check, compaction and price follow
         self.options.model = spec
         self._config = None
 
@@ -132,7 +131,7 @@ class ReplState:
         if self.run is None:
             return None
         config = self.run.config
-        return self.run.agent.model if config.model_for(mode) == config.model_for(self.run.mode.name) else None
+        return self.run.model if config.model_for(mode) == config.model_for(self.run.mode.name) else None
 
     def set_mode(self, mode: str) -> Path | None:
         """Switch modes. Entering execute mode with a plan to follow — the one this session wrote,
@@ -146,7 +145,7 @@ class ReplState:
                 self.brief_pending = True
                 return plan
         if self.run is not None and self.run.mode.name != mode and not (mode == "plan" and self.run.tasks is not None):
-            _switch(self.run, mode)  # an execute run stays one: a task typed in plan mode starts a new plan
+            self.run.switch(mode)  # an execute run stays one: a task typed in plan mode starts a new plan
         self.mode = mode
         return None
 
@@ -154,7 +153,7 @@ class ReplState:
         from cast.plans.checklist import parse
         from cast.plans.store import find_plan
 
-        written = self.run.ctx.plan_path if self.run is not None else None
+        written = self.run.plan_path if self.run is not None else None
         if written is not None:
             try:
                 items = parse(Path(written).read_text(encoding="utf-8", errors="replace"))
@@ -199,14 +198,12 @@ class ReplState:
         self._retire()
         self.run = run
 
-    def finish(self) -> Report | None:
-        """Close the current run's books (session cost, evidence report); returns the report."""
-        from cast import runs
-
+    def outcome(self) -> Outcome | None:
+        """How the current run's newest turn ended, its books closed so far (the closing report)."""
         if self.run is None:
             return None
         try:
-            return runs.finish(self.run)
+            return self.run.outcome()
         except Exception:  # bookkeeping must not stop the user from moving on
             return None
 
@@ -220,13 +217,12 @@ class ReplState:
     def close(self) -> None:
         """The end of the current run's life here: its books closed, and its session removed if
         it holds nothing to go back to (never driven, or failed before any reply)."""
-        self.finish()
-        session = self.run.session if self.run is not None else None
-        if session is not None:
-            try:
-                session.discard_if_unused()
-            except OSError:
-                pass
+        if self.run is None:
+            return
+        try:
+            self.run.close()
+        except Exception:  # bookkeeping must not stop the user from moving on
+            pass
 
     def _retire(self) -> None:
         self.close()
@@ -245,12 +241,6 @@ class ReplState:
         with self._lock:
             u, s = self.usage, self.spent
             return ev.UsageUpdate(s.usage + u.usage, u.context_tokens, s.cost + u.cost)
-
-
-def _switch(run: Run, mode: str) -> None:
-    from cast import runs
-
-    runs.switch_mode(run, mode)
 
 
 _read_cache: dict[Path, tuple[tuple[int, int], list]] = {}

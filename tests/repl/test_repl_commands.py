@@ -113,11 +113,18 @@ def test_undo_diff_and_redo_of_an_executed_item(harness, repo):
     assert (repo / "sub.py").exists()
     h.send("/diff 1\r")
     h.wait_text("+    return a - b")
-    h.send("/undo\r")  # shows what would change, changes nothing
-    h.wait_text("/undo 1 --yes")
+    h.send("/undo\r")  # shows what would change and asks
+    h.wait(lambda: h.repl.asker.current is not None and h.repl.asker.current.title == "Undo this?", "the undo question")
+    h.send("n\r")
+    h.wait_text("not changed")
+    h.wait_idle()
     assert (repo / "sub.py").exists()
-    h.send("/undo 1 --yes\r")
+    h.send("/undo 1\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the undo question")
+    h.send("y\r")
     h.wait_text("undo done")
+    h.wait_idle()
+    assert "`/redo` reverses it" in h.out.text() and "cast redo" not in h.out.text()
     assert not (repo / "sub.py").exists() and plan.read_text() == PLAN  # item 2 was ticked before: it stays
     h.send("/redo --yes\r")
     h.wait_text("redo done")
@@ -198,18 +205,25 @@ def test_execute_of_a_fully_ticked_plan_keeps_the_conversation(harness, repo):
     assert "hello" in str(run.agent.model.requests[-1].messages)
 
 
-def test_model_retargets_the_whole_run(harness, tmp_path, monkeypatch):
-    from cast import runs
+def test_model_retargets_the_whole_run(harness, repo, tmp_path):
+    """The next request goes to the new model, and compaction and the session's record follow."""
+    from cast.sessions import load
 
     other = tmp_path / "other.jsonl"
     other.write_text('{"text": "from the other script"}\n')
-    retargeted: list[tuple] = []
-    monkeypatch.setattr(runs, "set_model", lambda run, model: retargeted.append((run, model)), raising=False)
     h = harness([{"text": "first answer"}])
     h.send("hello\r")
     h.wait_text("first answer")
     h.wait_idle()
+    run = h.repl.state.run
+    first = run.model
     h.send(f"/model script:{other}\r")
-    h.wait(lambda: retargeted, "the run to be retargeted")
-    [(run, model)] = retargeted
-    assert run is h.repl.state.run and model.name == "script:other.jsonl"
+    h.wait_text("model: script:other.jsonl")
+    h.send("and now?\r")
+    h.wait_text("from the other script")
+    h.wait_idle()
+    assert h.repl.state.run is run and run.model is not first
+    assert len(first.requests) == 1 and len(run.model.requests) == 1  # the second request went to the other model
+    assert "and now?" in str(run.model.requests[0].messages) and "hello" in str(run.model.requests[0].messages)
+    assert run.agent.hooks.prepare.model is run.model  # compaction summarises with it too
+    assert load(repo, run.session_id)[0]["model"] == "script:other.jsonl"

@@ -1,0 +1,239 @@
+"""A run and its lifecycle: one user turn (`turn`), the plan's execution (`execute`), a mode switch,
+a model switch, an interrupt, and the one way a run's turn ends in an `Outcome`.
+
+Front-ends (the one-shot CLI, the plain REPL, the interactive REPL) drive only this: they render the
+events a turn hands them and show the Outcome; they never decide an exit code, close books or
+reach into the agent. `cast.runs` builds runs; this module is what a built run can do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cast.agent import events as ev
+from cast.options import Options
+
+if TYPE_CHECKING:
+    from cast.agent.context import ContextEconomy
+    from cast.agent.cost import UsageLog
+    from cast.agent.loop import Agent
+    from cast.agent.report import Report, ReportBuilder
+    from cast.checkpoints.recorder import Recorder
+    from cast.config import Config
+    from cast.models.base import Model
+    from cast.modes import Mode
+    from cast.sessions import Session
+    from cast.tools.base import ToolContext
+    from cast.tools.tasks import TaskBoard
+    from cast.workspace import Workspace
+
+Handler = Callable[[ev.Event], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run's turn ended, decided once from facts: the front-ends only show it."""
+
+    status: str  # the loop's stop status, or "incomplete" / "plan missing" / "tests failing" / "no plan" from the facts
+    reason: str
+    code: int  # the process exit code: 0 done, 1 stopped or failed, 2 usage/configuration
+    report: Report | None
+
+
+def exit_code(stopped: ev.Stopped) -> int:
+    """A turn that failed on the model carries the model's own code (2 for a missing key)."""
+    return int(stopped.details.get("exit_code") or stopped.exit_code)
+
+
+@dataclass
+class Run:
+    workspace: Workspace
+    config: Config
+    mode: Mode
+    agent: Agent
+    session_id: str
+    options: Options = field(default_factory=Options)
+    session: Session | None = None  # the transcript on disk
+    usage: UsageLog | None = None  # what the run spent, priced
+    report: ReportBuilder | None = None
+    idle_check: Any = None  # the self-check, set aside while an execute run is in plan mode
+    economy: ContextEconomy | None = None  # aging and compaction of this run's context
+    checkpoints: Recorder | None = None  # execute runs: a checkpoint before each plan item
+    last: ev.Stopped | None = None  # how the newest turn stopped
+
+    # -- what front-ends may read ------------------------------------------------------------
+    @property
+    def ctx(self) -> ToolContext:
+        return self.agent.ctx
+
+    @property
+    def tasks(self) -> TaskBoard | None:
+        return self.ctx.tasks
+
+    @property
+    def plan_path(self) -> Path | None:
+        """The plan this run follows (execute) or wrote (plan)."""
+        return self.ctx.plan_path
+
+    @property
+    def model(self) -> Model:
+        return self.agent.model
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.agent.transcript.messages
+
+    @property
+    def steps(self) -> int:
+        return self.agent.steps_total
+
+    @property
+    def executing(self) -> bool:
+        """An execute run in execute mode: its turns end with the closing report."""
+        return self.tasks is not None and self.mode.name == "execute"
+
+    def has_work(self) -> bool:
+        """False for an execute run whose plan has every item ticked."""
+        return self.tasks is None or bool(self.tasks.remaining())
+
+    # -- driving ---------------------------------------------------------------------------
+    def turn(self, message: str | None, handle: Handler, *, on_output: Callable[[str, str], None] | None = None) -> ev.Stopped:
+        """One user turn, every event handed to the front-end; Ctrl+C becomes a clean stop."""
+        from cast.agent.loop import drive
+
+        if on_output is not None:
+            self.ctx.on_output = on_output
+        if self.tasks is not None:
+            self.tasks.sync()  # an undo, a redo or a hand edit since the last turn
+        self.last = drive(self.agent, self.agent.run(message), handle)
+        return self.last
+
+    def execute(self, handle: Handler, message: str = "", **kwargs: Any) -> ev.Stopped:
+        """Start (or resume) executing the plan: show the task list, brief the executor (with the
+        user's own words after the brief, if any), run."""
+        from cast.agent import tasklist
+
+        board = self.tasks
+        assert board is not None, "execute needs an execute run"
+        board.sync()
+        handle(tasklist.task_event(board))
+        brief = tasklist.brief(board, self.workspace.root)
+        return self.turn(brief + (f"\n\n{message}" if message else ""), handle, **kwargs)
+
+    def stop_before(self, handle: Handler) -> ev.Stopped:
+        """An interrupt that came before the turn began: nothing is sent, and the session and
+        report see the stop as if the turn had been interrupted."""
+        from cast.agent.loop import INTERRUPTED
+
+        self.last = ev.Stopped("interrupted", INTERRUPTED)
+        self.agent.notify(self.last)
+        handle(self.last)
+        return self.last
+
+    def cancel(self) -> None:
+        self.agent.cancel()
+
+    def uncancel(self) -> None:
+        """Forget an interrupt meant for a turn that is over."""
+        self.ctx.cancel.clear()
+
+    def guide(self, text: str) -> None:
+        """The user's words for the agent's next step."""
+        self.agent.guide(text)
+
+    def take_guidance(self) -> list[str]:
+        return self.agent.take_guidance()
+
+    def note(self, text: str) -> None:
+        self.agent.transcript.note(text)
+
+    def switch(self, name: str) -> None:
+        """Another mode, in the same conversation and without changing anything already sent (see
+        `conversation.switch`)."""
+        from cast import conversation
+        from cast.modes import MODES
+        from cast.runs import approval_for
+
+        mode = MODES[name]
+        if name == "execute" and self.ctx.approval is None:
+            self.ctx.approval = approval_for(self.options, self.config, self.workspace)
+        conversation.switch(self.agent, self.config, self.mode, mode)
+        hooks = self.agent.hooks  # the executor's self-check is for execute mode: never after plan-mode chat
+        if name == "plan" and hooks.on_finish is not None:
+            self.idle_check, hooks.on_finish = hooks.on_finish, None
+        elif name == "execute" and hooks.on_finish is None and self.idle_check is not None:
+            hooks.on_finish, self.idle_check = self.idle_check, None
+        self.mode = mode
+        if self.session is not None:
+            self.session.update(mode=name)
+
+    def set_model(self, model: Model) -> None:
+        """Use another model from the next request on: the loop, compaction, the self-check and the
+        price all follow, so the books and the checks stay about the model actually used."""
+        from cast.agent.cost import price_for
+
+        self.agent.model = model
+        hooks = self.agent.hooks
+        for part in (hooks.prepare, hooks.on_finish, self.idle_check):
+            if part is not None and hasattr(part, "model"):
+                part.model = model
+        price = price_for(self.config, model.name)
+        hooks.price = price
+        if self.usage is not None:
+            self.usage.price = price
+        if self.session is not None:
+            self.session.update(model=model.name)
+
+    # -- ending ----------------------------------------------------------------------------
+    def outcome(self, stopped: ev.Stopped | None = None, *, plan_required: bool = False) -> Outcome:
+        """How the newest turn ended: its exit code from the facts (a plan that was asked for and
+        not written, items left unticked), the books closed so far and the evidence report built.
+        The REPL asks after every execute turn; a later turn reopens the books."""
+        stopped = stopped or self.last or ev.Stopped("interrupted", "the run never started")
+        code, status, reason = exit_code(stopped), stopped.status, stopped.reason
+        if plan_required and self.plan_path is None:
+            code, status, reason = code or 1, "no plan", "no plan was written"
+        left = self.tasks.remaining() if self.tasks is not None else []
+        if left and code == 0:
+            numbers = ", ".join(str(n) for n, *_ in left)
+            code, status, reason = 1, "incomplete", f"{len(left)} plan item{'' if len(left) == 1 else 's'} not done: {numbers}"
+        report = self._books()
+        if report is not None and report.stopped == "done" and report.status != "done":  # the plan, the tests: see report.py
+            code, status, reason = code or 1, report.status, report.reason
+        return Outcome(status, reason, code, report)
+
+    def close(self, stopped: ev.Stopped | None = None, *, plan_required: bool = False) -> Outcome:
+        """The end of the run: its outcome, and its session removed if it holds nothing to go back
+        to (never driven, or failed before any reply)."""
+        outcome = self.outcome(stopped, plan_required=plan_required)
+        if self.session is not None:
+            try:
+                self.session.discard_if_unused()
+            except OSError:
+                pass
+        return outcome
+
+    def _books(self) -> Report | None:
+        """Close the run's books: the evidence report, the session's final cost."""
+        from cast.agent.report import final_text
+        from cast.agent.selfcheck import SelfCheck
+
+        if self.session is not None and self.usage is not None:
+            self.session.update(cost=round(self.usage.total_cost(), 6))
+            self.session.close()
+        if self.report is None:
+            return None
+        if self.report.plan_path is None and self.plan_path is not None:
+            self.report.plan_path = self.plan_path  # written during this run
+        final = final_text(self.messages)
+        check = self.agent.hooks.on_finish or self.idle_check
+        listed = check.claims_for(final) if isinstance(check, SelfCheck) else None
+        report = self.report.build(final, listed)
+        if self.checkpoints is not None:
+            report.by_item, report.notes = self.checkpoints.item_stats(), report.notes + self.checkpoints.notes()
+        if self.session is not None and report.status != report.stopped and report.stopped == "done":
+            self.session.update(status=report.status, reason=report.reason)  # the facts' word, not the loop's
+        return report
