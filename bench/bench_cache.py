@@ -266,6 +266,21 @@ class Row:
         )
 
 
+# Per model family, as multiples of its input price: cache read, 5-minute cache write, output
+# (https://platform.claude.com/docs/en/build-with-claude/prompt-caching: reads 0.1x, except 0.05x on
+# Opus 5.5 and Sonnet 5.5 and 0.025x on Fable/Mythos 5.1 and 5.2; writes 1.25x; output from each
+# model's list price). The token counts are the mixed session's, replayed once on Sonnet 5.5's
+# cache minimum (512 tokens, which every prefix here passes).
+FAMILIES = {
+    "Sonnet 5.5, Opus 5.5": (0.05, 1.25, 5.0),
+    "Fable / Mythos 5.1 and 5.2": (0.025, 1.25, 5.0),
+    "Haiku 5.5, Sonnet 5, Opus 5, Opus 4.x, Sonnet 4.6, Haiku 4.5": (0.1, 1.25, 5.0),
+}
+FAMILY_HEADER = (
+    "\n| model family | cache read / write / output | mixed 40-step session, cast defaults (client aging) vs naive "
+    "| cached, never aged |\n|---|---|---|---|"
+)
+
 HEADER = (
     "| session | requests | input tokens | cache read (0.05x) | cache write (1.25x) | plain (1x) | output (5x) "
     "| epochs/compactions | billed (input-token eq.) | CacheMeter's bill | vs naive agent |\n"
@@ -344,6 +359,11 @@ def run(
         return row
 
 
+def family_bill(row: Row, read: float, write: float, output: float) -> float:
+    """`row`'s tokens at another family's multiples of its input price."""
+    return row.read * read + row.write * write + row.plain + row.output * output
+
+
 def _unmarked(message: dict[str, Any]) -> dict[str, Any]:
     content = message["content"]
     return {**message, "content": [_strip(b) for b in content] if isinstance(content, list) else content}
@@ -373,6 +393,7 @@ def main() -> int:
         ),
         cached,
         run("mixed, cast defaults without server-side editing (age 80k, compact 150k)", CLIENT_AGING),
+        run("mixed, server-side context editing (clear_tool_uses past 80k, keep 6)", SONNET),
         run("read-heavy plan session, cast defaults", CLIENT_AGING, heavy=True),
         run("read-heavy, aging at 20k tokens in epochs", CLIENT_AGING, heavy=True, age=20_000, compact=60_000),
         run(
@@ -403,6 +424,11 @@ def main() -> int:
         f"\nmixed 40-step plan session: cast costs {rows[2].billed / naive:.3f}x a naive agent "
         f"({rows[1].billed / naive:.3f}x cached without aging); the cheaper setting is '{best.label}'."
     )
+    print(FAMILY_HEADER)
+    for family, (read, write, output) in FAMILIES.items():
+        base = cached.input + cached.output * output
+        defaults, never = (family_bill(r, read, write, output) / base for r in (rows[2], rows[1]))
+        print(f"| {family} | {read:g}x / {write:g}x / {output:g}x | **{defaults:.3f}x** | {never:.3f}x |")
     fresh, dropped = switches[2], switches[1]
     print(
         f"mode switch without tool changes: drop_block costs {dropped.billed / fresh.billed:.2f}x a fresh conversation "

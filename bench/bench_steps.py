@@ -2,7 +2,7 @@
 
 A plan run is built the way `cast plan` builds it (session journal, usage log, evidence report,
 context economy, read tracking) and driven by an instant model: it answers each request at once
-with one `read_file` of the next of 400 small files (~1.5 KB each), so nothing but cast's own work
+with one `read_file` of the next of 1,200 small files (~1.5 KB each; none read twice), so nothing but cast's own work
 is timed. The run goes 1,100 steps: the context passes the aging threshold and is compacted on
 the way, as a real long session would. Per-step time is the median gap between consecutive
 `StepStarted` events in a window of 50 steps around step 100 and around step 1,000 (the mean
@@ -30,8 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from cast.agent import events as ev
 from cast.models import base as m
+from cast.models.scripted import ScriptedModel
 
-FILES = 400
+FILES = 1_200  # more than the steps: no file is read twice
 STEPS = 1_100
 WINDOWS = (100, 1_000)
 HALF = 25
@@ -39,27 +40,25 @@ TARGET_MS, TARGET_RATIO = 3.0, 1.5
 
 
 class InstantModel:
-    """Answers at once: a read of the next file, or a summary when asked without tools (compaction).
-    Reports no usage, so the context economy runs on cast's own size estimate."""
+    """The scripted model, answering at once: each request reads the next file (a different one
+    every step, as a real session does), and a request without tools (compaction) gets a summary.
+    Its usage is the scripted model's own estimate, so that estimate's cost is measured too."""
 
     name = "instant"
     spec = None
 
     def __init__(self) -> None:
-        self.calls = 0
+        turns = [
+            {"text": "Next file.", "tool_uses": [{"name": "read_file", "input": {"path": f"src/f{n:04d}.py"}}]}
+            for n in range(FILES)
+        ]
+        self.script = ScriptedModel(turns, name="instant")
 
     def stream(self, request: m.Request) -> Iterator[m.ModelEvent]:
         if not request.tools:
             yield m.Stop("end_turn", ({"type": "text", "text": "## Done\n- read many files\n## Open\n- keep reading"},))
             return
-        self.calls += 1
-        use = m.ToolUse(f"toolu_{self.calls:05d}", "read_file", {"path": f"src/f{self.calls % FILES:03d}.py"})
-        yield use
-        content = (
-            {"type": "text", "text": "Next file."},
-            {"type": "tool_use", "id": use.id, "name": use.name, "input": use.input},
-        )
-        yield m.Stop("tool_use", content)
+        yield from self.script.stream(request)
 
 
 def make_files(root: Path) -> None:
@@ -67,7 +66,7 @@ def make_files(root: Path) -> None:
     src.mkdir(parents=True)
     for n in range(FILES):
         lines = [f"def function_{n}_{i}(value: int) -> int:\n    return value * {i} + {n}\n" for i in range(30)]
-        (src / f"f{n:03d}.py").write_text("".join(lines))
+        (src / f"f{n:04d}.py").write_text("".join(lines))
 
 
 def measure() -> dict[int, tuple[float, float]]:

@@ -1,8 +1,5 @@
-"""The command line. Thin on purpose: parse, build a run, hand it to a front-end.
-
-Heavy imports (the model SDK, tree-sitter, prompt-toolkit) happen inside the commands that need
-them, so `cast --help` and `cast --version` stay fast.
-"""
+"""The command line. Thin on purpose: parse, build a run, hand it to a front-end. Heavy imports (the
+model SDK, tree-sitter, prompt-toolkit) happen inside the commands, so `cast --help` stays fast."""
 
 from __future__ import annotations
 
@@ -12,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from cast import cli_contract
 from cast.exits import EXIT_USAGE
 from cast.version import VERSION
 
@@ -31,7 +29,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a 
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    sys.stderr.write(f"cast: {message}\n")
+    from cast.text import terminal_safe  # messages quote paths, plans and servers: text only
+
+    sys.stderr.write(f"cast: {terminal_safe(message)}\n")
     return typer.Exit(code)
 
 
@@ -87,6 +87,7 @@ def plan(
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.runs import Options, plan_run
+    from cast.trust import ask_here as ask_trust
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     if not task or interactive:
@@ -94,6 +95,7 @@ def plan(
             raise fail('give a task: cast plan "what to do" (without one, cast opens the REPL in a terminal)')
         raise typer.Exit(_repl(model, max_steps, "plan", task))
     try:
+        ask_trust(json)
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
@@ -123,6 +125,7 @@ def execute(
     from cast.models.base import ModelError
     from cast.plans.checklist import PlanError
     from cast.runs import Options, execute_run
+    from cast.trust import ask_here as ask_trust
     from cast.ui.oneshot import terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
@@ -130,6 +133,7 @@ def execute(
         raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
     try:
+        ask_trust(json)
         run = execute_run(plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver))
     except (ConfigError, ModelError, PlanError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
@@ -192,7 +196,7 @@ def _print_json(rows) -> None:
 
 @app.command()
 def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
-    """List sessions (transcripts in .cast/sessions), newest first."""
+    """List sessions (transcripts kept in cast's state dir, outside the repository), newest first."""
     from dataclasses import asdict
 
     from cast.sessions import format_sessions, list_sessions
@@ -300,6 +304,21 @@ def doctor() -> None:
     print(render(run_checks()))
 
 
+@app.command()
+def trust(
+    revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting it: its config may only tighten.")] = False,
+) -> None:
+    """Let this workspace's .cast/config.toml loosen security settings (sandbox, allow, models)."""
+    from cast import trust as trusting
+    from cast.config import ConfigError
+    from cast.workspace import Workspace
+
+    try:
+        print(trusting.change(Workspace.discover().root, not revoke))
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+
+
 @app.command("check-command")
 def check_command(command: Annotated[str, typer.Argument(help="A bash command line.")]) -> None:
     """Say whether plan mode would run COMMAND: prints `allowed` or `blocked: <reason>`."""
@@ -326,7 +345,7 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
             "plan_path": str(run.plan_path) if run.plan_path else None,
             "steps": run.steps,
             "usage": usage,
-            "cost": run.usage.total_cost() if run.usage else 0.0,
+            "cost": run.usage.cost() if run.usage else None,  # None: no price known (never a made-up 0.0)
             "report": report.to_dict() if report else None,
         }
         print(json_lib.dumps(result, default=str), flush=True)
@@ -347,6 +366,9 @@ def _drive(json: bool, start):
         return start(json_printer(), None)
     printer = Printer()
     return start(printer, printer.on_output if printer.live else None)
+
+
+cli_contract.register(app)  # cast verify
 
 
 def main() -> None:

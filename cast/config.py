@@ -37,7 +37,7 @@ class Config:
     plan_effort: str = ""  # per-mode override of `effort`
     execute_effort: str = ""
     max_steps: int = 60
-    max_tokens: int = 8192
+    max_tokens: int = 0  # 0: per model and effort (64k at xhigh/max, else 32k; never above the model's max output)
     thinking_budget: int = 0  # no longer sent (today's models reject budget thinking); a set value maps onto effort
     model_timeout: float = 120.0  # seconds per model call
     retries: int = 4
@@ -46,6 +46,7 @@ class Config:
     allow: tuple[str, ...] = ()  # execute-mode bash commands that run without asking (fnmatch patterns)
     sandbox: str = "off"  # approved execute-mode commands: "off" (unconfined) or "workspace-write"
     sandbox_network: bool = False  # with sandbox = "workspace-write": may they use the network?
+    plan_commands: str = "sandboxed"  # plan mode: also run unproven commands in the strong sandbox, or "proven" only
     sandbox_env_passthrough: tuple[str, ...] = ()  # variables sandboxed commands may see (names or fnmatch patterns)
     sandbox_limits: dict[str, int] = field(default_factory=dict)  # memory_mb, processes, file_size_mb, cpu_seconds
     age_threshold_tokens: int = 80_000  # shrink old observations past this context size (bench/bench_cache.py)
@@ -84,22 +85,155 @@ def warn_once(message: str, write: Callable[[str], Any] | None = None) -> None:
     if message in _warned:
         return
     _warned.add(message)
-    (write or sys.stderr.write)(f"cast: warning: {message}\n")
+    from cast.text import terminal_safe
+
+    (write or sys.stderr.write)(f"cast: warning: {terminal_safe(message)}\n")
 
 
 def load(root: Path | None, *, model: str | None = None, max_steps: int | None = None) -> Config:
     """Defaults < ~/.config/cast < the workspace's .cast/config.toml < CAST_* < the command line.
     Files and the environment are checked against the typed model; the command line's values come
-    already parsed (Options), so the REPL can open without loading pydantic."""
+    already parsed (Options), so the REPL can open without loading pydantic. What the workspace's
+    file may set is `layers` (below): a key that loosens security counts only if trusted."""
     config = Config()
-    for path in config_paths(root):
-        if path.is_file():
-            config = _merge(config, _read_toml(path), str(path))
+    for source, values, whole in layers(root):
+        if values != whole:
+            _check(whole, source)  # every key of the file, counted or not: a typo is an error either way
+        config = _merge(config, values, source)
     env = {key: os.environ[var] for var, key in ENV_KEYS.items() if os.environ.get(var)}
     config = _merge(config, env, "environment", strict=False)
     if max_steps is not None and max_steps < 1:
         raise ConfigError(f"command line: bad value for 'max_steps': {max_steps!r} (must be at least 1)")
     return replace(config, model=model or config.model, max_steps=max_steps or config.max_steps)
+
+
+# What a workspace's .cast/config.toml may set on its own authority. The file comes with the
+# repository (a clone carries one), so a key that could loosen security counts only in a workspace
+# the user trusted (cast/trust.py); a value that keeps or tightens what the user has always counts.
+# Each rule says whether the repository's value loosens the one it would replace (defaults, then
+# the user's config.toml). A key missing from the table loosens (fail closed): a new setting gets a
+# rule here when it is added. `script:` models never count from a repository, trusted or not.
+Rule = Callable[[Any, Any], bool]
+
+
+def _never(base: Any, value: Any) -> bool:
+    return False
+
+
+def _changes(base: Any, value: Any) -> bool:
+    """Anything but the value already in force: a model, a provider, a URL, a program."""
+    return bool(value != base)
+
+
+def _ranked(*loosest_first: Any) -> Rule:
+    """Loosens when it moves down the order (or off it: an unknown value is not trusted)."""
+
+    def loosens(base: Any, value: Any) -> bool:
+        if value == base:
+            return False
+        if value not in loosest_first or base not in loosest_first:
+            return True
+        return loosest_first.index(value) < loosest_first.index(base)
+
+    return loosens
+
+
+def _asks_for(loose: Any) -> Rule:
+    return lambda base, value: value == loose and base != loose
+
+
+def _more_rules(base: Any, value: Any) -> bool:
+    """An allow list loosens when it allows a pattern the list in force does not."""
+    if not isinstance(value, list | tuple) or not isinstance(base, list | tuple):
+        return True
+    return not set(map(str, value)) <= set(map(str, base))
+
+
+LOOSENING: dict[str, Rule] = {
+    "model": _changes,
+    "plan_model": _changes,
+    "execute_model": _changes,
+    "fallback_model": _changes,
+    "provider": _changes,
+    "sandbox": _ranked("off", "workspace-write", "read-only"),
+    "sandbox_network": _ranked(True, False),
+    "allow": _more_rules,
+    "plan_commands": _asks_for("sandboxed"),
+    "prices": _never,  # shown cost only
+    "effort": _never,
+    "plan_effort": _never,
+    "execute_effort": _never,
+    "max_steps": _never,
+    "max_tokens": _never,
+    "thinking_budget": _never,
+    "model_timeout": _never,
+    "retries": _never,
+    "retry_after_cap": _never,
+    "bash_timeout": _never,
+    "age_threshold_tokens": _never,
+    "compact_threshold_tokens": _never,
+    "keep_recent_steps": _never,
+}
+MODEL_KEYS = ("model", "plan_model", "execute_model", "fallback_model")
+
+
+def _loosens(key: str, base: dict[str, Any], value: Any) -> bool:
+    try:
+        return LOOSENING.get(key, _changes)(base.get(key), value)
+    except Exception:  # noqa: BLE001 — a value no rule can compare is not trusted
+        return True
+
+
+def _is_script(key: str, value: Any) -> bool:
+    return key in MODEL_KEYS and isinstance(value, str) and value.strip().startswith("script:")
+
+
+def _split(root: Path) -> tuple[Path, dict[str, Any], list[str], list[str]] | None:
+    """The workspace's config file, its values, its script: model keys and its loosening keys
+    (measured against the defaults and the user's config.toml); None without a file."""
+    project = root / ".cast" / "config.toml"
+    if not project.is_file():
+        return None
+    whole = _read_toml(project)
+    user = config_dir() / "config.toml"
+    base = {f.name: getattr(Config(), f.name) for f in fields(Config)} | (_read_toml(user) if user.is_file() else {})
+    scripts = sorted(k for k, v in whole.items() if _is_script(k, v))
+    return project, whole, scripts, sorted(k for k, v in whole.items() if k not in scripts and _loosens(k, base, v))
+
+
+def loosening_keys(root: Path) -> list[str]:
+    """The keys of the workspace's config that count only if it is trusted (script: models aside)."""
+    split = _split(root)
+    return split[3] if split else []
+
+
+def layers(root: Path | None) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(source, the values that count, the whole file) for each config file, lowest precedence
+    first. Read without pydantic (the REPL's model check uses it before its prompt). Says once,
+    on stderr, which keys of the workspace's file were ignored and why."""
+    user = config_dir() / "config.toml"
+    found: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    if user.is_file():
+        values = _read_toml(user)
+        found.append((str(user), values, values))
+    split = _split(root) if root is not None else None
+    if root is None or split is None:
+        return found
+    project, whole, scripts, loose = split
+    if loose:
+        from cast.trust import is_trusted
+
+        if is_trusted(root):
+            loose = []
+        else:
+            warn_once(
+                f"{project}: ignored {', '.join(loose)}: they loosen security settings and this workspace is not "
+                "trusted; `cast trust` lets them count"
+            )
+    for key in scripts:
+        warn_once(f"{project}: ignored {key}: a script: model never comes from a repository's config (use --model)")
+    kept = {k: v for k, v in whole.items() if k not in scripts and k not in loose}
+    return [*found, (str(project), kept, whole)]
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -109,15 +243,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: {exc}") from exc
 
 
-def _merge(config: Config, values: dict[str, Any], source: str, *, strict: bool = True) -> Config:
-    """`config` with the keys `values` sets, after checking them against the typed model."""
-    if not values:
-        return config
+def _check(values: dict[str, Any], source: str, strict: bool = True) -> Any:
+    """`values` checked against the typed model: an unknown key or a wrong type is a ConfigError."""
     known = {f.name for f in fields(Config)}
     unknown = sorted(set(values) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown setting '{unknown[0]}' (known: {', '.join(sorted(known))})")
-    checked = _validate(values, source, strict)
+    return _validate(values, source, strict)
+
+
+def _merge(config: Config, values: dict[str, Any], source: str, *, strict: bool = True) -> Config:
+    """`config` with the keys `values` sets, after checking them against the typed model."""
+    if not values:
+        return config
+    checked = _check(values, source, strict)
     changes: dict[str, Any] = {}
     for key in values:
         value = getattr(checked, key)
@@ -202,6 +341,7 @@ def _schema() -> Any:
             allow: list[str] | None = None
             sandbox: Literal["off", "workspace-write"] | None = None
             sandbox_network: bool | None = None
+            plan_commands: Literal["sandboxed", "proven"] | None = None
             sandbox_env_passthrough: list[str] | None = None
             sandbox_limits: dict[Literal["memory_mb", "processes", "file_size_mb", "cpu_seconds"], PositiveInt] | None = None
             age_threshold_tokens: int | None = Positive()

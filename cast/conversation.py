@@ -13,6 +13,11 @@ appended system notice. What differs between models is read from the catalog:
   bench/bench_cache.py, which the README reports;
 - server-side context editing (beta): the API clears old tool results itself, so cast's own aging
   (a rewrite, hence drop_block) is not needed.
+
+Effort is fixed per conversation (`Prefix.effort`): the prompt-caching page says a changed effort
+does not preserve cached prefixes, so a switch keeps the conversation's effort, tells the user, and
+the new mode's configured effort applies from the next conversation (after compaction, or a new
+task). Per-message effort (a beta, `role: "system"` messages only) is not available on every model.
 """
 
 from __future__ import annotations
@@ -43,10 +48,21 @@ def capabilities(model: Model) -> Capabilities:
 
 
 def effort(config: Config, mode: Mode, model: Model) -> str:
-    """The mode's configured effort if the model takes it; empty: the model's default."""
+    """The mode's configured effort, or the nearest lower level the model takes; empty: the
+    model's default."""
     wanted = config.effort_for(mode.name)
     spec = model.spec
     return spec.effort_or_default(wanted) if spec is not None else wanted
+
+
+_NOTED: set[str] = set()
+
+
+def effort_note(config: Config, mode: Mode, model: Model) -> str:
+    """What to tell the user when the configured effort is not what gets sent ("" when it is):
+    a user's setting is never dropped silently."""
+    spec = model.spec
+    return spec.effort_note(config.effort_for(mode.name)) if spec is not None else ""
 
 
 def server_context_management(config: Config) -> dict[str, Any]:
@@ -65,11 +81,19 @@ def server_context_management(config: Config) -> dict[str, Any]:
     }
 
 
+def runs_tests(config: Config) -> bool:
+    """Does plan mode run what the checker cannot prove (so its instructions say it may run tests)?"""
+    from cast.tools.orchestrator import plan_commands
+
+    return plan_commands(config.plan_commands).unverified
+
+
 def fresh(agent: Agent, config: Config, mode: Mode) -> tuple[Prefix, list[dict[str, Any]]]:
     """How a conversation in `mode` starts: its prefix and its first notice."""
     caps = capabilities(agent.model)
     managed = server_context_management(config) if caps.context_management else None
-    return Prefix(agent.system, declared_tools(mode, caps.tool_changes), False, managed), mode_notice(mode)
+    prefix = Prefix(agent.system, declared_tools(mode, caps.tool_changes), False, managed, effort(config, mode, agent.model))
+    return prefix, mode_notice(mode, runs_tests=runs_tests(config))
 
 
 def start(agent: Agent, config: Config, mode: Mode) -> None:
@@ -77,7 +101,11 @@ def start(agent: Agent, config: Config, mode: Mode) -> None:
     (it goes out right after the first user message)."""
     agent.transcript.fresh = fresh(agent, config, mode)
     agent.transcript.declare(agent.transcript.fresh[0])
-    agent.transcript.add_system(mode_notice(mode))
+    agent.transcript.add_system(mode_notice(mode, runs_tests=runs_tests(config)))
+    note = effort_note(config, mode, agent.model)
+    if note and note not in _NOTED:  # once per process: not news the second time
+        _NOTED.add(note)
+        agent.notes.append(note)
 
 
 def switch(agent: Agent, config: Config, old: Mode, new: Mode) -> None:
@@ -89,8 +117,17 @@ def switch(agent: Agent, config: Config, old: Mode, new: Mode) -> None:
     changes = capabilities(agent.model).tool_changes and declared >= {tool.name for tool in new.tools}
     agent.set_mode(
         new.tools,
-        mode_notice(new, old, changes),
+        mode_notice(new, old, changes, runs_tests=runs_tests(config)),
         None if changes else declared_tools(new, False),
-        effort(config, new, agent.model),
     )
     agent.transcript.fresh = fresh(agent, config, new)
+    kept, wanted = agent.prefix().effort, agent.transcript.fresh[0].effort
+    if kept is not None and kept != wanted:
+        agent.notes.append(
+            f"{new.name} mode's effort {_said(wanted)} applies from the next conversation; this one keeps "
+            f"{_said(kept)} (a changed effort would re-write the prompt cache)"
+        )
+
+
+def _said(level: str | None) -> str:
+    return f'"{level}"' if level else "the model's default"

@@ -48,7 +48,15 @@ def config_check() -> Check:
     return Check("config", *config_status(workspace_root()))
 
 
-CHECKS: list[Callable[[], Check]] = [sandbox_check, provider_check, model_check, key_check, config_check]
+def trust_check() -> Check:
+    from cast.models.diagnose import workspace_root
+    from cast.trust import status
+
+    root = workspace_root()
+    return Check("trust", *status(root)) if root is not None else Check("trust", True, "no workspace")
+
+
+CHECKS: list[Callable[[], Check]] = [sandbox_check, provider_check, model_check, key_check, config_check, trust_check]
 
 
 def run_checks() -> list[Check]:
@@ -56,4 +64,6 @@ def run_checks() -> list[Check]:
 
 
 def render(checks: list[Check]) -> str:
-    return "\n".join(f"{'ok  ' if c.ok else 'warn'}  {c.name}: {c.detail}" for c in checks)
+    from cast.text import terminal_safe  # details quote files, paths and servers: text only
+
+    return "\n".join(f"{'ok  ' if c.ok else 'warn'}  {c.name}: {terminal_safe(c.detail)}" for c in checks)

@@ -48,6 +48,14 @@ Write a plan a stranger could execute without this conversation:
 - Under each step, or in a final section, how to verify it: the command to run and what passing looks like.
 Do not write code changes yourself. After write_plan, reply with a two-line summary."""
 
+# Added to PLAN_PROMPT only where plan mode runs unproven commands (the strong sandbox is active).
+PLAN_RUNS_TESTS = """## Running the project's tests
+Here bash also runs commands cast cannot prove read-only, inside a sandbox: you may run the
+project's tests (for example `python3 -m pytest -q` or `python3 -m unittest`), a build or a linter to see
+what really happens, failures included, and plan from that. In the sandbox the workspace is read-only,
+whatever a command writes is thrown away, and there is no network; such results are marked
+"sandboxed, unverified". Commands that are never useful (rm -rf /, shutdown, ...) are still refused."""
+
 EXECUTE_PROMPT = """\
 # Mode: execute
 You carry out the plan's checklist. Work through the remaining items in order. For each: call
@@ -65,8 +73,9 @@ MODES = {mode.name: mode for mode in (PLAN, EXECUTE)}
 # One `bash` serves both modes when the tools are declared once; what it may do is in the notice.
 SHARED_BASH_DESCRIPTION = (
     "Run a bash command in the workspace root (non-interactive: stdin is empty). What runs depends on "
-    "the mode: in plan mode only commands cast can prove read-only; in execute mode commands that are "
-    "not provably read-only may need the user's approval. Output starts with exit_code=N."
+    "the mode: in plan mode commands cast can prove read-only, and where the strong sandbox is active "
+    "others too, sandboxed and unverified with their writes thrown away; in execute mode commands that "
+    "are not provably read-only may need the user's approval. Output starts with exit_code=N."
 )
 SWITCHED = "[cast: the user switched to {name} mode. From now on these instructions apply, and only this mode's tools work.]"
 
@@ -99,10 +108,21 @@ def declared_tools(mode: Mode, tool_changes: bool) -> tuple[dict[str, Any], ...]
     return tuple(specs.values())
 
 
-def mode_notice(mode: Mode, previous: Mode | None = None, tool_changes: bool = False) -> list[dict[str, Any]]:
+def instructions(mode: Mode, runs_tests: bool = False) -> str:
+    """A mode's prompt section; plan mode's says it may run the tests when `runs_tests` (the
+    strong sandbox holds unproven commands: cast.tools.orchestrator.plan_commands)."""
+    if mode.name == "plan" and runs_tests:
+        return mode.prompt.replace("(anything else is refused)", "(and more: see below)") + "\n\n" + PLAN_RUNS_TESTS
+    return mode.prompt
+
+
+def mode_notice(
+    mode: Mode, previous: Mode | None = None, tool_changes: bool = False, *, runs_tests: bool = False
+) -> list[dict[str, Any]]:
     """The system notice that starts `mode` (or switches to it from `previous`): its instructions,
     and with tool changes the tool_removal / tool_addition blocks."""
-    text = mode.prompt if previous is None else SWITCHED.format(name=mode.name) + "\n\n" + mode.prompt
+    prompt = instructions(mode, runs_tests)
+    text = prompt if previous is None else SWITCHED.format(name=mode.name) + "\n\n" + prompt
     blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
     if tool_changes and previous is not None:
         old = [t.name for t in previous.tools]

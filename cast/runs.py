@@ -52,7 +52,7 @@ def make_model(spec: str, config: Config) -> Model:
 
 
 def _agent(mode: Mode, workspace: Workspace, config: Config, ctx: ToolContext, model: Model | None) -> Agent:
-    model = model or make_model(config.model_for(mode.name), config)
+    model, ctx.plan_commands = model or make_model(config.model_for(mode.name), config), config.plan_commands
     return Agent(
         model=model,
         tools=mode.tools,

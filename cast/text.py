@@ -1,8 +1,10 @@
 """Text shown to people and models: counts in words, long text clipped with a visible marker, a
-tool call in one line. One helper for each, so every part of cast says these things alike."""
+tool call in one line, and text made safe for a terminal. One helper for each, so every part of
+cast says these things alike."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 CALL_KEYS = ("path", "pattern", "command", "name", "id")  # the argument that identifies a call
@@ -45,3 +47,27 @@ def call_label(name: str, arguments: Any, limit: int = 100) -> str:
                 value = " ".join(str(arguments[key]).split())
                 return f"{name} {value[:limit]}" + ("…" if len(value) > limit else "")
     return name
+
+
+# Control characters a terminal acts on instead of showing: C0 but tab and newline, DEL, C1 (a
+# terminal may read U+009B as CSI), and the bidirectional overrides and isolates that make text
+# read in another order than it runs.
+_CONTROLS = re.compile("\r(?!\n)|[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if code < 0x20 or code == 0x7F:
+        return "^" + chr(code ^ 0x40)  # ^[ for ESC, ^G for BEL, ^M for a lone carriage return
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """`text` as characters only: every control character shown visibly (`^[`, `^G`, `\\x9b`,
+    `\\u202e`), so text that did not come from cast's own styling (the model's words, a file, a
+    command's output, a plan's front matter, a session's metadata) can never move the cursor, set
+    the window title, write the clipboard (OSC 52) or clear the screen. Each character is replaced
+    on its own, so an escape sequence split across streamed pieces is harmless in each piece.
+    Newlines and tabs stay; a carriage return stays only before a newline."""
+    return _CONTROLS.sub(_visible, text) if text else text

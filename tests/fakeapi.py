@@ -60,7 +60,7 @@ from fakeapi_blocks import (  # noqa: F401  (re-exported: tests script replies w
 )
 from fakeapi_check import BETA_BINDING, ApiError, bad, validate
 from fakeapi_context import apply_edits, compaction_due
-from fakeapi_models import find, lineup_infos, list_page, model_info, reads  # noqa: F401  (model_info re-exported)
+from fakeapi_models import FakeModel, find, lineup_infos, list_page, model_info, reads  # noqa: F401  (model_info re-exported)
 from fakeapi_wire import PromptCache, canonical, check_thinking_blocks, flatten, sign_turn, without_paths
 
 
@@ -133,6 +133,14 @@ class FakeAPI:
         # one made up) serves those models and 404s others. Its requests go to `model_requests`.
         self.models: dict[str, dict[str, Any]] | None = None
         self.model_requests: list[str] = []
+        self.extra: dict[str, FakeModel] = {}  # models a test made up (`add_model`), answered like the line-up
+
+    def add_model(self, model: FakeModel) -> FakeModel:
+        """A model beyond the documented line-up (a newer one than the docs know): the Messages API
+        answers for it by its facts, and the Models API serves it."""
+        self.extra[model.id] = model
+        self.models = {**(self.models or {}), model.id: model.info()}
+        return model
 
     # -- scripting ------------------------------------------------------------------------
     def push(self, *responses: Stream | Failure) -> None:
@@ -243,12 +251,12 @@ class FakeAPI:
         body = record.body
         betas = {b.strip() for b in record.headers.get("anthropic-beta", "").split(",") if b.strip()}
         if path == "/v1/messages/count_tokens":
-            model = validate(body, betas, count_tokens=True, paused=self.paused)
+            model = validate(body, betas, count_tokens=True, paused=self.paused, extra=self.extra)
             items, _, _ = self._prompt(body, model, betas)
             return _json({"input_tokens": sum(item.tokens for item in items)})
         if path != "/v1/messages":
             raise ApiError(404, "not_found_error", f"Not found: {path}")
-        model = validate(body, betas, paused=self.paused)
+        model = validate(body, betas, paused=self.paused, extra=self.extra)
         items, transformations, applied = self._prompt(body, model, betas)
         response = self.responses.popleft() if self.responses else None
         if response is None:

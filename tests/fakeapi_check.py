@@ -81,9 +81,17 @@ def needs_beta(field: str, beta: str, betas: set[str]) -> None:
         raise bad(f'{field}: this feature requires the beta header "anthropic-beta: {beta}"')
 
 
-def validate(body: dict[str, Any], betas: set[str], *, count_tokens: bool = False, paused: set[str] | None = None) -> FakeModel:
-    """The model the request names, if the request is one today's API accepts; else ApiError."""
-    model = model_of(body)
+def validate(
+    body: dict[str, Any],
+    betas: set[str],
+    *,
+    count_tokens: bool = False,
+    paused: set[str] | None = None,
+    extra: dict[str, FakeModel] | None = None,
+) -> FakeModel:
+    """The model the request names, if the request is one today's API accepts; else ApiError.
+    `extra`: models a test added beyond the documented line-up."""
+    model = model_of(body, extra or {})
     check_fields(body, count_tokens)
     if not count_tokens:
         check_max_tokens(body, model)
@@ -97,11 +105,11 @@ def validate(body: dict[str, Any], betas: set[str], *, count_tokens: bool = Fals
     return model
 
 
-def model_of(body: dict[str, Any]) -> FakeModel:
+def model_of(body: dict[str, Any], extra: dict[str, FakeModel]) -> FakeModel:
     name = body.get("model")
     if not isinstance(name, str) or not name:
         raise bad("model: Field required")
-    model = find(name)
+    model = extra.get(name) or find(name)
     if model is None or model.lifecycle == "retired":
         raise ApiError(404, "not_found_error", f"model: {name}")
     return model
@@ -240,6 +248,14 @@ def check_tools(body: dict[str, Any]) -> None:
         if name in names:
             raise bad(f"tools: Tool names must be unique. Duplicate: {name}")
         names.add(name)
+        # The tool search page (since 2026-06-30): "A tool with `defer_loading: true` can't also
+        # carry `cache_control`: the API returns a 400. Put the cache breakpoint on a non-deferred tool."
+        # https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool
+        if tool.get("defer_loading") and "cache_control" in tool:
+            raise bad(
+                f"tools.{i}: a tool with `defer_loading: true` can't also carry `cache_control`; "
+                "put the cache breakpoint on a non-deferred tool"
+            )
 
 
 def check_cache_breakpoints(body: dict[str, Any]) -> None:

@@ -1,17 +1,39 @@
 """The fake Messages API's model line-up: what each model accepts, as today's API documents it.
 
-Kept apart from cast's own model catalog on purpose: the fake is the other side of the wire, so
-a mistake in cast's table must show up as a rejected request, not be copied into the fake.
-Facts are from the December 2026 API reference (line-up, thinking table, forced tool choice,
-mid-conversation tool changes, binding rules, cache minimums). Where the reference says a fact is
-unconfirmed, the fake takes the answer that is harder on the client:
+Kept apart from cast's own model catalog on purpose (never imported from `cast`; a test checks):
+the fake is the other side of the wire, so a mistake in cast's table must show up as a rejected
+request, not be copied into the fake. Every fact cites its page; the short names used below:
 
-- `between_tools` is accepted only on Sonnet 5.5 (the other 5.x models do not document it);
-- mid-conversation tool changes (`tool_addition` / `tool_removal`) are accepted on Opus 5,
-  Opus 4.8 and the Fable/Mythos 5.x models only, not on the 5.5 models;
+[overview]  https://platform.claude.com/docs/en/about-claude/models/overview (ids, windows, max output)
+[fable5]    https://platform.claude.com/docs/en/models/fable-5/overview and .../introducing-claude-fable-5-
+            and-claude-mythos-5 (Fable 5 and Mythos 5: legacy, 1M / 128K, "same specifications")
+[thinking]  https://platform.claude.com/docs/en/models/sonnet-5-5/migration-guide (the thinking table,
+            reference §2) and https://platform.claude.com/docs/en/build-with-claude/thinking (`display`
+            defaults: omitted on the 5.x models and on Opus 4.7 / 4.8; summarized on Opus 4.6 and older)
+[effort]    https://platform.claude.com/docs/en/build-with-claude/effort (max from Opus 4.6 and Sonnet
+            4.6, xhigh on Opus 4.7, Opus 4.8 and Sonnet 5 and the 5.x models; Opus 4.5: low..high)
+[errors]    https://platform.claude.com/docs/en/api/errors (prefill: a 400 on the 5.x models and on
+            Opus 4.7 and later; unsupported on Opus 4.6)
+[forced]    reference §4: forced `tool_choice` rejected on Opus 5.5, Sonnet 5.5, Fable/Mythos 5.1, 5.2
+[caching]   https://platform.claude.com/docs/en/build-with-claude/prompt-caching (minimum cacheable
+            prefix: 512 on Fable/Mythos 5.x, Opus 5.5, Opus 5, Sonnet 5.5; 1,024 on Sonnet 5, Opus 4.8,
+            Sonnet 4.6; 2,048 on Opus 4.7; 4,096 on Opus 4.6, Opus 4.5, Haiku 4.5)
+[sysmsg]    https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages
+            (system messages: not on Sonnet 5; tool changes documented for Opus 5, Opus 4.8, Fable 5,
+            Mythos 5)
+[binding]   https://platform.claude.com/docs/en/build-with-claude/preserved-thinking (who reads whose
+            thinking blocks; the prefix check enforced on the 5.5 models, Fable 5.1, Fable 5.2)
+[retired]   https://platform.claude.com/docs/en/about-claude/model-deprecations and the SDK's
+            `_data/deprecated_models.py` (Sonnet 4 / Opus 4 2026-06-15, Opus 4.1 2026-08-05, Mythos
+            Preview 2026-06-30, Sonnet 4.5 2026-11-30, Opus 4.5 retiring 2027-01-22)
+
+Where the docs leave a fact unconfirmed, the fake takes the answer that is harder on the client:
+- `between_tools` is accepted only on Sonnet 5.5 (the other 5.x models do not document it) [thinking];
+- mid-conversation tool changes are accepted only where [sysmsg] documents them (Opus 5, Opus 4.8,
+  Fable 5, Mythos 5): not on the 5.5 models nor on Fable/Mythos 5.1 and 5.2;
 - Haiku 5.5's minimum cacheable prefix (undocumented) is taken as 2,048 tokens;
 - the prefix check on thinking blocks is enforced (an account created after 2026-08-31) on every
-  model that has one: the 5.5 models and Fable/Mythos 5.1 and 5.2.
+  model that has one [binding], and on Fable 5 / Mythos 5 too (their binding is undocumented).
 """
 
 from __future__ import annotations
@@ -107,7 +129,6 @@ class FakeModel:
 
 
 def _m(id: str, name: str, line: str, created: str, **kw: Any) -> FakeModel:
-    kw.setdefault("display_default", "summarized" if "-4-" in id else "omitted")
     return FakeModel(id, name, line, created + "T00:00:00Z", **kw)
 
 
@@ -115,10 +136,17 @@ _FABLE_52 = frozenset({"claude-fable-5-2", "claude-mythos-5-2"})
 _FABLE_51 = frozenset({"claude-fable-5-1", "claude-mythos-5-1", "claude-opus-5-5"})
 _EFFORT_4X = frozenset({"low", "medium", "high", "max"})
 
+_FABLE_5 = frozenset({"claude-fable-5", "claude-mythos-5"})
+_SUMMARIZED = "summarized"  # [thinking]: the `display` default of Opus 4.6 and older
+
+# Each entry: [overview] for id, window and max output unless another page is named.
 LINEUP: tuple[FakeModel, ...] = (
+    # [overview]; [caching] 512; [binding] only Fable/Mythos 5.2 read Fable 5.2 blocks; [forced] rejected.
     _m("claude-fable-5-2", "Claude Fable 5.2", "fable", "2026-11-09", min_cache=512, reads=_FABLE_52),
     _m("claude-mythos-5-2", "Claude Mythos 5.2", "mythos", "2026-11-09", min_cache=512, reads=_FABLE_52),
+    # [binding]: only Opus 5.5 reads Sonnet 5.5 blocks; [caching] 512.
     _m("claude-opus-5-5", "Claude Opus 5.5", "opus", "2026-09-22", min_cache=512, reads=frozenset({"claude-sonnet-5-5"}) | OLD),
+    # [thinking]: between_tools at effort <= high, disabled a 400 with its own message.
     _m(
         "claude-sonnet-5-5",
         "Claude Sonnet 5.5",
@@ -129,6 +157,7 @@ LINEUP: tuple[FakeModel, ...] = (
         thinking_off_max_effort="high",
         reads=OLD,
     ),
+    # [thinking]: disabled at effort <= high; [forced]: accepted (then no thinking block).
     _m(
         "claude-haiku-5-5",
         "Claude Haiku 5.5",
@@ -140,81 +169,93 @@ LINEUP: tuple[FakeModel, ...] = (
         thinking_off_max_effort="high",
         reads=OLD,
     ),
-    _m("claude-fable-5-1", "Claude Fable 5.1", "fable", "2026-05-12", min_cache=512, tool_changes=True, reads=_FABLE_51),
-    _m("claude-mythos-5-1", "Claude Mythos 5.1", "mythos", "2026-05-12", min_cache=512, tool_changes=True, reads=_FABLE_51),
+    # [binding]: Fable/Mythos 5.1 read Opus 5.5 blocks; [sysmsg]: tool changes not documented for 5.1.
+    _m("claude-fable-5-1", "Claude Fable 5.1", "fable", "2026-09-01", min_cache=512, reads=_FABLE_51),
+    _m("claude-mythos-5-1", "Claude Mythos 5.1", "mythos", "2026-09-01", min_cache=512, reads=_FABLE_51),
+    # [fable5]: legacy since 5.1, 1M / 128K, adaptive thinking always on; [sysmsg]: tool changes;
+    # [caching] 512; forced tool choice taken as rejected, as on every later Fable [forced].
+    _m("claude-fable-5", "Claude Fable 5", "fable", "2026-06-09", min_cache=512, tool_changes=True, reads=_FABLE_5),
+    _m("claude-mythos-5", "Claude Mythos 5", "mythos", "2026-06-09", min_cache=512, tool_changes=True, reads=_FABLE_5),
+    # [sysmsg]: tool changes; [caching] 512; [errors]: no prefill.
     _m(
         "claude-opus-5",
         "Claude Opus 5",
         "opus",
-        "2026-03-03",
+        "2026-07-24",
         min_cache=512,
         tool_changes=True,
         forced_tool_choice=True,
         binding_enforced=False,
         reads=OLD,
     ),
+    # [sysmsg]: no system messages on Sonnet 5; [effort]: all five levels; [caching] 1,024.
     _m(
         "claude-sonnet-5",
         "Claude Sonnet 5",
         "sonnet",
-        "2026-03-03",
+        "2026-06-30",
         system_messages=False,
         forced_tool_choice=True,
         binding_enforced=False,
         reads=OLD,
     ),
+    # [effort]: xhigh; [thinking]: display omitted by default; [errors]: prefill a 400;
+    # [sysmsg]: tool changes; [caching] 1,024.
     _m(
         "claude-opus-4-8",
         "Claude Opus 4.8",
         "opus",
-        "2026-01-20",
+        "2026-05-28",
         thinking=frozenset({"adaptive", "disabled"}),
-        efforts=_EFFORT_4X,
         tool_changes=True,
         forced_tool_choice=True,
-        prefill=True,
         binding_enforced=False,
         reads=OLD,
     ),
+    # [effort]: xhigh; [thinking]: display omitted by default; [errors]: prefill a 400; [caching] 2,048.
     _m(
         "claude-opus-4-7",
         "Claude Opus 4.7",
         "opus",
-        "2025-12-16",
+        "2026-04-16",
         thinking=frozenset({"adaptive", "disabled"}),
-        efforts=_EFFORT_4X,
         system_messages=False,
         forced_tool_choice=True,
-        prefill=True,
         binding_enforced=False,
+        min_cache=2048,
         reads=OLD,
     ),
+    # [effort]: up to max, no xhigh; [errors]: prefill unsupported; [caching] 4,096.
     _m(
         "claude-opus-4-6",
         "Claude Opus 4.6",
         "opus",
-        "2025-11-24",
+        "2026-02-05",
         thinking=frozenset({"adaptive", "disabled", "enabled"}),
         efforts=_EFFORT_4X,
+        display_default=_SUMMARIZED,
         system_messages=False,
         forced_tool_choice=True,
-        prefill=True,
         binding_enforced=False,
+        min_cache=4096,
         reads=OLD,
     ),
+    # [effort]: up to max, no xhigh; [caching] 1,024.
     _m(
         "claude-sonnet-4-6",
         "Claude Sonnet 4.6",
         "sonnet",
-        "2025-11-24",
+        "2026-02-17",
         thinking=frozenset({"adaptive", "disabled", "enabled"}),
         efforts=_EFFORT_4X,
+        display_default=_SUMMARIZED,
         system_messages=False,
         forced_tool_choice=True,
         prefill=True,
         binding_enforced=False,
         reads=OLD,
     ),
+    # [overview] 200K / 64K, budget thinking only, no effort [effort]; [caching] 4,096.
     _m(
         "claude-haiku-4-5",
         "Claude Haiku 4.5",
@@ -224,6 +265,7 @@ LINEUP: tuple[FakeModel, ...] = (
         max_tokens=64_000,
         thinking=frozenset({"disabled", "enabled"}),
         efforts=frozenset(),
+        display_default=_SUMMARIZED,
         system_messages=False,
         forced_tool_choice=True,
         prefill=True,
@@ -232,6 +274,7 @@ LINEUP: tuple[FakeModel, ...] = (
         reads=OLD,
         aliases=("claude-haiku-4-5-20251001",),
     ),
+    # [retired]: deprecated, retiring 2027-01-22; [effort]: low..high; [caching] 4,096.
     _m(
         "claude-opus-4-5",
         "Claude Opus 4.5",
@@ -244,6 +287,7 @@ LINEUP: tuple[FakeModel, ...] = (
         max_tokens=64_000,
         thinking=frozenset({"disabled", "enabled"}),
         efforts=frozenset({"low", "medium", "high"}),
+        display_default=_SUMMARIZED,
         system_messages=False,
         forced_tool_choice=True,
         prefill=True,
@@ -252,7 +296,7 @@ LINEUP: tuple[FakeModel, ...] = (
         reads=OLD,
         aliases=("claude-opus-4-5-20251101",),
     ),
-    # Retired: listed only when asked for, and every Messages request naming them is a 404.
+    # Retired [retired]: listed only when asked for, and every Messages request naming them is a 404.
     _m(
         "claude-sonnet-4-5",
         "Claude Sonnet 4.5",
@@ -276,6 +320,20 @@ LINEUP: tuple[FakeModel, ...] = (
         lifecycle="retired",
         deprecated_at="2026-04-30T00:00:00Z",
         retires_at="2026-06-30T00:00:00Z",
+    ),
+    _m(
+        "claude-opus-4-1",
+        "Claude Opus 4.1",
+        "opus",
+        "2025-08-05",
+        lifecycle="retired",
+        deprecated_at="2026-05-05T00:00:00Z",
+        retires_at="2026-08-05T00:00:00Z",
+        max_input_tokens=200_000,
+        max_tokens=32_000,
+        thinking=frozenset({"disabled", "enabled"}),
+        efforts=frozenset(),
+        aliases=("claude-opus-4-1-20250805",),
     ),
     _m(
         "claude-sonnet-4-0",

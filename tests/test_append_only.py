@@ -242,15 +242,22 @@ class TestStopReasons:
             assert stop.status == "failed" and "context window" in stop.reason
 
 
-def test_each_request_carries_the_effort_of_its_mode(tmp_path):
+def test_a_conversation_keeps_its_effort_across_a_mode_switch_and_says_so(tmp_path):
+    """A changed effort does not preserve the cached prefix (the prompt-caching page): the
+    conversation keeps the effort it started with, the user is told, and the other mode's effort
+    applies from the next conversation."""
     project(tmp_path, files=1, size=300)
     (tmp_path / ".cast" / "config.toml").write_text('plan_effort = "low"\nexecute_effort = "xhigh"\n')
     model = SigningModel(
-        [thinking_turn("look", "read_file", path="src/m00.py"), {"text": "planned"}, {"text": "done"}], spec=SONNET
+        [thinking_turn("look", "read_file", path="src/m00.py"), {"text": "planned"}, {"text": "done"}],
+        spec=SONNET,
     )
     run = runs.plan_run("x", runs.Options(cwd=tmp_path), model=model)
     drive(run, "Plan.")
     run.switch("execute")
-    drive(run, "Do it.")
-    assert [r.get("effort") for r in model.sent] == ["low", "low", "xhigh"]
-    assert model.rejected == []  # effort is not part of the prefix
+    events, _ = drive(run, "Do it.")
+    assert [r.get("effort") for r in model.sent] == ["low", "low", "low"]
+    said = [e.text for e in events if isinstance(e, ev.Notice)]
+    assert any('execute mode\'s effort "xhigh" applies from the next conversation; this one keeps "low"' in t for t in said)
+    assert model.rejected == []
+    assert run.agent.transcript.fresh is not None and run.agent.transcript.fresh[0].effort == "xhigh"  # after compaction

@@ -1,4 +1,5 @@
-"""The execute-mode approval policy: deny list first, then the fixed order of reasons to run."""
+"""The execute-mode approval policy: deny list first, then the fixed order of reasons to run.
+Every decision here is made on the real checker's verdict."""
 
 from __future__ import annotations
 
@@ -6,12 +7,33 @@ import subprocess
 
 import pytest
 
-from cast.safety.approval import Answer, ApprovalPolicy, Remembered, catastrophic, is_simple
+from cast.safety import bash_check
+from cast.safety.approval import ApprovalPolicy, catastrophic, is_simple
 from cast.safety.approval_scope import Rule, scope_of
+from cast.safety.decision import Abilities, Answers, ApprovalAnswer, Ask, Refuse, Remembered, Run, SandboxKind
 from cast.tools.changes import changed_between, dirty_state, workspace_state
 
-NOT_READ_ONLY = lambda command: False  # noqa: E731
-READ_ONLY = lambda command: True  # noqa: E731
+
+def decide(policy: ApprovalPolicy, command: str) -> Run | Refuse:
+    """The policy's decision on the checker's verdict, its question (if any) put to its approver."""
+    return policy.settle(policy.decide(command, bash_check.check(command)))
+
+
+def runs(policy: ApprovalPolicy, command: str) -> bool:
+    return isinstance(decide(policy, command), Run)
+
+
+def answering(*replies: str, log: list | None = None, remembered: Remembered | None = None) -> Answers:
+    """An approver giving `replies` in turn (the last one again after that), noting each request."""
+    queue = list(replies)
+
+    def reply(request):
+        if log is not None:
+            log.append(request)
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    return Answers(reply, Abilities(remembered=remembered))
+
 
 CATASTROPHIC = [
     "rm -rf /",
@@ -48,8 +70,8 @@ ORDINARY = [
 @pytest.mark.parametrize("command", CATASTROPHIC)
 def test_deny_list_refuses_even_with_yes(command):
     assert catastrophic(command, "/work/repo")
-    decision = ApprovalPolicy(yes=True, approver=lambda c: "yes").decide(command, READ_ONLY)
-    assert not decision.run and "never runs this" in decision.reason
+    decision = decide(ApprovalPolicy(yes=True, approver=answering("yes")), command)
+    assert isinstance(decision, Refuse) and "never runs this" in decision.reason
 
 
 @pytest.mark.parametrize("command", ORDINARY)
@@ -64,39 +86,50 @@ def test_rm_of_the_workspace_root_is_refused():
 
 
 def test_no_terminal_and_no_yes_refuses_with_the_way_out():
-    decision = ApprovalPolicy().decide("make install", NOT_READ_ONLY)
-    assert not decision.run and "--yes" in decision.reason and "allow" in decision.reason
+    decision = decide(ApprovalPolicy(), "make install")
+    assert isinstance(decision, Refuse) and "--yes" in decision.reason and "allow" in decision.reason
 
 
-def test_read_only_commands_just_run():
-    assert ApprovalPolicy().decide("git status", READ_ONLY).run
+@pytest.mark.parametrize("command", ["git status", "git log --oneline -3", "grep -rn TODO .", "wc -l app.py"])
+def test_proven_read_only_commands_just_run_in_the_read_only_sandbox(command):
+    """No terminal, no --yes, no rule: only the checker's proof lets these run."""
+    assert decide(ApprovalPolicy(), command) == Run(SandboxKind.PROVEN, "read-only")
+
+
+@pytest.mark.parametrize("command", ["git commit -m x", "python3 -m pytest -q", "sed -i s/a/b/ app.py", "touch x"])
+def test_what_the_checker_cannot_prove_is_not_run_as_read_only(command):
+    assert isinstance(decide(ApprovalPolicy(), command), Refuse)
+    assert decide(ApprovalPolicy(yes=True), command) == Run(SandboxKind.NONE, "--yes")
 
 
 def test_allow_rules_match_simple_commands_only():
     policy = ApprovalPolicy(allow=("python3 -m pytest*",))
-    assert policy.decide("python3 -m pytest -q tests/", NOT_READ_ONLY).run
-    assert not policy.decide("python3 -m pytest -q; rm -rf build", NOT_READ_ONLY).run
-    assert not policy.decide("python3 -m pytest $(rm x)", NOT_READ_ONLY).run
+    assert runs(policy, "python3 -m pytest -q tests/")
+    assert not runs(policy, "python3 -m pytest -q; rm -rf build")
+    assert not runs(policy, "python3 -m pytest $(rm x)")
 
 
 def test_always_covers_the_command_and_its_subcommand_for_the_session():
-    asked = []
-    policy = ApprovalPolicy(approver=lambda c: asked.append(c) or "always")
-    assert policy.decide("npm test -- --watch=false", NOT_READ_ONLY).run
-    assert policy.decide("npm test", NOT_READ_ONLY).run
+    asked: list = []
+    policy = ApprovalPolicy(approver=answering("always", "no", log=asked))
+    assert runs(policy, "npm test -- --watch=false")
+    assert runs(policy, "npm test")
     assert len(asked) == 1
-    policy.approver = lambda c: "no"
-    assert not policy.decide("npm install left-pad", NOT_READ_ONLY).run
+    assert not runs(policy, "npm install left-pad")
 
 
 def test_declined_and_approved():
-    assert not ApprovalPolicy(approver=lambda c: "no").decide("make", NOT_READ_ONLY).run
-    assert ApprovalPolicy(approver=lambda c: "yes").decide("make", NOT_READ_ONLY).run
+    assert not runs(ApprovalPolicy(approver=answering("no")), "make")
+    assert decide(ApprovalPolicy(approver=answering("yes")), "make") == Run(SandboxKind.NONE, "approved")
+    assert decide(ApprovalPolicy(approver=answering("yes"), sandbox="workspace-write"), "make") == Run(
+        SandboxKind.WORKSPACE_WRITE, "approved"
+    )
 
 
 def test_a_no_with_words_tells_the_model_what_to_do_instead():
-    decision = ApprovalPolicy(approver=lambda c: Answer("no", "run it with -x first")).decide("pytest", NOT_READ_ONLY)
-    assert not decision.run and "declined" in decision.reason and "run it with -x first" in decision.reason
+    approver = Answers(lambda request: ApprovalAnswer("no", "run it with -x first"))
+    decision = decide(ApprovalPolicy(approver=approver), "pytest")
+    assert isinstance(decision, Refuse) and "declined" in decision.reason and "run it with -x first" in decision.reason
 
 
 SCOPES = [
@@ -207,20 +240,20 @@ LOOK_ALIKES = [
 @pytest.mark.parametrize(("approved", "others"), LOOK_ALIKES, ids=[a for a, _ in LOOK_ALIKES])
 def test_always_never_covers_a_look_alike(approved, others):
     asked: list[str] = []
-    policy = ApprovalPolicy(approver=lambda c: asked.append(c) or ("always" if c == approved else "no"))
-    assert policy.decide(approved, NOT_READ_ONLY).run
+    policy = ApprovalPolicy(approver=Answers(lambda r: asked.append(r.command) or ("always" if r.command == approved else "no")))
+    assert runs(policy, approved)
     for command in others:
-        decision = policy.decide(command, NOT_READ_ONLY)
-        assert not decision.run, f"{command!r} rode on the approval of {approved!r}: {decision.reason}"
+        decision = decide(policy, command)
+        assert isinstance(decision, Refuse), f"{command!r} rode on the approval of {approved!r}: {decision}"
     assert asked == [approved] + [c for c in others if not catastrophic(c)]
 
 
 @pytest.mark.parametrize(("approved", "others"), LOOK_ALIKES, ids=[a for a, _ in LOOK_ALIKES])
 def test_an_allow_rule_never_covers_a_look_alike(approved, others):
     policy = ApprovalPolicy(allow=(approved + "*",))
-    assert policy.decide(approved, NOT_READ_ONLY).run
+    assert runs(policy, approved)
     for command in others:
-        assert not policy.decide(command, NOT_READ_ONLY).run, command
+        assert not runs(policy, command), command
 
 
 def test_allow_rules_read_with_the_same_scopes():
@@ -237,22 +270,76 @@ def test_allow_rules_read_with_the_same_scopes():
 
 def test_remembered_approvals_are_shared_listed_and_revoked():
     remembered = Remembered()
-
-    class Approver:
-        def __init__(self):
-            self.remembered = remembered
-
-        def __call__(self, command):
-            return "always"
-
-    first = ApprovalPolicy(approver=Approver())
-    assert first.decide("git commit -m a", NOT_READ_ONLY).reason.startswith("approved (always")
-    second = ApprovalPolicy(approver=lambda c: "no")
-    second.always = remembered  # a later run of the same interactive session
-    assert second.decide("git commit -m b", NOT_READ_ONLY).run
+    first = ApprovalPolicy(approver=answering("always", remembered=remembered))
+    decision = decide(first, "git commit -m a")
+    assert isinstance(decision, Run) and decision.label.startswith("approved (always")
+    second = ApprovalPolicy(approver=answering("no", remembered=remembered))  # a later run of the same session
+    assert runs(second, "git commit -m b")
     assert [s.label() for s in remembered.scopes()] == ["git commit …"]
     assert remembered.revoke(remembered.scopes()[0])
-    assert not second.decide("git commit -m c", NOT_READ_ONLY).run
+    assert not runs(second, "git commit -m c")
+    assert not runs(ApprovalPolicy(approver=answering("no")), "git commit -m d")  # another session: its own memory
+
+
+def test_the_question_is_a_typed_request():
+    policy = ApprovalPolicy(approver=answering("no"), workspace_root="/work/repo")
+    command = "python3 -m pytest -q"
+    decision = policy.decide(command, bash_check.check(command))
+    assert isinstance(decision, Ask)
+    request = decision.request
+    assert (request.command, request.cwd, request.outside_sandbox) == (command, "/work/repo", False)
+    assert request.why == "not provably read-only: " + bash_check.check(command).reason
+    assert request.always_label == "python3 -m pytest …"
+    line = "python3 -m pytest; rm -rf x"
+    assert policy.decide(line, bash_check.check(line)).request.always is None  # type: ignore[union-attr]
+
+
+def test_running_outside_the_sandbox_is_its_own_question_that_nothing_else_answers():
+    remembered = Remembered()
+    remembered.add(scope_of("make"))
+    asked: list = []
+    policy = ApprovalPolicy(yes=True, approver=answering("always", log=asked, remembered=remembered))
+    question = policy.outside("make", "a write outside the workspace and the temp dir")
+    assert isinstance(question, Ask) and question.request.outside_sandbox and question.request.always is None
+    assert "failed on a write outside" in question.request.why
+    assert policy.settle(question) == Run(SandboxKind.NONE, "re-run outside the sandbox, approved")
+    assert len(asked) == 1 and len(remembered) == 1  # asked despite --yes and "always"; nothing more remembered
+    declined = ApprovalPolicy(approver=answering("no")).settle(question)
+    assert isinstance(declined, Refuse) and "they declined" in declined.reason
+    headless = ApprovalPolicy(yes=True).outside("make", "a write")
+    assert isinstance(headless, Refuse) and "interactive session" in headless.reason
+
+
+class EditAsker:
+    abilities = Abilities(edits=True)
+
+    def __init__(self, reply: str) -> None:
+        self.reply, self.asked = reply, []
+
+    def ask(self, request):
+        raise AssertionError("no command here")
+
+    def ask_edit(self, request):
+        self.asked.append(request)
+        return ApprovalAnswer(self.reply)
+
+
+def test_edits_are_asked_only_by_an_approver_that_says_it_asks_them():
+    assert decide_edit(ApprovalPolicy(approver=answering("no")), "a.py") == Run(SandboxKind.NONE, "edits run without asking")
+    asker = EditAsker("no")
+    refused = decide_edit(ApprovalPolicy(approver=asker), "a.py")
+    assert isinstance(refused, Refuse) and "a.py" in refused.reason and [r.path for r in asker.asked] == ["a.py"]
+    assert isinstance(decide_edit(ApprovalPolicy(approver=EditAsker("yes")), "a.py"), Run)
+    assert isinstance(decide_edit(ApprovalPolicy(approver=EditAsker("no"), yes=True), "a.py"), Run)
+
+
+def decide_edit(policy: ApprovalPolicy, path: str) -> Run | Refuse:
+    return policy.decide_edit(path, "--- a\n+++ b\n")
+
+
+def test_an_answer_is_yes_no_or_always():
+    with pytest.raises(ValueError):
+        ApprovalAnswer("maybe")  # type: ignore[arg-type]
 
 
 def test_simplicity():

@@ -50,10 +50,12 @@ def test_help_and_version_do_not_import_heavy_modules():
     assert "HEAVY=" in done.stderr and done.stderr.split("HEAVY=")[1].strip() == ""
 
 
-def test_package_init_is_empty():
-    import cast
-
-    assert open(cast.__file__).read() == ""
+def test_importing_the_package_loads_nothing_else():
+    """Every command imports `cast` first: it must cost nothing beyond itself (no cast module, no
+    third-party package), which an empty `cast/__init__.py` guarantees and any import in it breaks."""
+    probe = "import sys; before = set(sys.modules); import cast; print(sorted(set(sys.modules) - before))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "['cast']"
 
 
 def test_plan_without_api_key_exits_2_and_names_the_variable(repo):

@@ -45,6 +45,30 @@ def test_an_unknown_model_costs_zero_and_says_so():
     assert price.label == "unknown price for script:demo.jsonl"
 
 
+def test_an_unknown_price_is_null_in_json_never_zero_and_text_says_why():
+    log = UsageLog(price_for(Config(), "claude-new-9"))
+    log.add(Usage(1_000, 100, 0, 0), "step")
+    data = json.loads(json.dumps(log.to_dict()))
+    assert data["price_known"] is False and data["total"]["cost"] is None and data["calls"][0]["cost"] is None
+    assert log.cost() is None
+    assert (
+        log.summary()
+        == "1k in, 100 out, 0 cache read, 0 cache write · cost unknown: cast has no price for claude-new-9 (set [prices] in .cast/config.toml)"
+    )
+    known = UsageLog(price_for(Config(), "claude-sonnet-5-5"))
+    known.add(Usage(1_000, 100, 0, 0), "step")
+    assert known.to_dict()["total"]["cost"] == pytest.approx(0.003) and known.cost() == pytest.approx(0.003)
+
+
+def test_fable_5_and_mythos_5_are_priced():
+    """Fable 5: $10 in, $50 out, $12.50 5-minute write, $20 1-hour write, $1 read; Mythos 5 the same."""
+    for name in ("claude-fable-5", "claude-mythos-5", "claude-fable-5-20260609"):
+        price = price_for(Config(), name)
+        assert price.known, name
+        usage = Usage(MILLION, MILLION, MILLION, 2 * MILLION, MILLION)
+        assert price(usage) == pytest.approx(10 + 50 + 1 + 12.50 + 20), name
+
+
 def test_usage_log_records_each_call_and_side_calls(tmp_path):
     prices = {"m": (1.0, 10.0, 0.1, 1.25)}
     log = UsageLog(price_for(Config(prices=prices), "m"))
@@ -111,3 +135,24 @@ def test_one_hour_cache_writes_are_priced_apart():
     price = price_for(Config(), "claude-sonnet-5-5")
     usage = Usage(cache_write_tokens=300_000, cache_write_1h_tokens=100_000)
     assert price(usage) == pytest.approx((200_000 * 2.50 + 100_000 * 4) / MILLION)
+
+
+def test_json_output_says_null_for_an_unknown_price_and_text_says_why(repo):
+    from conftest import run_cast
+    from fakeapi import FakeAPI, FakeModel, text
+
+    api = FakeAPI().start()
+    try:
+        api.add_model(FakeModel("claude-new-9", "Claude New 9", "new", "2026-12-01T00:00:00Z"))  # cast has no price
+        api.reply(text("Nothing to plan."))
+        api.reply(text("Nothing to plan."))
+        env = {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "test-key"}
+        done = run_cast(repo, "plan", "--json", "--model", "claude-new-9", "anything", **env)
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        assert [r.status for r in api.requests] == [200], done.stdout
+        assert result["type"] == "result" and result["cost"] is None and result["usage"]["calls"], done.stdout
+        assert result["usage"]["total"]["cost"] is None and result["usage"]["price_known"] is False
+        shown = run_cast(repo, "plan", "--model", "claude-new-9", "anything", **env)
+        assert "cost unknown: cast has no price for claude-new-9" in shown.stdout + shown.stderr
+    finally:
+        api.stop()

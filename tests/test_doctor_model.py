@@ -27,8 +27,10 @@ def test_a_current_model_from_the_api(fake_api, tmp_path):
 
 
 def test_a_deprecated_model_offline_names_its_date_and_source(tmp_path, monkeypatch):
-    (tmp_path / ".cast").mkdir()
-    (tmp_path / ".cast" / "config.toml").write_text('model = "claude-opus-4-5"\nexecute_model = "script:x.jsonl"\n')
+    from cast.config import config_dir
+
+    config_dir().mkdir(parents=True)  # the user's: a script: model never comes from a repository's config
+    (config_dir() / "config.toml").write_text('model = "claude-opus-4-5"\nexecute_model = "script:x.jsonl"\n')
     rows = model_status(tmp_path)
     assert [r[0] for r in rows] == ["model (plan)", "model (execute)"]
     (_, ok, detail), (_, script_ok, script) = rows

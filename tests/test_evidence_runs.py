@@ -19,6 +19,8 @@ from pathlib import Path
 from conftest import git, write_script
 from conftest import run_cast as cast
 
+from cast.trust import record
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SESSION = "2026-12-01-fix-add"
 VERDICT = {"text": '{"complete": true, "missing": [], "claims": []}'}
@@ -38,6 +40,7 @@ def calc(root: Path, plan: str, *, repo: bool = True) -> Path:
         git(root, "init", "-q")
         git(root, "add", "-A")
         git(root, "commit", "-qm", "calc")
+    record(root, trusted=True)  # its config allows its test command, a loosening key
     return root
 
 

@@ -222,3 +222,40 @@ def test_the_toolbar_context_figure_is_out_of_the_models_window(fake_api, repo):
     state = ReplState(Options(model="claude-small-1", cwd=repo), "plan")
     text = "".join(t for _, t in toolbar_fragments(state, busy=False, width=120))
     assert "ctx 0/200k" in text
+
+
+def _partial(model_id: str, **fields: object) -> dict:
+    """A Models API answer as a gateway may give it: the id and whatever else it chooses to say."""
+    return {"type": "model", "id": model_id, **fields}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        _partial("claude-opus-4-8"),  # no capabilities, no lifecycle, no limits
+        _partial("claude-opus-4-8", display_name=None, lifecycle=None, max_tokens=None, capabilities=None),
+        _partial("claude-opus-4-8", capabilities={"thinking": {"types": {"adaptive": {"supported": True}}}}),
+        _partial("claude-opus-4-8", capabilities={"effort": None, "thinking": None, "context_management": {}}),
+    ],
+)
+def test_an_answer_with_fewer_fields_degrades_to_the_table(fake_api, answer):
+    fake_api.models = {answer["id"]: answer}
+    spec = lookup("claude-opus-4-8")
+    assert spec is not None and spec.source == "api" and spec.lifecycle == "active"
+    assert spec.max_tokens == 128_000 and spec.tool_changes and spec.context_management
+    assert "xhigh" in spec.efforts and spec.supports_thinking("adaptive")
+    from dataclasses import replace
+
+    assert ensure("claude-opus-4-8") == replace(spec, source="cache")  # kept for a day; a run may start
+
+
+def test_what_a_partial_answer_does_say_is_taken(fake_api):
+    answer = _partial(
+        "claude-opus-4-8",
+        max_tokens=64_000,
+        capabilities={"effort": {"supported": True, "low": {"supported": True}, "high": {"supported": True}}},
+    )
+    fake_api.models = {answer["id"]: answer}
+    spec = lookup("claude-opus-4-8")
+    assert spec is not None and spec.max_tokens == 64_000 and spec.efforts == frozenset({"low", "high"})
+    assert spec.thinking_types == frozenset({"adaptive", "disabled"})  # not said: the table's

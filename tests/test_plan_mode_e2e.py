@@ -139,6 +139,11 @@ def test_hostile_script_changes_nothing_outside_dot_cast(repo, tmp_path):
     ]
     script = write_script(tmp_path / "hostile.jsonl", turns)
     record = tmp_path / "requests.jsonl"
+    # the checker's verdicts, end to end; what the strong sandbox makes of unproven commands is
+    # tests/sandbox/test_plan_unverified.py and tests/redteam
+    user_config = Path(os.environ["XDG_CONFIG_HOME"]) / "cast" / "config.toml"
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text('plan_commands = "proven"\n')
     tmp_x = Path("/tmp/x").exists()
     before = tree_digest(repo)
     done = run_plan(repo, script, record)

@@ -43,6 +43,7 @@ def test_readme_plan_and_execute_transcripts_match_a_real_run(tmp_path):
         assert done.returncode == 0, done.stderr
         return done.stdout
 
+    assert "trusted" in cast("trust")  # the example's config allows its test command: a loosening key
     planned = cast("--model", f"script:{ROOT / 'examples/scripts/plan.jsonl'}", "plan", "Fix add and cover negative numbers")
     assert normal(planned, calc) == normal(shown('cast plan "Fix add and cover negative numbers"'), calc)
     executed = cast("--model", f"script:{ROOT / 'examples/scripts/execute.jsonl'}", "execute")

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from cast.agent import events as ev
@@ -114,6 +115,7 @@ class ContextEconomy:
         self._sent_chars = 0  # message chars when the last request left prepare
         self._prefix_tokens = 0  # system + tools, learned from the first real count
         self._scanned: tuple[int, int] | None = None  # (transcript chars, reclaimable chars) at the last scan
+        self._scan: _Scan | None = None  # the aging scan so far of the current history
 
     @classmethod
     def from_config(cls, config: Any, model: m.Model, **kwargs: Any) -> ContextEconomy:
@@ -180,44 +182,45 @@ class ContextEconomy:
         needed = self.min_batch if estimate <= self.compact_threshold else estimate - self.age_threshold
         return saved + (transcript.chars - chars) >= needed * CHARS_PER_TOKEN
 
+    def _boundary(self, messages: list[dict[str, Any]]) -> int | None:
+        """Index of the first of the last `keep_recent` turns (found from the end: O(keep_recent)), or
+        None while there are no more turns than that."""
+        seen = 0
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index]["role"] == "assistant":
+                seen += 1
+                if seen == self.keep_recent:
+                    return index
+        return None
+
     def _recent_chars(self, messages: list[dict[str, Any]]) -> int:
         """Size of the last `keep_recent` turns, which a scan keeps but a later one may age."""
-        turns = [i for i, msg in enumerate(messages) if msg["role"] == "assistant"]
-        return size(messages[turns[-self.keep_recent] :]) if len(turns) >= self.keep_recent else size(messages)
+        boundary = self._boundary(messages)
+        return size(messages[boundary:]) if boundary is not None else size(messages)
 
     def _aging_plan(self, messages: list[dict[str, Any]]) -> tuple[dict[int, dict[str, Any]], int, int]:
         """{message index: rewritten message} for every old, large, not yet elided tool result,
-        the characters that saves, and how many results. Old = before the last `keep_recent` turns."""
-        turns = [i for i, msg in enumerate(messages) if msg["role"] == "assistant"]
-        if len(turns) <= self.keep_recent:
+        the characters that saves, and how many results. Old = before the last `keep_recent` turns.
+        Incremental: what lies before the last scan's boundary cannot have changed since (the
+        history only grows at its end, and a rewrite makes a new list), so only the turns that
+        became old since are walked; a step's cost does not grow with the session."""
+        boundary = self._boundary(messages)
+        if boundary is None:
             return {}, 0, 0
-        boundary = turns[-self.keep_recent]
-        uses = {
-            b["id"]: (b.get("name", "?"), b.get("input"))
-            for msg in messages[:boundary]
-            if msg["role"] == "assistant"
-            for b in msg["content"]
-            if isinstance(b, dict) and b.get("type") == "tool_use"
-        }
-        plan: dict[int, dict[str, Any]] = {}
-        saved = count = 0
-        for index in range(boundary):
+        scan = self._scan if self._scan is not None and self._scan.messages is messages else _Scan(messages)
+        for index in range(scan.upto, boundary):
             msg = messages[index]
-            if msg["role"] != "user":
-                continue
-            blocks, changed = [], False
-            for block in msg["content"]:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    text = content_text(block.get("content", ""))
-                    if len(text) >= MIN_ELIDE_CHARS and not text.startswith(ELIDED):
-                        name, args = uses.get(block.get("tool_use_id"), ("tool", None))
-                        short = elision(name, args, text)
-                        saved += len(json.dumps(block.get("content"))) - len(json.dumps(short))
-                        block, changed, count = {**block, "content": short}, True, count + 1
-                blocks.append(block)
-            if changed:
-                plan[index] = {**msg, "content": blocks}
-        return plan, saved, count
+            if msg["role"] == "assistant":
+                scan.uses.update(
+                    (b["id"], (b.get("name", "?"), b.get("input")))
+                    for b in msg["content"]
+                    if isinstance(b, dict) and b.get("type") == "tool_use"
+                )
+            elif msg["role"] == "user":
+                scan.add(index, msg)
+        scan.upto = max(scan.upto, boundary)
+        self._scan = scan
+        return scan.plan, scan.saved, scan.count
 
     def _age(self, transcript: Transcript, plan: dict[int, dict[str, Any]], count: int, before: int, after: int) -> ev.Notice:
         transcript.rewrite([plan.get(i, msg) for i, msg in enumerate(transcript.messages)])
@@ -334,3 +337,29 @@ def render_for_summary(messages: list[dict[str, Any]], limit: int = 400_000) -> 
                 mark = " (error)" if block.get("is_error") else ""
                 out.append(f"← result{mark}:\n{clip(content_text(block.get('content', '')), RESULT_CHARS_FOR_SUMMARY)}")
     return "Summarise this session:\n\n" + clip("\n".join(out), limit)
+
+
+@dataclass
+class _Scan:
+    """What an aging scan found in messages[:upto] of one history list."""
+
+    messages: list[dict[str, Any]]
+    upto: int = 0
+    uses: dict[Any, tuple[str, Any]] = field(default_factory=dict)  # tool_use id: (name, input)
+    plan: dict[int, dict[str, Any]] = field(default_factory=dict)
+    saved: int = 0
+    count: int = 0
+
+    def add(self, index: int, msg: dict[str, Any]) -> None:
+        blocks, changed = [], False
+        for block in msg["content"]:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                text = content_text(block.get("content", ""))
+                if len(text) >= MIN_ELIDE_CHARS and not text.startswith(ELIDED):
+                    name, args = self.uses.get(block.get("tool_use_id"), ("tool", None))
+                    short = elision(name, args, text)
+                    self.saved += len(json.dumps(block.get("content"))) - len(json.dumps(short))
+                    block, changed, self.count = {**block, "content": short}, True, self.count + 1
+            blocks.append(block)
+        if changed:
+            self.plan[index] = {**msg, "content": blocks}

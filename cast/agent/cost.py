@@ -5,7 +5,8 @@ covers the agent's own requests; side calls (compaction summaries, the self-chec
 added here too, so `--json` output can show per-step usage and a total that includes them.
 Prices are data: `PRICES` below (USD per million tokens), overridden per model by `config.prices`
 (`[input, output, cache read, cache write]`, optionally a fifth value for 1-hour cache writes).
-A model cast has no price for costs 0.0 and says so (`known` is False) rather than guessing.
+A model cast has no price for has no cost: `None` in `--json` ("cost": null, never 0.0) and the
+reason in text ("cost unknown: no price for ..."), rather than a guess.
 Some models charge more for a long prompt (Haiku 5.5 above 100k input tokens): the tier applies
 to a whole request, so a cost is computed per call and totals are sums of calls, never a price
 applied to summed usage.
@@ -48,7 +49,8 @@ def _r(inp: float, out: float, write5m: float, write1h: float, read: float) -> R
     return Rates(inp, out, read, write5m, write1h)
 
 
-# Today's list prices: input, output, 5-minute cache write, 1-hour cache write, cache read.
+# Today's list prices (https://platform.claude.com/docs/en/about-claude/pricing and each model's
+# overview page): input, output, 5-minute cache write, 1-hour cache write, cache read.
 PRICES: dict[str, Rates] = {
     "claude-fable-5-2": _r(8, 40, 10, 16, 0.20),
     "claude-mythos-5-2": _r(8, 40, 10, 16, 0.20),
@@ -57,6 +59,10 @@ PRICES: dict[str, Rates] = {
     "claude-haiku-5-5": _r(0.10, 0.50, 0.125, 0.20, 0.01),
     "claude-fable-5-1": _r(10, 50, 12.50, 20, 0.25),
     "claude-mythos-5-1": _r(10, 50, 12.50, 20, 0.25),
+    # https://platform.claude.com/docs/en/models/fable-5/overview: $10 in, $50 out; Mythos 5 "shares
+    # Claude Fable 5's specifications and pricing"; cache writes 1.25x / 2x, reads 0.1x of input.
+    "claude-fable-5": _r(10, 50, 12.50, 20, 1.00),
+    "claude-mythos-5": _r(10, 50, 12.50, 20, 1.00),
     "claude-opus-5": _r(5, 25, 6.25, 10, 0.50),
     "claude-sonnet-5": _r(2, 10, 2.50, 4, 0.20),
     "claude-opus-4-8": _r(5, 25, 6.25, 10, 0.50),
@@ -65,6 +71,7 @@ PRICES: dict[str, Rates] = {
     "claude-opus-4-5": _r(5, 25, 6.25, 10, 0.50),
     "claude-sonnet-4-6": _r(3, 15, 3.75, 6, 0.30),
     "claude-sonnet-4-5": _r(3, 15, 3.75, 6, 0.30),  # retired; kept to price old sessions
+    "claude-opus-4-1": _r(15, 75, 18.75, 30, 1.50),  # retired 2026-08-05; kept to price old sessions
     "claude-haiku-4-5": _r(1, 5, 1.25, 2, 0.10),
 }
 # Prompt-size tiers: above `tokens` of prompt (input + cache read + cache write), the whole request
@@ -102,6 +109,11 @@ class Price:
     def label(self) -> str:
         """For a status line: a price is shown only when cast knows it."""
         return "" if self.known else f"unknown price for {self.model}"
+
+    @property
+    def reason(self) -> str:
+        """Why there is no cost figure, for text output."""
+        return f"cost unknown: cast has no price for {self.model} (set [prices] in .cast/config.toml)"
 
 
 def token_summary(usage: Usage) -> str:
@@ -156,7 +168,7 @@ class StepUsage:
     kind: str
     usage: Usage
     context_tokens: int
-    cost: float
+    cost: float | None  # None: no price known for the model
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "step": self.step, "kind": self.kind, **self.usage.to_dict(),
@@ -185,7 +197,8 @@ class UsageLog:
         self._record(kind, usage, usage.prompt_tokens)
 
     def _record(self, kind: str, usage: Usage, context: int) -> None:
-        self.records.append(StepUsage(len(self.records) + 1, self._step, kind, usage, context, round(self.price(usage), 6)))
+        cost = round(self.price(usage), 6) if self.price.known else None
+        self.records.append(StepUsage(len(self.records) + 1, self._step, kind, usage, context, cost))
 
     def total(self) -> Usage:
         return sum((r.usage for r in self.records), Usage())
@@ -198,17 +211,22 @@ class UsageLog:
             return f"{total} · ${self.total_cost():.4f}"
         if self.price.model.startswith("script:"):
             return None
-        return f"{total} · cost unknown: no price for {self.price.model} ([prices] in .cast/config.toml)"
+        return f"{total} · {self.price.reason}"
 
     def total_cost(self) -> float:
-        """The sum of the calls' costs (a tiered price applies per request, not to a session total)."""
-        return sum(r.cost for r in self.records)
+        """The sum of the calls' costs (a tiered price applies per request, not to a session total);
+        0.0 for a model without a price: ask `price.known`, or `cost()` for None then."""
+        return sum(r.cost or 0.0 for r in self.records)
+
+    def cost(self) -> float | None:
+        """The run's cost, or None when cast has no price for the model (never a made-up 0.0)."""
+        return round(self.total_cost(), 6) if self.price.known else None
 
     def to_dict(self) -> dict[str, Any]:
         total = self.total()
         return {
             "model": self.price.model,
             "price_known": self.price.known,
-            "total": {**total.to_dict(), "cost": round(self.total_cost(), 6)},
+            "total": {**total.to_dict(), "cost": self.cost()},
             "calls": [r.to_dict() for r in self.records],
         }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cast.agent import dispatch, notices
@@ -58,9 +58,10 @@ class Agent:
     ctx: ToolContext
     transcript: Transcript = field(default_factory=Transcript)
     max_steps: int = 60
-    max_tokens: int = 8192
+    max_tokens: int = 0  # 0: the provider picks per model and effort
     hooks: Hooks = field(default_factory=Hooks)
     effort: str = ""  # output_config.effort for this mode; empty: the model's default
+    notes: list[str] = field(default_factory=list)  # for the user, shown once at the next step
 
     def __post_init__(self) -> None:
         self.record = CallRecord()
@@ -107,9 +108,7 @@ class Agent:
         prefix = self.transcript.prefix
         if declare is not None and prefix is not None and tuple(declare) != prefix.tools:
             self.transcript.declare(
-                Prefix(
-                    prefix.system, tuple(declare), bool(self.transcript.messages) or prefix.drop_block, prefix.context_management
-                )
+                replace(prefix, tools=tuple(declare), drop_block=bool(self.transcript.messages) or prefix.drop_block)
             )
         self.transcript.add_system(notice)
 
@@ -167,6 +166,7 @@ class Agent:
             self._step = step = step + 1
             self.steps_total += 1
             yield ev.StepStarted(step)
+            yield from self._notes()
             self._flush_guidance()
             yield from notices.stale_reads(self.ctx.workspace, self.transcript, self.record)
             if self.hooks.prepare:
@@ -222,10 +222,11 @@ class Agent:
             prefix.tools,
             tuple(self.transcript.messages),
             self.max_tokens,
-            effort=self.effort,
+            effort=prefix.effort if prefix.effort is not None else self.effort,
             drop_block=prefix.drop_block,
             context_management=prefix.context_management,
             cancel=self.ctx.cancel,
+            chars=self.transcript.chars,
         )
         reply = _Reply()
         stream = self.model.stream(request)
@@ -247,6 +248,8 @@ class Agent:
                 raise m.ModelError(f"the reply from {self.model.name} ended without a stop event")
             return None
         content = reply.stop.content
+        if reply.stop.refused:
+            return reply.calls, reply.stop.reason, dict(reply.stop.details or {})  # discarded, never sent back
         self.transcript.add_assistant(list(content))
         for block in content:  # the model's notes between tool calls (thinking blocks with text)
             if block.get("type") == "thinking" and str(block.get("thinking") or "").strip():
@@ -331,6 +334,10 @@ class Agent:
                 step,
             )
         return None
+
+    def _notes(self) -> Iterator[ev.Event]:
+        while self.notes:
+            yield ev.Notice(self.notes.pop(0), "info")
 
     def _flush_guidance(self) -> None:
         with self._lock:

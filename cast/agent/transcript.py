@@ -34,12 +34,16 @@ class Prefix:
     """What a conversation declares once: the system prompt and the tools (with `defer_loading` on
     those offered later), plus how the API treats it. `drop_block` is set once the history was
     rewritten: thinking blocks signed against the old prefix are then dropped instead of refused.
-    `context_management`: the API clears old tool results itself (server-side context editing)."""
+    `context_management`: the API clears old tool results itself (server-side context editing).
+    `effort`: the conversation's `output_config.effort` ("" the model's default; None: not fixed,
+    the agent's): a changed effort does not preserve the cached prefix, so it holds for the whole
+    conversation and a mode's own effort applies from the next one."""
 
     system: str
     tools: tuple[dict[str, Any], ...]
     drop_block: bool = False
     context_management: dict[str, Any] | None = None
+    effort: str | None = None
 
     def record(self) -> dict[str, Any]:
         return {
@@ -47,15 +51,18 @@ class Prefix:
             "tools": list(self.tools),
             "drop_block": self.drop_block,
             "context_management": self.context_management,
+            "effort": self.effort,
         }
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> Prefix:
+        effort = data.get("effort")
         return cls(
             str(data.get("system", "")),
             tuple(data.get("tools") or ()),
             bool(data.get("drop_block")),
             data.get("context_management") or None,
+            str(effort) if effort is not None else None,
         )
 
 

@@ -27,9 +27,7 @@ def _stderr(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
-def _restore(
-    journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: Ask | None, confirm: str, prefix: str = "cast "
-) -> int:
+def _restore(journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: Ask | None, confirm: str) -> int:
     say(restore.preview())
     if not restore.applied and not restore.items:
         say("nothing to change")
@@ -46,7 +44,7 @@ def _restore(
     say(
         f"{restore.kind} done: {len(restore.applied)} file{'s' * (len(restore.applied) != 1)} restored; "
         f"items {'unticked' if restore.kind == 'undo' else 'ticked again'}: {marks}"
-        + (f"; `{prefix}redo` reverses it" if restore.kind == "undo" else "")
+        + ("; `cast redo` reverses it" if restore.kind == "undo" else "")
     )
     return 1 if restore.refused else 0
 
@@ -66,7 +64,7 @@ def undo(
     try:
         restore = ops.prepare_undo(journal, item, plan, force)
         confirm = f"`{prefix}undo {restore.item} --yes{' --force' if force else ''}`"
-        return _restore(journal, restore, say, yes, ask, confirm, prefix)
+        return _restore(journal, restore, say, yes, ask, confirm)
     except (ops.UndoError, ShadowError) as exc:
         err(f"cast: {exc}")
         return 1
@@ -76,7 +74,7 @@ def redo(root: Path, yes: bool, force: bool, say: Say, ask: Ask | None, prefix: 
     journal = Journal(root)
     try:
         confirm = f"`{prefix}redo --yes{' --force' if force else ''}`"
-        return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm, prefix)
+        return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm)
     except (ops.UndoError, ShadowError) as exc:
         err(f"cast: {exc}")
         return 1

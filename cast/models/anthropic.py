@@ -34,7 +34,8 @@ the API's details on `Stop.details`: a `refusal` (its category) is not retried h
 used only where it can read the current model's thinking blocks, or with `drop_block`
 (`fallback_refusal`). A base URL the HTTP client cannot use is a configuration error (exit 2).
 
-Prompt caching: breakpoints on the last tool, the system block, and the last block of the last
+Prompt caching: breakpoints on the last tool that is not `defer_loading` (the API rejects
+`cache_control` on a deferred tool), the system block, and the last block of the last
 two user messages (the newest end of the transcript, and the previous request's end so its cache
 entry is read): at most four, the API's limit. The request is copied, never mutated.
 
@@ -54,7 +55,7 @@ from typing import Any
 
 from cast.models import wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
-from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages
+from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages, mark_tools
 from cast.models.catalog import ModelSpec
 from cast.models.providers import NO_KEY, Provider  # noqa: F401  (NO_KEY: re-exported)
 from cast.models.reply import Reply, Transient
@@ -261,10 +262,8 @@ class AnthropicModel:
         used = 0
         params: dict[str, Any] = {"max_tokens": request.max_tokens}
         if request.tools:
-            tools = [dict(tool) for tool in request.tools]
-            tools[-1]["cache_control"] = {"type": "ephemeral"}
-            params["tools"] = tools
-            used += 1
+            params["tools"], marked = mark_tools(request.tools)
+            used += marked
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
             used += 1

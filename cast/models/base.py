@@ -37,6 +37,9 @@ class Request:
     output_schema: dict[str, Any] | None = field(default=None, compare=False)
     # Set when the user interrupts: a provider waiting between retries stops waiting. Not sent.
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
+    # The messages' size as JSON characters, when the sender keeps it as the transcript grows, so
+    # a model that estimates usage need not re-serialise the whole conversation each step. Not sent.
+    chars: int | None = field(default=None, compare=False, repr=False)
 
     def wire(self) -> dict[str, Any]:
         """What goes to a model: everything but the cancel signal."""

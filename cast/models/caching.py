@@ -1,8 +1,9 @@
 """Prompt-cache breakpoints on the moving end of the transcript.
 
-The prefix (tools, system) is marked by the provider; this marks the last block of the last two
-user messages: the newest end, so the next request reads it, and the previous request's end, so
-this request reads what the last one wrote. The API allows four breakpoints in all.
+The prefix: the last tool that is not deferred (`mark_tools`; the system block is marked by the
+provider). Then the last block of the last two user messages: the newest end, so the next request
+reads it, and the previous request's end, so this request reads what the last one wrote. The API
+allows four breakpoints in all.
 """
 
 from __future__ import annotations
@@ -10,6 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 MAX_BREAKPOINTS = 4  # the API rejects a request with more cache_control blocks
+
+
+def mark_tools(tools: tuple[dict[str, Any], ...]) -> tuple[list[dict[str, Any]], int]:
+    """Copies of `tools` with a breakpoint on the last tool that is not `defer_loading`, and the
+    number of breakpoints used (0 when every tool is deferred). The tool search page: a tool with
+    `defer_loading: true` can't also carry `cache_control` (a 400); put the breakpoint on a
+    non-deferred tool. Everything before that tool is still cached by it."""
+    out = [dict(tool) for tool in tools]
+    for index in range(len(out) - 1, -1, -1):
+        if not out[index].get("defer_loading"):
+            out[index]["cache_control"] = {"type": "ephemeral"}
+            return out, 1
+    return out, 0
 
 
 def mark_messages(messages: tuple[dict[str, Any], ...], budget: int) -> list[dict[str, Any]]:

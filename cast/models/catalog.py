@@ -51,8 +51,31 @@ class ModelSpec:
         return kind in self.thinking_types
 
     def effort_or_default(self, wanted: str) -> str:
-        """The effort to send: the configured one if the model takes it, else nothing ("")."""
-        return wanted if wanted and wanted in self.efforts else ""
+        """The effort to send: the configured one if the model takes it, else the nearest lower
+        level it takes, else nothing ("": the model's default)."""
+        if not wanted or wanted not in EFFORTS:
+            return ""
+        for level in reversed(EFFORTS[: EFFORTS.index(wanted) + 1]):
+            if level in self.efforts:
+                return level
+        return ""
+
+    def effort_note(self, wanted: str) -> str:
+        """What to tell the user, once, when the configured effort is not what gets sent ("" if it is)."""
+        sent = self.effort_or_default(wanted)
+        if not wanted or sent == wanted:
+            return ""
+        if wanted not in EFFORTS:
+            return f'effort "{wanted}" is not a level the API knows (low, medium, high, xhigh, max); sending none'
+        instead = f'using "{sent}"' if sent else "using the model's default"
+        return f'{self.id} does not take effort "{wanted}"; {instead}'
+
+    def output_limit(self, effort: str, configured: int = 0) -> int:
+        """`max_tokens` for a request: the configured value, else 64k at xhigh/max (the effort
+        page's advice: thinking counts toward max_tokens) and 32k otherwise; never above the
+        model's max output."""
+        wanted = configured if configured > 0 else (64_000 if effort in ("xhigh", "max") else 32_000)
+        return min(wanted, self.max_tokens) if self.max_tokens > 0 else wanted
 
     def thresholds(self, age_tokens: int, compact_tokens: int) -> tuple[int, int]:
         """Context sizes at which to age old observations and to compact: the configured values,
@@ -66,6 +89,22 @@ class ModelSpec:
 
 def _spec(id: str, name: str, **kw: object) -> ModelSpec:
     return ModelSpec(id, name, **kw)  # type: ignore[arg-type]
+
+
+def _retired(id: str, name: str, on: date, max_tokens: int) -> ModelSpec:
+    """A retired 4.x model: kept so a config naming it is refused with its retirement date."""
+    return _spec(
+        id,
+        name,
+        lifecycle="retired",
+        retires_at=on,
+        max_input_tokens=200_000,
+        max_tokens=max_tokens,
+        thinking_types=frozenset({"disabled", "enabled"}),
+        efforts=frozenset(),
+        default_effort="",
+        system_messages=False,
+    )
 
 
 _ADAPTIVE = frozenset({"adaptive"})
@@ -83,6 +122,13 @@ _OLD_READERS = frozenset(
     }
 )
 
+# Sources (December 2026): the models overview and each model's page
+# (https://platform.claude.com/docs/en/about-claude/models/overview, .../models/fable-5/overview),
+# effort levels and the default of "high" (https://platform.claude.com/docs/en/build-with-claude/effort),
+# cache minimums (https://platform.claude.com/docs/en/build-with-claude/prompt-caching), tool changes
+# (https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages: Opus 5,
+# Opus 4.8, Fable 5 and Mythos 5; unconfirmed elsewhere, so off), retirements
+# (https://platform.claude.com/docs/en/about-claude/model-deprecations).
 _TABLE: tuple[ModelSpec, ...] = (
     # Current models.
     _spec(
@@ -127,15 +173,27 @@ _TABLE: tuple[ModelSpec, ...] = (
         "claude-fable-5-1",
         "Claude Fable 5.1",
         cache_min_tokens=512,
-        tool_changes=True,
         reads_thinking_of=frozenset({"claude-fable-5-1", "claude-mythos-5-1", "claude-opus-5-5"}),
     ),
     _spec(
         "claude-mythos-5-1",
         "Claude Mythos 5.1",
         cache_min_tokens=512,
-        tool_changes=True,
         reads_thinking_of=frozenset({"claude-fable-5-1", "claude-mythos-5-1", "claude-opus-5-5"}),
+    ),
+    _spec(
+        "claude-fable-5",
+        "Claude Fable 5",
+        cache_min_tokens=512,
+        tool_changes=True,
+        reads_thinking_of=frozenset({"claude-fable-5", "claude-mythos-5"}),
+    ),
+    _spec(
+        "claude-mythos-5",
+        "Claude Mythos 5",
+        cache_min_tokens=512,
+        tool_changes=True,
+        reads_thinking_of=frozenset({"claude-fable-5", "claude-mythos-5"}),
     ),
     _spec(
         "claude-opus-5",
@@ -155,8 +213,6 @@ _TABLE: tuple[ModelSpec, ...] = (
         "claude-opus-4-8",
         "Claude Opus 4.8",
         thinking_types=frozenset({"adaptive", "disabled"}),
-        efforts=_EFFORT_4X,
-        default_effort="",
         tool_changes=True,
         reads_thinking_of=_OLD_READERS,
     ),
@@ -165,8 +221,7 @@ _TABLE: tuple[ModelSpec, ...] = (
         "Claude Opus 4.7",
         system_messages=False,
         thinking_types=frozenset({"adaptive", "disabled"}),
-        efforts=_EFFORT_4X,
-        default_effort="",
+        cache_min_tokens=2048,
         reads_thinking_of=_OLD_READERS,
     ),
     _spec(
@@ -175,7 +230,7 @@ _TABLE: tuple[ModelSpec, ...] = (
         system_messages=False,
         thinking_types=frozenset({"adaptive", "disabled", "enabled"}),
         efforts=_EFFORT_4X,
-        default_effort="",
+        cache_min_tokens=4096,
         reads_thinking_of=_OLD_READERS,
     ),
     _spec(
@@ -184,7 +239,6 @@ _TABLE: tuple[ModelSpec, ...] = (
         system_messages=False,
         thinking_types=frozenset({"adaptive", "disabled", "enabled"}),
         efforts=_EFFORT_4X,
-        default_effort="",
         reads_thinking_of=_OLD_READERS,
     ),
     _spec(
@@ -211,46 +265,15 @@ _TABLE: tuple[ModelSpec, ...] = (
         max_tokens=64_000,
         thinking_types=frozenset({"disabled", "enabled"}),
         efforts=frozenset({"low", "medium", "high"}),
-        default_effort="",
         cache_min_tokens=4096,
         reads_thinking_of=_OLD_READERS,
     ),
     # Retired: every request fails with 404.
-    _spec(
-        "claude-sonnet-4-5",
-        "Claude Sonnet 4.5",
-        system_messages=False,
-        lifecycle="retired",
-        retires_at=date(2026, 11, 30),
-        max_input_tokens=200_000,
-        max_tokens=64_000,
-        thinking_types=frozenset({"disabled", "enabled"}),
-        efforts=frozenset(),
-        default_effort="",
-    ),
+    _retired("claude-sonnet-4-5", "Claude Sonnet 4.5", date(2026, 11, 30), 64_000),
     _spec("claude-mythos-preview", "Claude Mythos Preview", lifecycle="retired", retires_at=date(2026, 6, 30)),
-    _spec(
-        "claude-sonnet-4",
-        "Claude Sonnet 4",
-        lifecycle="retired",
-        retires_at=date(2026, 6, 15),
-        max_input_tokens=200_000,
-        max_tokens=64_000,
-        thinking_types=frozenset({"disabled", "enabled"}),
-        efforts=frozenset(),
-        default_effort="",
-    ),
-    _spec(
-        "claude-opus-4",
-        "Claude Opus 4",
-        lifecycle="retired",
-        retires_at=date(2026, 6, 15),
-        max_input_tokens=200_000,
-        max_tokens=32_000,
-        thinking_types=frozenset({"disabled", "enabled"}),
-        efforts=frozenset(),
-        default_effort="",
-    ),
+    _retired("claude-opus-4-1", "Claude Opus 4.1", date(2026, 8, 5), 32_000),
+    _retired("claude-sonnet-4-0", "Claude Sonnet 4", date(2026, 6, 15), 64_000),
+    _retired("claude-opus-4-0", "Claude Opus 4", date(2026, 6, 15), 32_000),
 )
 
 # Dated snapshot ids the API also answers to.
@@ -258,8 +281,9 @@ _ALIASES = {
     "claude-sonnet-4-5-20250929": "claude-sonnet-4-5",
     "claude-opus-4-5-20251101": "claude-opus-4-5",
     "claude-haiku-4-5-20251001": "claude-haiku-4-5",
-    "claude-sonnet-4-20250514": "claude-sonnet-4",
-    "claude-opus-4-20250514": "claude-opus-4",
+    "claude-opus-4-1-20250805": "claude-opus-4-1",
+    "claude-sonnet-4-20250514": "claude-sonnet-4-0",
+    "claude-opus-4-20250514": "claude-opus-4-0",
 }
 
 BUILTIN: dict[str, ModelSpec] = {spec.id: spec for spec in _TABLE}

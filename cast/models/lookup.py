@@ -110,37 +110,60 @@ def from_json(data: dict[str, Any], source: str) -> ModelSpec:
 
 
 # -- the API --------------------------------------------------------------------------------
+def _get(value: Any, *path: str) -> Any:
+    """`value.a.b...`, None where any step is missing or null (an answer may leave fields out)."""
+    for name in path:
+        if value is None:
+            return None
+        value = value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+    return value
+
+
+def _flag(value: Any, *path: str) -> bool | None:
+    """A `{"supported": bool}` capability: True/False when the answer says, None when it doesn't."""
+    found = _get(value, *path, "supported")
+    return found if isinstance(found, bool) else None
+
+
 def from_info(info: Any) -> ModelSpec:
-    """A `ModelInfo` as a spec; what the API doesn't say (thinking binding, cache minimum) comes
-    from the built-in table."""
-    known = builtin(info.id) or ModelSpec(info.id, info.display_name)
-    caps = getattr(info, "capabilities", None)
+    """A `ModelInfo` as a spec. Only what the answer says replaces the built-in table's facts: a
+    gateway or proxy in front of the API may answer with fewer fields (no capabilities, a partial
+    set, nulls), and what it leaves out stays as the table (or a generic current model) has it.
+    What the API never says (thinking binding, cache minimum) always comes from the table."""
+    model_id = str(_get(info, "id") or "")
+    name = _get(info, "display_name")
+    known = builtin(model_id) or ModelSpec(model_id, str(name or model_id))
+    lifecycle = _get(info, "lifecycle")
+    retires = _get(info, "retires_at")
     spec = replace(
         known,
-        id=info.id,
-        display_name=info.display_name or known.display_name,
-        lifecycle=info.lifecycle,
-        retires_at=info.retires_at.date() if info.retires_at else None,
+        display_name=str(name or known.display_name),
+        lifecycle=lifecycle if lifecycle in ("active", "deprecated", "retired") else known.lifecycle,
+        retires_at=retires.date() if hasattr(retires, "date") else known.retires_at,
         source="api",
     )
-    if info.max_input_tokens:
-        spec = replace(spec, max_input_tokens=int(info.max_input_tokens))
-    if info.max_tokens:
-        spec = replace(spec, max_tokens=int(info.max_tokens))
-    if caps is not None:
-        types = getattr(caps.thinking, "types", None)
-        thinking = frozenset(t for t in THINKING_TYPES if getattr(getattr(types, t, None), "supported", False))
-        efforts = frozenset(
-            e for e in EFFORTS if caps.effort.supported and getattr(getattr(caps.effort, e, None), "supported", False)
-        )
-        spec = replace(
-            spec,
-            thinking_types=thinking,
-            efforts=efforts,
-            default_effort=spec.default_effort if spec.default_effort in efforts else "",
-            structured_outputs=bool(caps.structured_outputs.supported),
-            context_management=bool(caps.context_management.supported),
-        )
+    window, output = _get(info, "max_input_tokens"), _get(info, "max_tokens")
+    if isinstance(window, int) and window > 0:
+        spec = replace(spec, max_input_tokens=window)
+    if isinstance(output, int) and output > 0:
+        spec = replace(spec, max_tokens=output)
+    caps = _get(info, "capabilities")
+    if caps is None:
+        return spec
+    thinking = {kind: _flag(caps, "thinking", "types", kind) for kind in THINKING_TYPES}
+    if any(flag is not None for flag in thinking.values()):
+        spec = replace(spec, thinking_types=frozenset(kind for kind, flag in thinking.items() if flag))
+    efforts = {level: _flag(caps, "effort", level) for level in EFFORTS}
+    if _flag(caps, "effort") is False:
+        spec = replace(spec, efforts=frozenset())
+    elif any(flag is not None for flag in efforts.values()):
+        spec = replace(spec, efforts=frozenset(level for level, flag in efforts.items() if flag))
+    spec = replace(spec, default_effort=spec.default_effort if spec.default_effort in spec.efforts else "")
+    structured, managed = _flag(caps, "structured_outputs"), _flag(caps, "context_management")
+    if structured is not None:
+        spec = replace(spec, structured_outputs=structured)
+    if managed is not None:
+        spec = replace(spec, context_management=managed)
     return spec
 
 
@@ -203,7 +226,7 @@ def available(client: ClientFactory = default_client, now: float | None = None) 
         page = _ask(lambda c: list(c.models.list(limit=100)), client)
     except _Unreachable:
         return active_ids()
-    ids = [m.id for m in page or () if getattr(m, "lifecycle", "active") == "active"]
+    ids = [str(m.id) for m in page or () if getattr(m, "id", None) and getattr(m, "lifecycle", "active") in ("active", None)]
     _write_cache(lambda data: data.__setitem__("list", {"at": now, "ids": ids}))
     return ids or active_ids()
 

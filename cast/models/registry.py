@@ -92,14 +92,11 @@ def _provider_name(options: Any) -> str:
 
 def _config_files(options: Any) -> dict[str, Any] | None:
     """The config files' values merged (lowest precedence first), unvalidated; None when one can't be read."""
-    import tomllib
-
-    from cast.config import config_paths
+    from cast.config import layers
     from cast.workspace import Workspace
 
     try:
-        root = Workspace.discover(options.cwd).root
-        files = [tomllib.loads(path.read_text(encoding="utf-8")) for path in config_paths(root) if path.is_file()]
+        files = [values for _, values, _ in layers(Workspace.discover(options.cwd).root)]  # what counts of each
     except Exception:  # noqa: BLE001 — an unreadable file or workspace: the full load reports it
         return None
     merged: dict[str, Any] = {}

@@ -120,7 +120,13 @@ class Reply:
         yield from calls
         u = self.usage
         writes = u["cache_creation_input_tokens"]
-        yield Usage(u["input_tokens"], u["output_tokens"], u["cache_read_input_tokens"], writes, min(self.long_writes, writes))
+        usage = Usage(u["input_tokens"], u["output_tokens"], u["cache_read_input_tokens"], writes, min(self.long_writes, writes))
+        if self.stop_reason == "refusal" and not content:
+            # Refused before any output: not billed (https://platform.claude.com/docs/en/models/fable-5/
+            # introducing-claude-fable-5-and-claude-mythos-5, "Billing"), so it costs nothing here either.
+            self.details["unbilled"] = usage.to_dict()
+            usage = Usage()
+        yield usage
         yield Stop(self.stop_reason or "end_turn", tuple(content), dict(self.details))
 
 

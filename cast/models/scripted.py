@@ -55,6 +55,13 @@ class ScriptedModel:
         self.position = 0
         self.requests: list[Request] = []
         self.record = record
+        self._tools: tuple[tuple[dict[str, Any], ...], int] = ((), 2)  # the last tool set and its size
+
+    def _tools_chars(self, tools: tuple[dict[str, Any], ...]) -> int:
+        """The tool set is fixed within a conversation: measure it once, not every step."""
+        if tools is not self._tools[0]:
+            self._tools = (tools, len(json.dumps(tools)))
+        return self._tools[1]
 
     @classmethod
     def from_path(cls, path: Path) -> ScriptedModel:
@@ -86,7 +93,8 @@ class ScriptedModel:
             call = ToolUse(id=f"toolu_{self.position:03d}_{index}", name=use.get("name", ""), input=use.get("input", {}))
             yield call
             content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input})
-        prompt_chars = len(request.system) + len(json.dumps(request.tools)) + len(json.dumps(request.messages))
+        messages = request.chars if request.chars is not None else len(json.dumps(request.messages))
+        prompt_chars = len(request.system) + self._tools_chars(request.tools) + messages
         yield Usage(input_tokens=prompt_chars // CHARS_PER_TOKEN, output_tokens=len(json.dumps(content)) // CHARS_PER_TOKEN)
         yield Stop(turn.get("stop", "tool_use" if tool_uses else "end_turn"), tuple(content))
 

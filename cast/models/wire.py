@@ -55,11 +55,7 @@ def effort_for(spec: ModelSpec | None, wanted: str | None) -> str:
     """The effort to send: `wanted`, or the nearest lower level the model takes ('' for none)."""
     if not wanted or wanted not in EFFORTS:
         return ""
-    levels = spec.efforts if spec is not None else frozenset(EFFORTS)
-    for level in reversed(EFFORTS[: EFFORTS.index(wanted) + 1]):
-        if level in levels:
-            return level
-    return ""
+    return spec.effort_or_default(wanted) if spec is not None else wanted
 
 
 def thinking_for(spec: ModelSpec | None, drop_block: bool) -> dict[str, Any] | None:
@@ -87,9 +83,16 @@ def shape(request: Request, spec: ModelSpec | None, params: dict[str, Any]) -> d
         params["output_config"] = output
     if request.context_management is not None:
         params["context_management"] = request.context_management
-    if spec is not None and spec.max_tokens > 0:
-        params["max_tokens"] = min(params["max_tokens"], spec.max_tokens)
+    params["max_tokens"] = output_limit(spec, effort, params["max_tokens"])
     return params
+
+
+def output_limit(spec: ModelSpec | None, effort: str, configured: int) -> int:
+    """`max_tokens`: the configured value (0: 64k at xhigh/max, 32k otherwise, the effort
+    page's advice now that thinking counts toward it), never above the model's max output."""
+    if spec is not None:
+        return spec.output_limit(effort, configured)
+    return configured if configured > 0 else (64_000 if effort in ("xhigh", "max") else 32_000)
 
 
 def betas(params: dict[str, Any]) -> list[str]:

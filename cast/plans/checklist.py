@@ -206,6 +206,12 @@ def _describe(old: list[Item], new: list[Item], pairs: dict[int, int], moved: se
     return notes
 
 
+def describe_changes(old: list[Item], new: list[Item]) -> list[str]:
+    """What changed between two versions of a checklist, item by item ([] when nothing did)."""
+    pairs, moved = _pair(old, new)
+    return _describe(old, new, pairs, moved)
+
+
 class PlanFile:
     """A plan file as last loaded, ticked in place. Writes go to the file a symlink points to."""
 

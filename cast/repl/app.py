@@ -309,11 +309,7 @@ class Repl:
         self.say("(press Ctrl+C again to exit, or Ctrl+D)", "dim")
 
     def on_escape(self) -> None:
-        """Esc at a question is its leave answer ("no" at an approval, "not now" at the hand-off)
-        and the run goes on; otherwise it interrupts the agent. Ctrl+C interrupts either way."""
-        if self.asker.current is not None:
-            self.asker.leave()
-        elif self.busy:
+        if self.asker.current is not None or self.busy:
             self._interrupt()
 
     def _interrupt(self) -> None:
@@ -353,7 +349,9 @@ def run_repl(options: Options, mode: str = "plan", task: str | None = None, resu
     the plan to execute (path or session id; None = the newest plan with unticked items).
     resume: a session id to continue. Returns the exit status (0 when the user leaves)."""
     from cast.models.registry import check_at_open
+    from cast.trust import ask_here
 
+    ask_here(cwd=options.cwd)  # before the prompt: may this workspace's config loosen security?
     if (refused := check_at_open(options)) is not None:
         return refused
     if not (sys.stdin.isatty() and sys.stdout.isatty()):

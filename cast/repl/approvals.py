@@ -10,45 +10,45 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cast.repl.ask import Question, approval_question, edit_question
-from cast.safety.approval import Answer, Remembered
+from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, EditRequest, Remembered
 
 if TYPE_CHECKING:
     from cast.repl.app import Repl
 
 
 class ReplApprover:
-    """The approver a run's policy calls from the worker thread. `remembered` is picked up by
-    every ApprovalPolicy built with this approver, so all runs of the session share it."""
+    """The approver a run's policy asks from the worker thread. It asks about edits too, and its
+    `remembered` is picked up by every ApprovalPolicy built with it, so all runs of the session
+    share it."""
 
     def __init__(self, repl: Repl):
         self.repl = repl
         self.remembered = Remembered()
+        self.abilities = Abilities(edits=True, remembered=self.remembered)
         self.edits_auto = False  # "execute, edits auto-approved", or "all edits" at an edit question
 
-    def approve_edit(self, path: str, diff: str) -> Answer:
+    def ask_edit(self, request: EditRequest) -> ApprovalAnswer:
         """Apply this change? The diff goes into the scrollback first, so the answer is about
         what the user saw."""
         if self.edits_auto:
-            return Answer("yes")
-        if diff.strip():
-            self.repl.show(self.repl.renderer.diff(diff))
-        answer = self._ask(edit_question(path), path, "edit approved", "edit declined")
+            return ApprovalAnswer("yes")
+        if request.diff.strip():
+            self.repl.show(self.repl.renderer.diff(request.diff))
+        answer = self._ask(edit_question(request.path), request.path, "edit approved", "edit declined")
         if answer.value == "always":
             self.edits_auto = True
-            self.repl.say(f"✓ edit approved, and edits from now on in this session: {path}", "green")
+            self.repl.say(f"✓ edit approved, and edits from now on in this session: {request.path}", "green")
         return answer
 
-    def __call__(self, command: str) -> Answer:
-        answer = self._ask(approval_question(command), command, "approved once", "declined")
+    def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        approved = "approved outside the sandbox" if request.outside_sandbox else "approved once"
+        answer = self._ask(approval_question(request), request.command, approved, "declined")
         if answer.value == "always":
-            from cast.safety.approval_scope import scope_of
-
-            scope = scope_of(command)
-            reach = "exactly this command" if scope is None or scope.exact else scope.label()
-            self.repl.say(f"✓ approved for this session ({reach}): {command}", "green")
+            reach = request.always_label or "exactly this command"
+            self.repl.say(f"✓ approved for this session ({reach}): {request.command}", "green")
         return answer
 
-    def _ask(self, question: Question, subject: str, approved: str, declined: str) -> Answer:
+    def _ask(self, question: Question, subject: str, approved: str, declined: str) -> ApprovalAnswer:
         """Ask at the prompt (an interrupt leaves the question) and echo every answer but
         "always" into the scrollback; the caller says what "always" now covers."""
         repl = self.repl
@@ -60,7 +60,7 @@ class ReplApprover:
             repl.say(f"✗ {declined}: {subject}\n  told the agent instead: {reply.text}", "red")
         elif reply.value != "always":
             repl.say(f"✗ {declined}{' (left the question)' if reply.left else ''}: {subject}", "red")
-        return Answer(reply.value, reply.text)
+        return ApprovalAnswer("always" if reply.value == "always" else "yes" if reply.value == "yes" else "no", reply.text)
 
 
 def permissions(repl: Repl, arg: str) -> None:

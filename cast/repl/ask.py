@@ -21,6 +21,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cast.safety.decision import ApprovalRequest
 
 POLL_SECONDS = 0.1
 
@@ -116,24 +120,27 @@ class Asker:
         return True
 
 
-def approval_question(command: str) -> Question:
-    """Run this command? The "always" choice names exactly what it will remember, and is not
-    offered for a line no scope can cover (more than one plain command)."""
-    from cast.safety.approval_scope import scope_of
-
-    scope = scope_of(command)
+def approval_question(request: ApprovalRequest) -> Question:
+    """Run this command? The "always" choice names exactly what it will remember, and is offered
+    only where the request says an "always" can cover something; a re-run outside the sandbox is
+    asked as such, with what the sandbox denied."""
+    reach = request.always_label
     choices = [Choice("y", "yes", "[y]es, once", ("yes",)), Choice("n", "no", "[n]o", ("no",))]
-    if scope is not None:
-        reach = "exactly this command" if scope.exact else scope.label()
+    if reach is not None:
         choices.append(Choice("a", "always", f"[a]lways this session: {reach}", ("always",)))
+    title = (
+        f"Run it again OUTSIDE the sandbox, with no limits at all? ({request.why})"
+        if request.outside_sandbox
+        else "cast wants to run a command that is not provably read-only:"
+    )
     return Question(
-        title="cast wants to run a command that is not provably read-only:",
-        detail=command,
+        title=title,
+        detail=request.command,
         choices=tuple(choices),
         on_leave="no",
         on_text=lambda text: Reply("no", text),
         hint="a key, then Enter · or type what to do instead (sent with the refusal) · Esc: no",
-        placeholder="y/n" + ("/a" if scope is not None else "") + " + Enter, or say what to do instead",
+        placeholder="y/n" + ("/a" if reach is not None else "") + " + Enter, or say what to do instead",
     )
 
 

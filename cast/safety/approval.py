@@ -1,51 +1,39 @@
-"""Who decides whether an execute-mode command runs.
+"""Who decides whether a command runs, and in which sandbox.
 
-Policy as data: a deny list of catastrophic commands no flag or answer can unlock, then a fixed
+Policy as data: the deny lists (`catastrophic.py`) no flag or answer can unlock, then a fixed
 order of reasons to run without asking (proven read-only, an allow rule, an "always" answer
 given earlier, --yes), then the user. Allow rules and "always" answers reach exactly as far as
 `approval_scope` says, and no further. Without a terminal and without --yes, the answer is no:
 a headless run must never wait on a prompt nobody sees.
+
+Plan mode asks nobody: a command runs when the checker proves it read-only, or, where the strong
+sandbox holds it and the user has not said `plan_commands = "proven"`, sandboxed and unverified.
 """
 
 from __future__ import annotations
 
-import re
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from cast.safety.approval_scope import Rule, Scope, scope_of, words_of
-
-# (pattern, why). Matched against the command with runs of whitespace collapsed.
-CATASTROPHIC: tuple[tuple[str, str], ...] = (
-    (
-        r"\brm\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*[rR][a-zA-Z]*\s+(-[a-zA-Z-]+\s+)*(/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|\.|\./|\.\.|\*)(\s|$|;|&|\|)",
-        "recursive rm of /, ~, the workspace or everything in it",
-    ),
-    (r"\brm\s+.*--recursive\b.*\s(/|~|\$HOME|\.)(\s|$)", "recursive rm of /, ~ or the workspace"),
-    (r"\bgit\s+push\b.*(\s--force\b|\s-f\b|\s--force-with-lease\b|\s\+\S)", "force-push rewrites shared history"),
-    (r"(^|[;&|(]\s*)(sudo|doas|su)\b", "privilege escalation"),
-    (r"\bmkfs(\.\w+)?\b", "formats a filesystem"),
-    (r"\bdd\b.*\bof=/dev/", "writes onto a device"),
-    (r">\s*/dev/(sd|nvme|hd|vd|xvd|mmcblk)", "writes onto a device"),
-    (r":\s*\(\s*\)\s*\{.*:\s*\|\s*:.*&", "fork bomb"),
-    (r"\b(shutdown|reboot|halt|poweroff)\b", "stops the machine"),
-    (r"\bchmod\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*R[a-zA-Z]*\s+\S+\s+/(\s|$)", "recursive chmod of /"),
-    (r"\bchown\s+(-[a-zA-Z]*\s+)*-[a-zA-Z]*R[a-zA-Z]*\s+\S+\s+/(\s|$)", "recursive chown of /"),
+from cast.safety.approval_scope import Rule, scope_of, words_of
+from cast.safety.catastrophic import catastrophic, never_in_plan
+from cast.safety.decision import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approver,
+    Ask,
+    Decision,
+    EditRequest,
+    Refuse,
+    Remembered,
+    Run,
+    SandboxKind,
 )
 
+if TYPE_CHECKING:
+    from cast.safety.bash_check import Verdict
 
-def catastrophic(command: str, workspace_root: str | None = None) -> str | None:
-    """The reason a command is on the deny list, or None."""
-    flat = " ".join(command.split())
-    for pattern, why in CATASTROPHIC:
-        if re.search(pattern, flat):
-            return why
-    if workspace_root and re.search(r"\brm\s+.*-[a-zA-Z]*[rR]", flat):
-        root = workspace_root.rstrip("/")
-        if re.search(rf"\s{re.escape(root)}/?(\*)?(\s|$)", flat):
-            return "recursive rm of the workspace root"
-    return None
+__all__ = ["ApprovalPolicy", "Approver", "PlanCommands", "Remembered", "catastrophic", "decide_plan", "is_simple"]
 
 
 def is_simple(command: str) -> bool:
@@ -55,56 +43,25 @@ def is_simple(command: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Answer:
-    """The user's answer. `note` is what they typed instead of a key: with a "no", it tells the
-    model what to do instead."""
+class PlanCommands:
+    """Whether plan mode runs commands the checker cannot prove, and why (not)."""
 
-    value: str  # "yes" | "no" | "always"
-    note: str = ""
-
-
-Approver = Callable[[str], "str | Answer"]  # command -> "yes" | "no" | "always" | Answer
+    unverified: bool
+    why: str
 
 
-class Remembered:
-    """The scopes "always" answers approved. One instance can outlive a run: the REPL keeps its
-    own for the whole interactive session, so a later /execute does not ask again, and
-    /permissions lists and revokes them."""
-
-    def __init__(self) -> None:
-        self._scopes: list[Scope] = []
-        self._lock = threading.Lock()
-
-    def add(self, scope: Scope) -> None:
-        with self._lock:
-            if scope not in self._scopes:
-                self._scopes.append(scope)
-
-    def covering(self, command: str) -> Scope | None:
-        scope = scope_of(command)
-        with self._lock:
-            return scope if scope is not None and scope in self._scopes else None
-
-    def scopes(self) -> list[Scope]:
-        with self._lock:
-            return list(self._scopes)
-
-    def revoke(self, scope: Scope) -> bool:
-        with self._lock:
-            if scope in self._scopes:
-                self._scopes.remove(scope)
-                return True
-            return False
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._scopes)
-
-
-@dataclass
-class Decision:
-    run: bool
-    reason: str
+def decide_plan(command: str, verdict: Verdict, plan: PlanCommands, workspace_root: str | None = None) -> Run | Refuse:
+    if why := never_in_plan(command, workspace_root):
+        return Refuse(f"command refused in plan mode: {why}; cast never runs this")
+    if verdict.allowed:
+        return Run(SandboxKind.PROVEN, "read-only")
+    if plan.unverified:
+        return Run(SandboxKind.UNVERIFIED, f"sandboxed, unverified: {verdict.reason}")
+    return Refuse(
+        f"command blocked in plan mode: {verdict.reason}. Plan mode here runs only commands proven read-only "
+        f"({plan.why}). Use read_file, list_files or grep, a read-only form of the command, or put the "
+        "command in the plan as a step for execution."
+    )
 
 
 @dataclass
@@ -114,58 +71,79 @@ class ApprovalPolicy:
     approver: Approver | None = None
     workspace_root: str | None = None
     always: Remembered = field(default_factory=Remembered)
-    sandbox: str = "off"  # "workspace-write": approved commands run in the sandbox (cast/tools/shell.py)
+    sandbox: str = "off"  # "workspace-write": approved commands run in the sandbox where a layer exists
     sandbox_network: bool = False
 
     def __post_init__(self) -> None:
-        shared = getattr(self.approver, "remembered", None)  # an approver that remembers across runs
-        if isinstance(shared, Remembered):
-            self.always = shared
+        if self.approver is not None and self.approver.abilities.remembered is not None:
+            self.always = self.approver.abilities.remembered  # shared by every run of the session
         self.rules = tuple(rule for text in self.allow if (rule := Rule.parse(text)) is not None)
 
-    def decide(self, command: str, read_only: Callable[[str], bool]) -> Decision:
-        if why := catastrophic(command, self.workspace_root):
-            return Decision(False, f"refused: {why}; cast never runs this, even with --yes")
-        if read_only(command):
-            return Decision(True, "read-only")
-        if any(rule.matches(command) for rule in self.rules):
-            return Decision(True, "allowed by config")
-        if (scope := self.always.covering(command)) is not None:
-            return Decision(True, f"allowed for this session ({scope.label()})")
-        if self.yes:
-            return Decision(True, "--yes")
-        if self.approver is None:
-            return Decision(
-                False,
-                (
-                    "approval needed: this command is not provably read-only and cast is running "
-                    "without a terminal to ask. Re-run with --yes, or add an allow rule to "
-                    '.cast/config.toml (allow = ["pytest*"])'
-                ),
-            )
-        answer = self.approver(command)
-        if isinstance(answer, str):
-            answer = Answer(answer)
-        if answer.value == "always" and (scope := scope_of(command)) is not None:
-            self.always.add(scope)
-            return Decision(True, f"approved (always: {scope.label()})")
-        if answer.value in ("yes", "always"):
-            return Decision(True, "approved")
-        if answer.note.strip():
-            return Decision(False, "the user declined to run this command and said instead:\n" + answer.note.strip())
-        return Decision(False, "the user declined to run this command; ask or take another approach")
+    @property
+    def approved_sandbox(self) -> SandboxKind:
+        return SandboxKind.WORKSPACE_WRITE if self.sandbox == "workspace-write" else SandboxKind.NONE
 
-    def decide_edit(self, path: str, diff: str) -> Decision:
+    def decide(self, command: str, verdict: Verdict) -> Decision:
+        """`verdict` is the checker's on `command`. Never asks: an `Ask` is the question to put."""
+        if why := catastrophic(command, self.workspace_root):
+            return Refuse(f"refused: {why}; cast never runs this, even with --yes")
+        if verdict.allowed:
+            return Run(SandboxKind.PROVEN, "read-only")
+        approved = self.approved_sandbox
+        if any(rule.matches(command) for rule in self.rules):
+            return Run(approved, "allowed by config")
+        if (scope := self.always.covering(command)) is not None:
+            return Run(approved, f"allowed for this session ({scope.label()})")
+        if self.yes:
+            return Run(approved, "--yes")
+        if self.approver is None:
+            return Refuse(
+                "approval needed: this command is not provably read-only and cast is running "
+                "without a terminal to ask. Re-run with --yes, or add an allow rule to "
+                '.cast/config.toml (allow = ["pytest*"])'
+            )
+        why = f"not provably read-only: {verdict.reason}"
+        return Ask(ApprovalRequest(command, self.workspace_root or "", why, scope_of(command)))
+
+    def outside(self, command: str, denied: str) -> Ask | Refuse:
+        """The sandbox seems to have denied `denied`: only the user may let the command run again
+        with no sandbox. --yes and earlier "always" answers do not cover it."""
+        if self.approver is None:
+            return Refuse("only the user can let it run outside the sandbox (in an interactive session)")
+        why = f"in the sandbox it failed on {denied}"
+        return Ask(ApprovalRequest(command, self.workspace_root or "", why, None, outside_sandbox=True))
+
+    def settle(self, decision: Decision) -> Run | Refuse:
+        """Put an `Ask` to the approver and read its answer; a `Run` or `Refuse` stands."""
+        if not isinstance(decision, Ask):
+            return decision
+        if self.approver is None:
+            return Refuse("approval needed and nobody can be asked")
+        return self.resolve(decision.request, self.approver.ask(decision.request))
+
+    def resolve(self, request: ApprovalRequest, answer: ApprovalAnswer) -> Run | Refuse:
+        if request.outside_sandbox:
+            if answer.approved:
+                return Run(SandboxKind.NONE, "re-run outside the sandbox, approved")
+            return Refuse("only the user can let it run outside the sandbox (they declined)")
+        if answer.value == "always" and request.always is not None:
+            self.always.add(request.always)
+            return Run(self.approved_sandbox, f"approved (always: {request.always.label()})")
+        if answer.approved:
+            return Run(self.approved_sandbox, "approved")
+        if answer.note.strip():
+            return Refuse("the user declined to run this command and said instead:\n" + answer.note.strip())
+        return Refuse("the user declined to run this command; ask or take another approach")
+
+    def decide_edit(self, path: str, diff: str) -> Run | Refuse:
         """A file edit: asked only when the approver asks about edits (the REPL, unless the user
         chose "edits auto-approved"); a one-shot run applies edits as it always has."""
-        ask = getattr(self.approver, "approve_edit", None)
-        if self.yes or ask is None:
-            return Decision(True, "edits run without asking")
-        answer = ask(path, diff)
-        if isinstance(answer, str):
-            answer = Answer(answer)
-        if answer.value in ("yes", "always"):
-            return Decision(True, "approved")
+        approver = self.approver
+        if self.yes or approver is None or not approver.abilities.edits:
+            return Run(SandboxKind.NONE, "edits run without asking")
+        answer = approver.ask_edit(EditRequest(path, diff))
+        if answer.approved:
+            return Run(SandboxKind.NONE, "approved")
         if answer.note.strip():
-            return Decision(False, f"the user declined this change to {path} and said instead:\n" + answer.note.strip())
-        return Decision(False, f"the user declined this change to {path}; ask or take another approach")
+            return Refuse(f"the user declined this change to {path} and said instead:\n" + answer.note.strip())
+        return Refuse(f"the user declined this change to {path}; ask or take another approach")

@@ -67,6 +67,8 @@ def args(policy: Policy, scratch: str | None, workspace: str | None, readable: l
         argv += ["--bind", path, path]
         for inner in protected(path):
             argv += ["--ro-bind", inner, inner]
+    for path in policy.overlay:
+        argv += ["--overlay-src", path, "--tmp-overlay", path]
     if scratch:
         argv += ["--bind", scratch, scratch]
     for path in hidden:  # last, once every mount point inside exists: a write there fails, as elsewhere

@@ -32,11 +32,13 @@ class Layer:
 @dataclass(frozen=True)
 class Policy:
     """What a sandboxed command may do besides reading: write beneath `writable` (the scratch dir
-    is always added), and use the network only when `network`."""
+    is always added), and use the network only when `network`. Writes beneath an `overlay` path
+    seem to succeed but land in a tmpfs that vanishes with the command (bubblewrap only)."""
 
     writable: tuple[str, ...] = ()
     network: bool = False
     name: str = "read-only"
+    overlay: tuple[str, ...] = ()
 
 
 READ_ONLY = Policy()
@@ -44,6 +46,15 @@ READ_ONLY = Policy()
 
 def workspace_write(root: Path, network: bool = False) -> Policy:
     return Policy((os.path.realpath(root),), network, "workspace-write")
+
+
+def throwaway(root: Path) -> Policy:
+    """Plan mode's unverified commands: the workspace read-only, its writes (`__pycache__`,
+    `.pytest_cache`, build outputs) in a throwaway overlay where bubblewrap can mount one, else
+    refused by the read-only mount."""
+    if overlay_works():
+        return Policy(overlay=(os.path.realpath(root),), name="read-only, writes thrown away")
+    return Policy(name="read-only")
 
 
 def bwrap_binary() -> str | None:
@@ -69,6 +80,26 @@ def _bwrap_works(binary: str) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
+
+
+@lru_cache(maxsize=1)
+def overlay_works() -> bool:
+    """Can this bubblewrap mount a throwaway overlay (`--tmp-overlay`, bubblewrap 0.10+, and a
+    kernel that lets an unprivileged user mount overlayfs)?"""
+    binary = bwrap_binary()
+    if binary is None:
+        return False
+    import tempfile
+
+    from cast.sandbox import bwrap
+
+    with tempfile.TemporaryDirectory(prefix="cast-overlay-probe-") as probe:
+        argv = [binary, *bwrap.args(Policy(overlay=(probe,)), None, None), "--", "sh", "-c", f": > '{probe}/w'"]
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        return done.returncode == 0 and not os.listdir(probe)
 
 
 @lru_cache(maxsize=1)

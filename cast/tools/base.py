@@ -50,6 +50,7 @@ class ToolContext:
     base_commit: str | None = None
     tasks: TaskBoard | None = None  # execute mode: the plan's checklist
     approval: ApprovalPolicy | None = None  # execute mode: who may run what
+    plan_commands: str = "sandboxed"  # plan mode: "sandboxed" (unverified ones too, strong sandbox only) or "proven"
     on_output: Callable[[str, str], None] | None = None  # (command, its newest output line) while it runs: live views only
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import Field
 
 from cast.fsutil import atomic_write
+from cast.safety.decision import Refuse
 from cast.safety.paths import relative
 from cast.text import clip
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
@@ -70,7 +71,7 @@ def _approve(ctx: ToolContext, rel: str, diff: str) -> None:
     """Execute mode's approval policy may ask the user before a file changes."""
     if ctx.approval is not None:
         decision = ctx.approval.decide_edit(rel, diff)
-        if not decision.run:
+        if isinstance(decision, Refuse):
             raise ToolError(decision.reason)
 
 

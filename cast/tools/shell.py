@@ -1,19 +1,23 @@
-"""The bash tool. In plan mode every command must first be proven read-only by the checker; the
-proof is code, not a prompt, so no wording of the task can talk its way past it. What the checker
-lets through still runs inside the kernel sandbox (cast/sandbox): the checker decides and explains,
-the sandbox guarantees. Where no kernel layer exists, only the checker's strict subset runs."""
+"""The bash tool. In plan mode a command runs when the checker proves it read-only, or, where the
+strong sandbox holds it, sandboxed and unverified (the project's tests, a build: the planner sees
+real results), its writes thrown away; the proof and the choice are code, not a prompt, so no
+wording of the task can talk its way past them. Everything runs inside the kernel sandbox
+(cast/sandbox): the checker decides and explains, the sandbox guarantees. Where no kernel layer
+exists, only the checker's strict subset runs. How a decision becomes a run is orchestrator.py."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from pydantic import Field
 
-from cast.sandbox.denials import denial
-from cast.sandbox.policy import READ_ONLY, Policy, detect, workspace_write
+from cast.safety.decision import Refuse, Run, SandboxKind
+from cast.sandbox.policy import Policy, detect
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
-from cast.tools.process import CommandResult, parse_test_counts, private_git_index, read_only_env, run_command
+from cast.tools.orchestrator import attempt, decide_execute_command, decide_plan_command, read_only_verdict
+from cast.tools.process import CommandResult, parse_test_counts
+
+__all__ = ["EXECUTE_BASH", "PLAN_BASH", "observe", "read_only_verdict"]
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -70,107 +74,83 @@ def no_sandbox_notice() -> str | None:
     return f"[{layer.detail}; git and programs that read configuration from the tree are refused]"
 
 
-def read_only_verdict(command: str) -> tuple[bool, str]:
-    """The checker's verdict; without a kernel layer, its strict subset's."""
-    from cast.safety import bash_check  # tree-sitter loads only when bash is used
-
-    verdict = bash_check.check(command, strict=not detect().active)
-    return verdict.allowed, verdict.reason
-
-
 def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
     command = args.command
     notice = no_sandbox_notice()
-    allowed, reason = read_only_verdict(command)
-    if not allowed:
-        raise ToolError(
-            (notice + "\n" if notice else "") + f"command blocked in plan mode: {reason}. Plan mode runs only commands proven "
-            "read-only. Use read_file, list_files or grep, a read-only form of the command, or put "
-            "the command in the plan as a step for execution."
-        )
-    timeout = args.timeout
-    root = ctx.workspace.root
-    with private_git_index(root, read_only_env(root)) as env:
-        result = run_command(command, root, timeout, ctx.cancel, env, sandbox=READ_ONLY, on_line=_live(ctx, command))
-    obs = observe(command, result)
-    if notice:  # after exit_code=N, which stays the first line
-        first, _, rest = obs.text.partition("\n")
-        obs.text = f"{first}\n{notice}\n{rest}"
+    decision = decide_plan_command(command, ctx)
+    if isinstance(decision, Refuse):
+        raise ToolError((notice + "\n" if notice else "") + decision.reason)
+    done = attempt(command, decision, ctx, args.timeout, _live(ctx, command))
+    obs = observe(command, done.result)
+    obs.facts["approval"] = decision.label
+    extra = []
+    if decision.sandbox is SandboxKind.UNVERIFIED:
+        extra.append(_unverified_line(decision, done.sandbox))
+        obs.summary += " · sandboxed, unverified"
+        obs.facts["verified"] = False
+    if notice:
+        extra.append(notice)
         obs.summary += " · no kernel sandbox here: only the checker's strict subset runs (cast doctor)"
+    if extra:  # after exit_code=N, which stays the first line
+        first, _, rest = obs.text.partition("\n")
+        obs.text = "\n".join([first, *extra, rest])
     return obs
+
+
+def _unverified_line(decision: Run, sandbox: Policy | None) -> str:
+    writes = "writes to the workspace went to a throwaway overlay" if sandbox and sandbox.overlay else "the workspace read-only"
+    why = decision.label.removeprefix("sandboxed, unverified: ")
+    return (
+        f"[sandboxed, unverified: the checker could not prove this read-only ({why}), so it ran in the "
+        f"{detect().name} sandbox: nothing it wrote persists ({writes}, everything else read-only), no network]"
+    )
 
 
 PLAN_BASH = Tool(
     "bash",
-    "Run a read-only bash command (git log/diff/show, grep, find, wc, sed -n, ...). Commands that "
-    "could write files or run code are refused with the reason. Output starts with exit_code=N.",
+    "Run a bash command in plan mode. Commands cast proves read-only (git log/diff/show, grep, find, "
+    "wc, sed -n, ...) run; where the strong sandbox is active, others (the project's tests, a build) "
+    "run in it, unverified, with the workspace read-only and their writes thrown away; elsewhere they "
+    "are refused with the reason. Output starts with exit_code=N.",
     BashParams,
     plan_bash,
     read_only=True,
 )
 
 
-def _proven_read_only(command: str) -> bool:
-    return read_only_verdict(command)[0]
-
-
 def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
-    """Approval policy first (deny list, read-only proof, allow rules, --yes, the user); then run
-    and report which files the command changed."""
+    """Decide (deny list, read-only proof, allow rules, --yes, the user), run in the sandbox the
+    decision names, and report which files the command changed."""
     from cast.tools.changes import changed_between, workspace_state
 
     command = args.command
     policy = ctx.approval
     if policy is None:
         raise ToolError("no approval policy in this session; bash cannot run")
-    decision = policy.decide(command, _proven_read_only)
-    if not decision.run:
+    decision = decide_execute_command(command, policy)
+    if isinstance(decision, Refuse):
         raise ToolError(decision.reason)
     root = ctx.workspace.root
     before = workspace_state(root)
-    read_only = decision.reason == "read-only"
-    env = read_only_env(root) if read_only else None  # the proof's assumptions
-    sandbox = READ_ONLY if read_only else _approved_sandbox(policy, root)
-    result = run_command(command, root, args.timeout, ctx.cancel, env, sandbox=sandbox, on_line=_live(ctx, command))
-    denied = denial(result.exit_code, result.output) if sandbox is not None and not read_only else None
-    outside = denied is not None and _approve_outside(policy, command, denied)
-    if denied and outside:
-        first = result
-        result = run_command(command, root, args.timeout, ctx.cancel, None, sandbox=None, on_line=_live(ctx, command))
+    done = attempt(command, decision, ctx, args.timeout, _live(ctx, command))
     changed = changed_between(before, workspace_state(root))
-    obs = observe(command, result, changed)
-    obs.facts["approval"] = decision.reason
-    if denied and outside:
+    obs = observe(command, done.result, changed)
+    obs.facts["approval"] = decision.label
+    if done.first is not None:
         obs.text += (
-            f"\n[the first run, in the sandbox, failed on {denied} (exit_code={first.exit_code}); "
+            f"\n[the first run, in the sandbox, failed on {done.denied} (exit_code={done.first.exit_code}); "
             "the user approved this second run outside the sandbox]"
         )
-        obs.facts["approval"] += "; re-run outside the sandbox, approved"
-    elif denied:
+        obs.facts["approval"] += "; " + done.run.label
+    elif done.denied and done.refused_outside is not None:
+        network = done.sandbox is not None and done.sandbox.network
         obs.text += (
             f"\n[sandbox: this command ran with writes limited to the workspace and the temp dir"
-            f"{'' if sandbox and sandbox.network else ' and no network'}; it seems to have failed on {denied}. "
-            "Only the user can let it run outside the sandbox"
-            f"{' (they declined)' if policy.approver is not None else ' (in an interactive session)'}]"
+            f"{'' if network else ' and no network'}; it seems to have failed on {done.denied}. "
+            f"{done.refused_outside.reason[0].upper()}{done.refused_outside.reason[1:]}]"
         )
-        obs.facts["sandbox_denied"] = denied
+        obs.facts["sandbox_denied"] = done.denied
     return obs
-
-
-def _approved_sandbox(policy: Any, root: Any) -> Policy | None:
-    """Config `sandbox = "workspace-write"` holds approved commands too (where a layer exists)."""
-    if getattr(policy, "sandbox", "off") != "workspace-write" or not detect().active:
-        return None
-    return workspace_write(root, bool(getattr(policy, "sandbox_network", False)))
-
-
-def _approve_outside(policy: Any, command: str, denied: str) -> bool:
-    """Ask, saying plainly what is asked: this command again, with no sandbox at all. --yes and
-    "always" answers given earlier do not cover it."""
-    if policy.approver is None:
-        return False
-    answer = policy.approver(f"{command}\n# run again OUTSIDE the sandbox? In the sandbox it failed on {denied}")
-    return getattr(answer, "value", answer) in ("yes", "always")
 
 
 EXECUTE_BASH = Tool(

@@ -8,11 +8,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
 from cast.text import call_label, plural
 from cast.tools.liveline import printable
+
+if TYPE_CHECKING:
+    from cast.safety.decision import Approver
 
 
 class Printer:
@@ -127,17 +130,26 @@ def json_printer(stream: Any = None) -> Callable[[ev.Event], None]:
     return emit
 
 
-def terminal_approver() -> Callable[[str], str]:
+def terminal_approver() -> Approver:
     """Ask on the terminal before a command that is not provably read-only runs.
     Anything but an explicit yes, including Ctrl+C or end of input, is a no."""
+    from cast.safety.decision import Answers, ApprovalAnswer, ApprovalRequest, Reply
 
-    def ask(command: str) -> str:
-        sys.stderr.write(f"\ncast wants to run:\n  {command}\nrun it? [y]es / [n]o / [a]lways for this command: ")
+    def ask(request: ApprovalRequest) -> ApprovalAnswer:
+        if request.outside_sandbox:
+            head = f"\ncast wants to run this again OUTSIDE the sandbox ({request.why}):"
+        else:
+            head = "\ncast wants to run:"
+        always = f" / [a]lways: {request.always_label}" if request.always_label else ""
+        sys.stderr.write(f"{head}\n  {request.command}\nrun it? [y]es / [n]o{always}: ")
         sys.stderr.flush()
         try:
-            answer = input().strip().lower()
+            typed = input().strip().lower()
         except (EOFError, KeyboardInterrupt):
-            return "no"
-        return {"y": "yes", "yes": "yes", "a": "always", "always": "always"}.get(answer, "no")
+            return ApprovalAnswer("no")
+        words: dict[str, Reply] = {"y": "yes", "yes": "yes"}
+        if always:
+            words.update(a="always", always="always")
+        return ApprovalAnswer(words.get(typed, "no"))
 
-    return ask
+    return Answers(ask)

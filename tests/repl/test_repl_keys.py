@@ -7,6 +7,13 @@ import threading
 from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.repl import commands
+from cast.safety.approval_scope import scope_of
+from cast.safety.decision import ApprovalRequest
+
+
+def request(command: str) -> ApprovalRequest:
+    return ApprovalRequest(command, "/work", "not provably read-only", scope_of(command))
+
 
 SHIFT_TAB = "\x1b[Z"
 
@@ -115,7 +122,7 @@ def test_commands_that_change_the_run_wait_while_busy(harness):
 def test_approval_is_asked_at_the_prompt(harness):
     h = harness()
     answers: list[str] = []
-    worker = threading.Thread(target=lambda: answers.append(h.repl.approver("make install").value))
+    worker = threading.Thread(target=lambda: answers.append(h.repl.approver.ask(request("make install")).value))
     worker.start()
     h.wait(lambda: h.repl.asker.current is not None, "the question")
     text = "".join(t for _, t in h.repl.view.message())
@@ -133,7 +140,9 @@ def test_interrupting_an_approval_answers_no(harness):
     h = harness()
     for key in ("\x03", "\x1b"):
         answers: list[str] = []
-        worker = threading.Thread(target=lambda answers=answers: answers.append(h.repl.approver("rm -rf build").value))
+        worker = threading.Thread(
+            target=lambda answers=answers: answers.append(h.repl.approver.ask(request("rm -rf build")).value)
+        )
         worker.start()
         h.wait(lambda: h.repl.asker.current is not None, "the question")
         h.send(key)
@@ -145,7 +154,7 @@ def test_interrupting_an_approval_answers_no(harness):
 def test_typed_answer_while_text_is_in_the_buffer(harness):
     h = harness()
     answers: list[str] = []
-    worker = threading.Thread(target=lambda: answers.append(h.repl.approver("make").value))
+    worker = threading.Thread(target=lambda: answers.append(h.repl.approver.ask(request("make")).value))
     worker.start()
     h.wait(lambda: h.repl.asker.current is not None, "the question")
     h.send("yes\r")  # the word is as good as the key

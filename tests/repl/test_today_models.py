@@ -72,6 +72,9 @@ def test_the_execute_models_config_is_checked_too(repo, api):
     api.serve_models()
     (repo / ".cast").mkdir(exist_ok=True)
     (repo / ".cast" / "config.toml").write_text('execute_model = "claude-sonnet-4-5-20250929"\n')
+    from cast.trust import record
+
+    record(repo, trusted=True)  # a model from the workspace's config counts once it is trusted
     term = spawn(repo, api, "--model", "claude-sonnet-5-5")
     assert ended(term) == 2, term.text
     assert "model 'claude-sonnet-4-5-20250929' was retired" in term.text and "plan ›" not in term.text

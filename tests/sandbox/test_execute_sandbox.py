@@ -9,6 +9,7 @@ import pytest
 
 from cast.config import ConfigError, load
 from cast.safety.approval import ApprovalPolicy
+from cast.safety.decision import Answers, ApprovalRequest
 from cast.sandbox.denials import denial
 from cast.tools.base import ToolContext, run_tool
 from cast.tools.shell import EXECUTE_BASH
@@ -36,27 +37,25 @@ def test_approved_command_writes_the_workspace_not_outside_and_says_so(layer, wo
 
 
 def test_yes_does_not_unlock_the_outside_but_an_explicit_approval_does(layer, work, tmp_path):
-    asked: list[str] = []
-
-    def approver(command: str) -> str:
-        asked.append(command)
-        return "yes"
-
-    text, facts = _run(work, f"touch {tmp_path}/outside", approver=approver)
+    asked: list[ApprovalRequest] = []
+    text, facts = _run(work, f"touch {tmp_path}/outside", approver=Answers(lambda request: asked.append(request) or "yes"))
     assert (tmp_path / "outside").exists()
-    assert len(asked) == 2 and "OUTSIDE the sandbox" in asked[1] and "OUTSIDE" not in asked[0]
+    assert [r.outside_sandbox for r in asked] == [False, True] and "failed on a write" in asked[1].why
     assert "approved this second run outside the sandbox" in text and "outside the sandbox, approved" in facts["approval"]
 
 
 def test_declined_outside_run_stays_denied(layer, work, tmp_path):
     answers = iter(["yes", "no"])
-    text, _ = _run(work, f"touch {tmp_path}/outside", approver=lambda command: next(answers))
+    text, _ = _run(work, f"touch {tmp_path}/outside", approver=Answers(lambda request: next(answers)))  # type: ignore[arg-type,return-value]
     assert not (tmp_path / "outside").exists() and "(they declined)" in text
 
 
 def test_config_takes_the_two_keys_and_refuses_other_values(work):
+    from cast.trust import record
+
     (work / ".cast").mkdir()
     (work / ".cast" / "config.toml").write_text('sandbox = "workspace-write"\nsandbox_network = true\n')
+    record(work, trusted=True)  # the network is a loosening key: it counts in a trusted workspace
     config = load(work)
     assert config.sandbox == "workspace-write" and config.sandbox_network is True
     (work / ".cast" / "config.toml").write_text('sandbox = "everything"\n')

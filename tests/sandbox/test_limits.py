@@ -73,15 +73,16 @@ def test_file_size_and_cpu_time_are_capped(layer, tmp_path):
     assert "cpu=137" in result.output or "cpu=152" in result.output  # SIGKILL or SIGXCPU at the hard limit
 
 
-def test_limits_come_from_config(tmp_path):
-    (tmp_path / ".cast").mkdir()
-    (tmp_path / ".cast" / "config.toml").write_text(
-        'sandbox_env_passthrough = ["MY_*"]\n[sandbox_limits]\nmemory_mb = 512\nprocesses = 64\n'
-    )
+def test_limits_come_from_the_users_config(tmp_path):
+    from cast.config import config_dir
+
+    user = config_dir() / "config.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('sandbox_env_passthrough = ["MY_*"]\n[sandbox_limits]\nmemory_mb = 512\nprocesses = 64\n')
     config = load(tmp_path)
     configure(config.sandbox_env_passthrough, config.sandbox_limits)
     assert settings().passthrough == ("MY_*",) and settings().limits.memory_mb == 512 and settings().limits.processes == 64
-    (tmp_path / ".cast" / "config.toml").write_text("[sandbox_limits]\nmemory = 512\n")
+    user.write_text("[sandbox_limits]\nmemory = 512\n")
     with pytest.raises(ConfigError, match="sandbox_limits"):
         load(tmp_path)
 

@@ -15,6 +15,7 @@ from conftest import git
 
 from cast.plans.checklist import parse
 from cast.sandbox.policy import bwrap_binary
+from cast.trust import record
 
 EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
 
@@ -36,6 +37,7 @@ def test_read_only_checkout_plans_into_the_state_dir_and_execute_finds_it(tmp_pa
     git(calc, "init", "-q")
     git(calc, "add", "-A")
     git(calc, "commit", "-qm", "calc")
+    record(calc, trusted=True)  # its config allows its test command, a loosening key
     state = tmp_path / "state"
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     wrapper = _read_only_runner(calc)

@@ -1,0 +1,147 @@
+"""Which workspaces the user trusts to loosen cast's security settings through their own
+`.cast/config.toml`.
+
+A cloned repository carries its `.cast/config.toml`; cast reads it as data, and the keys that could
+loosen security (config.LOOSENING) count only in a workspace the user trusted, here: asked once on a
+terminal, or `cast trust` / `cast trust --revoke`. The answer lives in the user's config dir, where
+no repository (and no command under workspace-write) can write, keyed by the workspace's real path,
+so a symlink to a trusted directory is trusted and a directory moved into its place after a
+`--revoke` is not. A "no" is remembered too: the question is asked once, not at every run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+from cast.config import ConfigError, config_dir, loosening_keys
+
+TRUSTED = "trusted"
+UNTRUSTED = "untrusted"
+HEADER = (
+    "# Workspaces whose .cast/config.toml may loosen cast's security settings (sandbox, allow, models),\n"
+    "# keyed by real path. Written by `cast trust`, `cast trust --revoke` and the question cast asks once.\n"
+)
+
+
+def store() -> Path:
+    return config_dir() / "trusted.toml"
+
+
+def key(root: Path) -> str:
+    return os.path.realpath(root)
+
+
+def _read() -> dict[str, dict[str, str]]:
+    path = store()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    table = data.get("workspaces", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: 'workspaces' must be a table")
+    return {name: entry for name, entry in table.items() if isinstance(entry, dict)}
+
+
+def decision(root: Path) -> str | None:
+    """ "trusted", "untrusted" (the user said no), or None (never asked)."""
+    entry = _read().get(key(root))
+    status = entry.get("status") if entry else None
+    return status if status in (TRUSTED, UNTRUSTED) else None
+
+
+def is_trusted(root: Path) -> bool:
+    return decision(root) == TRUSTED
+
+
+def record(root: Path, trusted: bool) -> Path:
+    """Remember the user's answer for `root`; returns the file it went to."""
+    from cast.fsutil import atomic_write
+
+    entries = _read()
+    entries[key(root)] = {"status": TRUSTED if trusted else UNTRUSTED, "since": date.today().isoformat()}
+    lines = [HEADER, "[workspaces]\n"]
+    for name, entry in sorted(entries.items()):
+        fields = ", ".join(f"{field} = {json.dumps(str(value))}" for field, value in sorted(entry.items()))
+        lines.append(f"{json.dumps(name)} = {{ {fields} }}\n")  # a JSON string is a TOML basic string
+    path = store()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, "".join(lines).encode("utf-8"))
+    return path
+
+
+def question(root: Path, keys: list[str]) -> str:
+    from cast.text import terminal_safe
+
+    return (
+        f"{terminal_safe(str(root))}/.cast/config.toml sets {', '.join(keys)}, which loosen cast's security "
+        "settings; they count only if you trust this workspace (cast trust --revoke undoes it).\n"
+        "Trust it? [y]es / [N]o: "
+    )
+
+
+def settle(root: Path, ask: Callable[[str], bool | None] | None) -> None:
+    """Ask once, on a terminal (`ask` is None elsewhere), whether to trust `root` when its config
+    sets keys that would otherwise be ignored. An answer is kept, yes or no; a question left
+    (Ctrl+C, end of input) is asked again next time, and this run trusts nothing."""
+    if ask is None or decision(root) is not None:
+        return
+    keys = loosening_keys(root)
+    if keys:
+        answer = ask(question(root, keys))
+        if answer is not None:
+            record(root, answer)
+
+
+def terminal_ask(text: str) -> bool | None:
+    """A yes/no question on the terminal: yes, no (anything else typed, or Enter), or None when
+    the user left it (Ctrl+C, end of input)."""
+    import sys
+
+    sys.stderr.write(text)
+    sys.stderr.flush()
+    try:
+        return input().strip().lower() in ("y", "yes")
+    except (EOFError, KeyboardInterrupt):
+        sys.stderr.write("\n")
+        return None
+
+
+def change(root: Path, trusted: bool) -> str:
+    """`cast trust` / `cast trust --revoke`: record it and say what it means for this workspace."""
+    from cast.text import terminal_safe
+
+    where = record(root, trusted)
+    keys = loosening_keys(root)
+    counted = f"; its {', '.join(keys)} now {'count' if trusted else 'are ignored'}" if keys else ""
+    if trusted:
+        return f"trusted {terminal_safe(key(root))}: its .cast/config.toml may loosen security settings{counted} (in {where})"
+    return f"no longer trusted {terminal_safe(key(root))}: its .cast/config.toml may only tighten security settings{counted}"
+
+
+def status(root: Path) -> tuple[bool, str]:
+    """`cast doctor`'s line: whether the workspace is trusted, and what that changes here."""
+    keys = loosening_keys(root)
+    if decision(root) == TRUSTED:
+        return True, "trusted: .cast/config.toml may loosen security settings (cast trust --revoke)"
+    if keys:
+        return False, f"not trusted: .cast/config.toml's {', '.join(keys)} are ignored (`cast trust` lets them count)"
+    return True, "not trusted: .cast/config.toml may tighten security settings, and loosens none"
+
+
+def ask_here(skip: bool = False, cwd: Path | None = None) -> None:
+    """The question, when cast runs on a terminal (not with --json: `skip`); before a run is built."""
+    import sys
+
+    if skip or not sys.stdin.isatty():
+        return
+    from cast.workspace import Workspace
+
+    settle(Workspace.discover(cwd).root, terminal_ask)

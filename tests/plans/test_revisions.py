@@ -1,0 +1,93 @@
+"""Plan revisions: ticks make none, every other change makes one, each kept with its author."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from cast.plans.checklist import PlanError
+from cast.plans.revisions import Revisions, item_diff, revision_id, text_diff
+from cast.state import workspace_state_path
+
+PLAN = b"""---
+task: Fix add
+session: 2026-12-01-fix-add
+---
+# Plan: Fix add
+
+- [ ] Fix `add` in `calc.py`
+  - verify: `python3 -m unittest`
+- [ ] Add `test_add_negative`
+- [ ] Update the README
+"""
+
+
+@pytest.fixture
+def plan(tmp_path):
+    path = tmp_path / "ws" / ".cast" / "plans" / "2026-12-01-fix-add" / "plan.md"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(PLAN)
+    return path
+
+
+def test_ticks_do_not_make_a_revision_but_a_reworded_item_does():
+    ticked = PLAN.replace(b"- [ ] Fix", b"- [x] Fix").replace(b"- [ ] Update", b"- [X] Update")
+    assert revision_id(ticked) == revision_id(PLAN)
+    assert revision_id(PLAN.replace(b"README", b"docs")) != revision_id(PLAN)
+    assert revision_id(PLAN.replace(b"# Plan: Fix add\n", b"# Plan: Fix add\nWhy: it subtracts.\n")) != revision_id(PLAN)
+
+
+def test_each_write_is_kept_once_with_its_author_and_text(plan, tmp_path):
+    root = tmp_path / "ws"
+    store = Revisions(root, plan)
+    first, new = store.record("model")
+    assert new and first.author == "model" and first.items == 3
+    assert store.record("user") == (first, False)  # nothing changed: no revision
+    plan.write_bytes(PLAN.replace(b"- [ ] Fix", b"- [x] Fix"))
+    assert store.record("user")[1] is False  # a tick is not a revision
+    plan.write_bytes(PLAN.replace(b"- [ ] Update the README\n", b"- [ ] Update the README\n- [ ] Tag a release\n"))
+    second, new = store.record("user")
+    assert new and second.author == "user" and second.items == 4
+    assert [r.id for r in store.history()] == [first.id, second.id]
+    assert store.text(first.id[:6]) == PLAN  # stored without ticks, resolvable by a prefix
+    kept = workspace_state_path(root) / "revisions" / "2026-12-01-fix-add"
+    assert sorted(os.listdir(kept)) == sorted([f"{first.id}.md", f"{second.id}.md", "revisions.jsonl"])
+    assert not (root / ".cast" / "revisions").exists()  # nothing of it in the repository
+
+
+def test_unknown_and_short_revisions_are_refused_with_the_known_ones(plan, tmp_path):
+    store = Revisions(tmp_path / "ws", plan)
+    rev, _ = store.record("model")
+    with pytest.raises(PlanError, match="is not a revision of this plan.*" + rev.id):
+        store.resolve("deadbeef0000")
+    with pytest.raises(PlanError):
+        store.resolve(rev.id[:3])
+
+
+def test_the_item_diff_names_added_removed_reworded_and_moved_items():
+    new = (
+        PLAN.replace(b"- [ ] Update the README\n", b"")
+        .replace(b"Add `test_add_negative`", b"Add `test_add_negative` and `test_add_zero`")
+        .replace(b"# Plan: Fix add\n\n", b"# Plan: Fix add\n\n- [ ] Read the bug report\n")
+    )
+    notes = item_diff(PLAN, new)
+    assert 'item 3 removed: "Update the README"' in notes
+    assert 'item 1 added: "Read the bug report"' in notes
+    assert any(n.startswith("item 2 reworded:") and "test_add_zero" in n for n in notes)
+    assert item_diff(PLAN, PLAN.replace(b"- [ ] Fix", b"- [x] Fix")) == []
+    assert "+- [ ] Read the bug report" in text_diff(PLAN, new, "a", "b")
+
+
+def test_a_planted_symlink_in_the_store_is_not_followed(plan, tmp_path):
+    root = tmp_path / "ws"
+    store = Revisions(root, plan)
+    store.record("model")
+    base = workspace_state_path(root) / "revisions"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.rename(base / "2026-12-01-fix-add", tmp_path / "moved")
+    os.symlink(outside, base / "2026-12-01-fix-add")
+    with pytest.raises(OSError):
+        store.record("user", PLAN + b"- [ ] more\n")
+    assert os.listdir(outside) == []

@@ -1,0 +1,79 @@
+"""`cast verify` after a real plan → execute of the offline demo: it passes, and once an item's fix
+is reverted it fails naming that item. The CLI runs in-process (typer's runner) on a real git
+repository; the verification commands run for real through execute mode's bash tool."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import git
+from typer.testing import CliRunner
+
+from cast.cli import app
+from cast.plans.checklist import parse
+from cast.trust import record
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def cast(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def executed(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "calc"
+    shutil.copytree(EXAMPLES / "calc", root)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "calc")
+    record(root, trusted=True)  # its config allows its test command
+    monkeypatch.chdir(root)
+    planned = cast("--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add and cover negative numbers")
+    assert planned.exit_code == 0, planned.output
+    done = cast("--model", f"script:{EXAMPLES / 'scripts' / 'execute.jsonl'}", "execute")
+    assert done.exit_code == 0, done.output
+    plan = next((root / ".cast" / "plans").glob("*/plan.md"))
+    assert [i.checked for i in parse(plan.read_text())] == [True, True]
+    return root
+
+
+def test_verify_passes_after_execute_and_fails_naming_the_reverted_item(executed):
+    passed = cast("verify")
+    assert passed.exit_code == 0, passed.output
+    assert "PASS  1. Fix `add`" in passed.output and "PASS  2. Add `test_add_negative`" in passed.output
+    assert "`python3 -m unittest` exit_code=0" in passed.output
+    assert "calc.py still carries the item's change" in passed.output
+    assert passed.output.rstrip().endswith("2 passed, 0 failed")
+
+    git(executed, "checkout", "--", "calc.py")  # the fix of item 1 is reverted; item 2's test stays
+    failed = cast("verify", "--json")
+    assert failed.exit_code == 1
+    rows = [json.loads(line) for line in failed.output.splitlines()]
+    items = {row["number"]: row for row in rows if row["type"] == "item"}
+    assert items[1]["status"] == "FAIL"
+    assert any("calc.py: it is back to what it was before the item" in r for r in items[1]["reasons"])
+    assert items[2]["status"] == "FAIL" and "test_calc.py" in items[2]["files"]  # its test fails, its file holds
+    assert any("test_calc.py still carries" in r for r in items[2]["reasons"])
+    assert rows[-1]["type"] == "result" and rows[-1]["exit_code"] == 1 and len(rows[-1]["plan_revision"]) == 12
+
+
+def test_a_hand_ticked_item_with_nothing_to_check_is_skipped_not_passed(tmp_path, monkeypatch):
+    root = tmp_path / "ws"
+    plan = root / ".cast" / "plans" / "2026-12-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("---\ntask: x\nsession: 2026-12-01-x\n---\n# Plan\n\n- [x] Talk to the team\n- [ ] Later\n")
+    monkeypatch.chdir(root)
+    done = cast("verify")
+    assert done.exit_code == 0
+    assert "SKIP  1. Talk to the team" in done.output and "nothing to re-check" in done.output
+    assert "0 passed, 0 failed, 1 skipped" in done.output
+
+
+def test_verify_without_a_ticked_plan_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(app, ["verify"])
+    assert done.exit_code == 2 and "no plan has a ticked item" in done.output
