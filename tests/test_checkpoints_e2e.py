@@ -211,14 +211,15 @@ REST = [
 
 def test_undo_after_kill_9_and_resume_of_the_same_session(tmp_path):
     from cast.models.scripted import ScriptedModel
-    from cast.runs import Options, conclude, resume_run, turn
+    from cast.runs import Options, resume_run
 
     root = tmp_path / "proj"
     plan = project(root, True)
     kill_during_item_two(root, tmp_path)
     session = next(sessions_dir(root).glob("*-exec")).name
     run = resume_run(session, Options(cwd=root, yes=True), model=ScriptedModel(REST))
-    outcome = conclude(run, turn(run, "Carry on.", lambda event: None))
+    run.turn("Carry on.", lambda event: None)
+    outcome = run.close()
     assert outcome.code == 0, outcome.reason
     assert [item for item, *_ in outcome.report.by_item] == [1, 2, 3]  # the session's items, before and after the kill
     assert checks(plan) == [True, True, True]

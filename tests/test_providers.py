@@ -75,8 +75,8 @@ def plan_session(api: FakeAPI, root: Path, model: str) -> tuple[runs.Run, ev.Sto
     api.reply(text("The plan is written."))
     options = runs.Options(cwd=root, model=model)
     run = runs.plan_run("rename the helper", options)
-    stop = runs.turn(run, "Plan renaming the helper.", lambda event: None)
-    runs.finish(run)
+    stop = run.turn("Plan renaming the helper.", lambda event: None)
+    run.outcome()
     return run, stop
 
 
@@ -108,7 +108,7 @@ def test_wrong_aws_credentials_stop_the_run_with_the_platform_s_words(bedrock, r
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret")
     bedrock.api.reply(text("never sent"))
     run = runs.plan_run("rename the helper", runs.Options(cwd=repo, model="claude-sonnet-5-5"))
-    stop = runs.turn(run, "Plan it.", lambda event: None)
+    stop = run.turn("Plan it.", lambda event: None)
     assert stop.status != "done"
     assert [c.status for c in bedrock.calls] == [403]
     assert "signature" in bedrock.calls[0].error

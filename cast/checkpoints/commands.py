@@ -27,7 +27,9 @@ def _stderr(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
-def _restore(journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: Ask | None, confirm: str) -> int:
+def _restore(
+    journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: Ask | None, confirm: str, prefix: str = "cast "
+) -> int:
     say(restore.preview())
     if not restore.applied and not restore.items:
         say("nothing to change")
@@ -44,7 +46,7 @@ def _restore(journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: A
     say(
         f"{restore.kind} done: {len(restore.applied)} file{'s' * (len(restore.applied) != 1)} restored; "
         f"items {'unticked' if restore.kind == 'undo' else 'ticked again'}: {marks}"
-        + ("; `cast redo` reverses it" if restore.kind == "undo" else "")
+        + (f"; `{prefix}redo` reverses it" if restore.kind == "undo" else "")
     )
     return 1 if restore.refused else 0
 
@@ -64,7 +66,7 @@ def undo(
     try:
         restore = ops.prepare_undo(journal, item, plan, force)
         confirm = f"`{prefix}undo {restore.item} --yes{' --force' if force else ''}`"
-        return _restore(journal, restore, say, yes, ask, confirm)
+        return _restore(journal, restore, say, yes, ask, confirm, prefix)
     except (ops.UndoError, ShadowError) as exc:
         err(f"cast: {exc}")
         return 1
@@ -74,7 +76,7 @@ def redo(root: Path, yes: bool, force: bool, say: Say, ask: Ask | None, prefix: 
     journal = Journal(root)
     try:
         confirm = f"`{prefix}redo --yes{' --force' if force else ''}`"
-        return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm)
+        return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm, prefix)
     except (ops.UndoError, ShadowError) as exc:
         err(f"cast: {exc}")
         return 1

@@ -309,7 +309,11 @@ class Repl:
         self.say("(press Ctrl+C again to exit, or Ctrl+D)", "dim")
 
     def on_escape(self) -> None:
-        if self.asker.current is not None or self.busy:
+        """Esc at a question is its leave answer ("no" at an approval, "not now" at the hand-off)
+        and the run goes on; otherwise it interrupts the agent. Ctrl+C interrupts either way."""
+        if self.asker.current is not None:
+            self.asker.leave()
+        elif self.busy:
             self._interrupt()
 
     def _interrupt(self) -> None:

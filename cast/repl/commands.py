@@ -144,7 +144,8 @@ def _permissions(repl: Repl, arg: str) -> None:
 
 def _checkpoint(repl: Repl, arg: str, what: str) -> None:
     """/undo [ITEM] [--yes] [--force], /redo [--yes] [--force], /diff [ITEM]: the CLI's commands
-    (cast/checkpoints/commands.py); without --yes they only show what would change."""
+    (cast/checkpoints/commands.py). /undo and /redo show what would change and ask at the prompt
+    (in the worker, so the prompt stays free to answer); --yes does it without asking."""
     from cast.checkpoints import commands as checkpoints
 
     words = arg.split()
@@ -154,12 +155,30 @@ def _checkpoint(repl: Repl, arg: str, what: str) -> None:
     def err(text: str) -> None:
         repl.say(text.removeprefix("cast: "), "yellow")
 
-    if what == "undo":
-        checkpoints.undo(repl.state.root, item, None, yes, force, repl.say, None, prefix="/", err=err)
-    elif what == "redo":
-        checkpoints.redo(repl.state.root, yes, force, repl.say, None, prefix="/", err=err)
+    def ask(question: str) -> bool:
+        from cast.repl.ask import Choice, Question
+
+        asked = Question(
+            title=question[0].upper() + question[1:] + "?",
+            choices=(Choice("y", "yes", "[y]es", ("yes",)), Choice("n", "no", "[n]o", ("no",))),
+            on_leave="no",
+            hint="a key, then Enter · Esc: no",
+            placeholder="y/n + Enter",
+        )
+        return repl.asker.ask(asked).value == "yes"
+
+    root = repl.state.root
+
+    def restore() -> None:
+        if what == "undo":
+            checkpoints.undo(root, item, None, yes, force, repl.say, ask, prefix="/", err=err)
+        else:
+            checkpoints.redo(root, yes, force, repl.say, ask, prefix="/", err=err)
+
+    if what == "diff":
+        checkpoints.diff(root, item, None, repl.say, err=err)
     else:
-        checkpoints.diff(repl.state.root, item, None, repl.say, err=err)
+        repl.worker.start(restore)
 
 
 def _exit(repl: Repl, arg: str) -> None:

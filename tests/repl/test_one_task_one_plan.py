@@ -128,3 +128,26 @@ def test_a_follow_up_that_finishes_the_plan_ends_with_the_closing_report(harness
     h.wait_idle()
     out = h.out.text()
     assert out.index("Plan: 2/2 items done") > out.index("Both done.")
+
+
+def test_esc_at_an_approval_is_no_and_the_run_goes_on(harness, repo):
+    plan = repo / ".cast" / "plans" / "2026-01-01-make" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n\n- [ ] Make the file\n")
+    h = harness(
+        [
+            {"tool_uses": [use("bash", command="touch made.txt")]},
+            {"text": "Skipped it, as you said no."},
+            VERDICT,
+            {"text": "Still skipped."},
+            VERDICT,
+        ]
+    )
+    h.send("/execute 2026-01-01-make\r")
+    h.wait(lambda: h.repl.asker.current is not None and "touch made.txt" in h.repl.asker.current.detail, "the approval")
+    h.send("\x1b")
+    h.wait_text("Skipped it, as you said no.")
+    h.wait_idle()
+    out = h.out.text()
+    assert "declined (left the question): touch made.txt" in out and "interrupted" not in out
+    assert not (repo / "made.txt").exists()

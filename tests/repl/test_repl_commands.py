@@ -113,11 +113,18 @@ def test_undo_diff_and_redo_of_an_executed_item(harness, repo):
     assert (repo / "sub.py").exists()
     h.send("/diff 1\r")
     h.wait_text("+    return a - b")
-    h.send("/undo\r")  # shows what would change, changes nothing
-    h.wait_text("/undo 1 --yes")
+    h.send("/undo\r")  # shows what would change and asks
+    h.wait(lambda: h.repl.asker.current is not None and h.repl.asker.current.title == "Undo this?", "the undo question")
+    h.send("n\r")
+    h.wait_text("not changed")
+    h.wait_idle()
     assert (repo / "sub.py").exists()
-    h.send("/undo 1 --yes\r")
+    h.send("/undo 1\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the undo question")
+    h.send("y\r")
     h.wait_text("undo done")
+    h.wait_idle()
+    assert "`/redo` reverses it" in h.out.text() and "cast redo" not in h.out.text()
     assert not (repo / "sub.py").exists() and plan.read_text() == PLAN  # item 2 was ticked before: it stays
     h.send("/redo --yes\r")
     h.wait_text("redo done")
