@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,3 +149,22 @@ class Repeats:
     @staticmethod
     def reason(command: str, code: Any) -> str:
         return f"no progress: `{command}` exited {code} {REPEAT_STOP_AT} times in a row with no file changed in between"
+
+
+_ASKING = re.compile(
+    r"\b(let me know|tell me|please (confirm|advise|choose|decide)|how (do|would) you (want|like)|which (one|option|approach)"
+    r" (do|would|should) you|should I|do you want|would you (like|prefer)|shall I|want me to)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_user(messages: list[dict[str, Any]]) -> bool:
+    """The model ended its turn with a question for the user (its last paragraph asks, or ends in
+    "?"): the user answers, not the self-check. Only the last paragraph counts, so a question the
+    model asked itself on the way does not end the run."""
+    last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+    if last is None:
+        return False
+    text = "\n".join(b.get("text", "") for b in last["content"] if isinstance(b, dict) and b.get("type") == "text").strip()
+    paragraph = text.rsplit("\n\n", 1)[-1].strip()
+    return bool(paragraph) and (paragraph.endswith("?") or bool(_ASKING.search(paragraph)))

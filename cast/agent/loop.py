@@ -13,7 +13,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cast.agent import dispatch, notices
+from cast.agent import dispatch, guards, notices
 from cast.agent import events as ev
 from cast.agent.guards import (
     FAILURE_NUDGE_AT,
@@ -201,13 +201,14 @@ class Agent:
             if not calls:
                 if stop_reason == "max_tokens":
                     yield ev.Notice("the reply was cut at max_tokens", "warning")
-                follow_up = self.hooks.on_finish(self) if self.hooks.on_finish else None
+                asking = guards.asks_user(self.transcript.messages)  # the user answers it, not the self-check
+                follow_up = self.hooks.on_finish(self) if self.hooks.on_finish and not asking else None
                 if follow_up:
                     self.transcript.note(follow_up)
                     said = follow_up.splitlines()[0].strip("[]").removeprefix("cast ").removeprefix("self-check: ")
                     yield ev.Notice("self-check: " + said, "warning")
                     continue
-                yield self._stop("done", "the model finished its turn", step)
+                yield self._stop("done", "the model asks you a question" if asking else "the model finished its turn", step)
                 return
             stop = yield from self._run_tools(calls, step)
             if stop:
