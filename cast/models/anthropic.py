@@ -53,7 +53,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cast.models import wire
+from cast.models import clearing, wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
 from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages, mark_tools
 from cast.models.catalog import ModelSpec
@@ -270,7 +270,10 @@ class AnthropicModel:
         spec = self.spec if model in (None, self.name) else wire.spec_for(model)
         messages = request.messages if getattr(spec, "system_messages", True) else wire.as_user_notices(request.messages)
         params["messages"] = mark_messages(messages, MAX_BREAKPOINTS - used - count_marks(messages))
-        return wire.shape(request, spec, params)
+        params = wire.shape(request, spec, params)
+        if params.get("context_management"):  # server-side clearing in batches, so the cache holds
+            params["context_management"] = clearing.hold(params["context_management"], messages)
+        return params
 
     def fallback_refusal(self, request: Request, fallback: str) -> str:
         """Why the fallback model must not take this request ('' if it may). A model that cannot
