@@ -83,7 +83,7 @@ def plan_session(api: FakeAPI, root: Path, model: str) -> tuple[runs.Run, ev.Sto
 def test_a_plan_run_on_bedrock_is_signed_and_streams_aws_event_stream_frames(bedrock, repo):
     run, stop = plan_session(bedrock.api, repo, "claude-sonnet-5-5")
     assert stop.status == "done", stop
-    assert run.ctx.plan_path is not None and run.ctx.plan_path.read_text().endswith(PLAN)
+    assert run.plan_path is not None and run.plan_path.read_text().endswith(PLAN)
     assert run.agent.model.name == "claude-sonnet-5-5"  # cast's id: prices and facts
     assert bedrock.rejections() == []
     assert len(bedrock.calls) == 3
@@ -151,7 +151,7 @@ def test_the_bedrock_fake_rejects_what_bedrock_rejects(bedrock):
 def test_a_plan_run_on_vertex_uses_adc_and_streams_sse_from_stream_raw_predict(vertex, repo):
     run, stop = plan_session(vertex.api, repo, "claude-haiku-4-5")
     assert stop.status == "done", [c.error for c in vertex.rejections()]
-    assert run.ctx.plan_path is not None
+    assert run.plan_path is not None
     assert vertex.token_requests == 1  # the key file's signed assertion, exchanged once
     route = f"/v1/projects/{vertex.project}/locations/{vertex.region}/publishers/anthropic/models/claude-haiku-4-5@20251001:streamRawPredict"
     assert [c.path for c in vertex.calls] == [route] * 3
