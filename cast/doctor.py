@@ -24,6 +24,23 @@ def sandbox_check() -> Check:
     return Check("sandbox", layer.active, f"{layer.name}: {layer.detail}")
 
 
+def sandbox_details() -> list[Check]:
+    """What the sandbox hides and blocks here, one line each, and what plan mode runs."""
+    from cast.config import ConfigError, load
+    from cast.models.diagnose import workspace_root
+    from cast.sandbox.limits import configure
+    from cast.sandbox.report import lines
+    from cast.tools.orchestrator import plan_commands
+
+    try:
+        config = load(workspace_root())
+    except ConfigError:
+        return [Check(*line) for line in lines()]
+    configure(config.sandbox_env_passthrough, config.sandbox_limits)
+    plan = plan_commands(config.plan_commands)
+    return [Check(*line) for line in lines((plan.unverified, plan.why))]
+
+
 def model_check() -> Check:
     from cast.models.diagnose import model_summary, workspace_root
 
@@ -56,11 +73,23 @@ def trust_check() -> Check:
     return Check("trust", *status(root)) if root is not None else Check("trust", True, "no workspace")
 
 
-CHECKS: list[Callable[[], Check]] = [sandbox_check, provider_check, model_check, key_check, config_check, trust_check]
+CHECKS: list[Callable[[], Check | list[Check]]] = [
+    sandbox_check,
+    sandbox_details,
+    provider_check,
+    model_check,
+    key_check,
+    config_check,
+    trust_check,
+]
 
 
 def run_checks() -> list[Check]:
-    return [check() for check in CHECKS]
+    found: list[Check] = []
+    for check in CHECKS:
+        result = check()
+        found += result if isinstance(result, list) else [result]
+    return found
 
 
 def render(checks: list[Check]) -> str:

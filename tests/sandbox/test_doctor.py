@@ -49,3 +49,24 @@ def test_check_command_answers_as_plan_mode_does_without_a_layer():
     detect.cache_clear()
     if detect().active:
         assert verdict({}).startswith("allowed")
+
+
+def test_doctor_lists_what_the_sandbox_hides_and_blocks_one_line_each(layer, repo, monkeypatch):
+    from cast.doctor import render, run_checks
+
+    monkeypatch.chdir(repo)
+    text = render(run_checks())
+    named = {line.split(":")[0].split(maxsplit=1)[1]: line for line in text.splitlines()}
+    for name in ("environment", "home", "unix sockets", "network", "limits", "plan commands"):
+        assert named[name].startswith("ok"), text
+    assert "512 processes" in named["limits"] and "hidden" in named["home"]
+    assert named["processes"].startswith("ok" if layer == "bubblewrap" else "warn")
+    assert ("unverified ones run sandboxed" in named["plan commands"]) == (layer == "bubblewrap")
+
+
+def test_doctor_says_nothing_is_hidden_without_a_layer(sandbox_off, repo, monkeypatch):
+    from cast.doctor import render, run_checks
+
+    monkeypatch.chdir(repo)
+    text = render(run_checks())
+    assert "warn  isolation: nothing is hidden or blocked" in text and "environment:" not in text
