@@ -245,3 +245,36 @@ def test_cast_names_and_platform_names_map_both_ways():
     assert bedrock.wire_id(bedrock.model_id("claude-opus-5-5")) == "jp.anthropic.claude-opus-5-5"
     arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/global.anthropic.claude-fable-5-2"
     assert bedrock.model_id(arn) == "claude-fable-5-2" and bedrock.wire_id("claude-fable-5-2") == arn
+
+
+def test_the_repl_opens_on_a_platform_model_id_without_asking_the_claude_api(repo, monkeypatch, capsys):
+    """The REPL's opening check maps a platform id to cast's and asks no Models API on a partner
+    platform; on the Anthropic API the same id is unknown (the fake's Models API says so)."""
+    from cast.models.registry import check_at_open
+    from cast.options import Options
+
+    api = FakeAPI().serve_models().start()
+    try:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+        options = Options(model="us.anthropic.claude-sonnet-5-5", cwd=repo)
+        monkeypatch.setenv("CAST_PROVIDER", "bedrock")
+        assert check_at_open(options) is None
+        assert api.model_requests == []
+        monkeypatch.setenv("CAST_PROVIDER", "anthropic")
+        assert check_at_open(options) == 2
+        assert "unknown model 'us.anthropic.claude-sonnet-5-5'" in capsys.readouterr().err
+    finally:
+        api.stop()
+
+
+def test_credentials_the_platform_refuses_stop_the_run_with_exit_2_not_a_traceback(vertex, repo, tmp_path, monkeypatch):
+    other = FakeVertex()
+    other.server = vertex.server  # same token URI, another key: the token endpoint refuses the assertion
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(other.write_credentials(tmp_path / "other.json")))
+    vertex.api.reply(text("never sent"))
+    run = runs.plan_run("rename the helper", runs.Options(cwd=repo, model="claude-sonnet-5-5"))
+    stop = run.turn("Plan it.", lambda event: None)
+    assert stop.status == "failed" and stop.details["exit_code"] == 2, stop
+    assert "provider vertex could not sign the request (RefreshError" in stop.reason
+    assert vertex.calls == [] and vertex.token_requests == 1

@@ -203,9 +203,11 @@ class Provider:
             return anthropic.Anthropic(**options)
         common = {k: v for k, v in options.items() if k in ("timeout", "max_retries", "base_url")}
         if self.name == "bedrock":
-            return _bedrock_class(anthropic)(aws_region=self.region, **common)
+            return _guarded(_bedrock_class(anthropic), self)(aws_region=self.region, **common)
         credentials, project = _google_credentials(self.project)
-        return anthropic.AnthropicVertex(region=self.region, project_id=project, credentials=credentials, **common)
+        return _guarded(anthropic.AnthropicVertex, self)(
+            region=self.region, project_id=project, credentials=credentials, **common
+        )
 
     def lookup_client(self) -> Any:
         """The Models API client factory for `lookup`: the first-party API's, or one that never
@@ -226,9 +228,22 @@ class Provider:
             )
             return f"Amazon Bedrock, region {self.region or 'not set'}, {key}"
         if self.name == "vertex":
-            return f"Google Vertex AI, region {self.region or 'not set'}, project {self.project or 'from the credentials'}"
+            where = f"Google Vertex AI, region {self.region or 'not set'}, project {self.project or 'from the credentials'}"
+            return f"{where}, credentials {_adc_source()}"
         base = os.environ.get("ANTHROPIC_BASE_URL")
         return f"Anthropic-compatible gateway at {base}" if base else "the Anthropic API"
+
+
+def _adc_source() -> str:
+    """Where Application Default Credentials will come from, read without asking anyone."""
+    named = os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
+    if named:
+        return f"from {named}" + ("" if os.path.isfile(named) else " (no such file)")
+    gcloud = os.environ.get("CLOUDSDK_CONFIG") or os.path.join(os.path.expanduser("~"), ".config", "gcloud")
+    adc = os.path.join(gcloud, "application_default_credentials.json")
+    if os.path.isfile(adc):
+        return f"from {adc} (gcloud auth application-default login)"
+    return "from the metadata server if this runs on Google Cloud (no GOOGLE_APPLICATION_CREDENTIALS, no gcloud login)"
 
 
 def _no_client() -> None:
@@ -262,6 +277,31 @@ def _aws_credentials() -> Any:
         return boto3.Session(profile_name=os.environ.get("AWS_PROFILE") or None).get_credentials()
     except Exception:  # noqa: BLE001 — a broken profile is as good as none here
         return None
+
+
+def _guarded(base: Any, provider: Provider) -> Any:
+    """`base` whose request signing fails the way cast's other failures do. The platform clients
+    sign each request (SigV4, a Google token) before sending it, outside the SDK's error types: an
+    auth library that can't reach its token service is a connection error (retried, then
+    reported), and credentials that can't be used are a configuration error (exit 2), not a
+    traceback."""
+    import anthropic
+
+    class Guarded(base):
+        def _prepare_request(self, request: Any) -> None:
+            try:
+                super()._prepare_request(request)
+            except (ModelError, anthropic.AnthropicError):
+                raise
+            except Exception as exc:  # noqa: BLE001 — boto3's and google-auth's errors, whatever their type
+                if type(exc).__name__ in ("TransportError", "EndpointConnectionError", "ConnectTimeoutError"):
+                    raise anthropic.APIConnectionError(request=request) from exc
+                raise ModelError(
+                    f"provider {provider.name} could not sign the request ({type(exc).__name__}: {exc}); {provider.auth_hint()}",
+                    exit_code=2,
+                ) from None
+
+    return Guarded
 
 
 def _bedrock_class(anthropic: Any) -> Any:
