@@ -31,6 +31,12 @@ Scripting, in order:
 and read back every request (`api.requests`: path, headers, JSON body, the status it got, the
 reply as sent and the context edits applied; `api.rejections()` lists the 4xx answers). An accepted request with nothing scripted gets a 400
 naming it, so a test that sends more than it expected fails loudly.
+
+Its facts come from the documentation, never from cast (no `cast` import in any fakeapi*.py;
+tests/test_fakeapi_docs.py checks): the rules and their pages are in fakeapi_check.py, the models in
+fakeapi_models.py, the wire computations in fakeapi_wire.py / fakeapi_context.py / fakeapi_ttl.py,
+the reply shapes in fakeapi_blocks.py. The Models API: https://platform.claude.com/docs/en/api/models
+and the SDK's `types/model_info.py` (retired models kept as records, `lifecycle` filter, cursors).
 """
 
 from __future__ import annotations

@@ -1,6 +1,13 @@
 """Content blocks and server-sent events of the fake Messages API's replies: what a test scripts
 (`text`, `thinking`, `note`, `tool_use`...), and how a scripted turn is shown for one request's
-thinking settings (`adapt`) and streamed (`message_events`)."""
+thinking settings (`adapt`) and streamed (`message_events`).
+
+Sources: the streaming format https://platform.claude.com/docs/en/build-with-claude/streaming (event
+names, `content_block_*` deltas, the first empty `input_json_delta`); thinking display and progress
+notes between tool calls https://platform.claude.com/docs/en/build-with-claude/thinking and the
+Sonnet 5.5 migration guide `#text-between-tool-calls` (empty under `omitted`, filled under
+`summarized`, `updates`, `between_tools`; text when thinking is off); a forced tool call comes back
+without thinking on Haiku 5.5 (its migration guide, reference §4)."""
 
 from __future__ import annotations
 

@@ -5,6 +5,24 @@ the order the API reports them; the first failure is the answer.
 Messages the reference quotes verbatim: `thinking.type` not supported, `disabled` on Sonnet 5.5,
 forced `tool_choice`, assistant prefill, the invalid thinking signature, `prompt is too long`,
 `not_found_error` `model: <id>`. The others are worded for this fake and say what is wrong.
+
+Where each rule comes from (../shared/reference/anthropic-api-2026.md cites the same pages), named
+on each check below:
+[migration] https://platform.claude.com/docs/en/api/migration-2026-10-21 (sampling parameters, documents
+            in assistant turns, citations on user text: 400s under 2026-10-21)
+[models]    https://platform.claude.com/docs/en/about-claude/model-deprecations (retired ids: 404
+            `not_found_error`) and https://platform.claude.com/docs/en/api/messages (`max_tokens`)
+[thinking]  https://platform.claude.com/docs/en/models/sonnet-5-5/migration-guide and
+            https://platform.claude.com/docs/en/build-with-claude/thinking (types, display, between_tools)
+[effort]    https://platform.claude.com/docs/en/build-with-claude/effort and .../effort-per-message
+[errors]    https://platform.claude.com/docs/en/api/errors (prefill, the error envelope)
+[forced]    reference §4 (forced tool_choice), https://dev.to/sascha-ms/claude-fable-52-migration-for-typescript-backends-44fo
+[caching]   https://platform.claude.com/docs/en/build-with-claude/prompt-caching (4 breakpoints, ttl order)
+[toolsearch] https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool (no
+            `cache_control` on a `defer_loading` tool)
+[sysmsg]    https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages
+[context]   https://platform.claude.com/docs/en/build-with-claude/context-editing and .../compaction
+[structured] https://platform.claude.com/docs/en/build-with-claude/structured-outputs
 """
 
 from __future__ import annotations
@@ -105,6 +123,7 @@ def validate(
     return model
 
 
+# Source: [models]
 def model_of(body: dict[str, Any], extra: dict[str, FakeModel]) -> FakeModel:
     name = body.get("model")
     if not isinstance(name, str) or not name:
@@ -115,6 +134,7 @@ def model_of(body: dict[str, Any], extra: dict[str, FakeModel]) -> FakeModel:
     return model
 
 
+# Source: [migration]
 def check_fields(body: dict[str, Any], count_tokens: bool) -> None:
     for key in SAMPLING:
         if key in body:
@@ -126,6 +146,7 @@ def check_fields(body: dict[str, Any], count_tokens: bool) -> None:
         raise bad("messages: at least one message is required")
 
 
+# Source: [models]: max_tokens above the model's max output is a 400
 def check_max_tokens(body: dict[str, Any], model: FakeModel) -> None:
     value = body.get("max_tokens")
     if not isinstance(value, int) or value < 0:
@@ -136,6 +157,7 @@ def check_max_tokens(body: dict[str, Any], model: FakeModel) -> None:
         )
 
 
+# Source: [effort], [structured]
 def check_output_config(body: dict[str, Any], model: FakeModel, betas: set[str]) -> str:
     """The effort in effect: the one sent, or '' for the model's default."""
     config = body.get("output_config")
@@ -158,6 +180,7 @@ def check_output_config(body: dict[str, Any], model: FakeModel, betas: set[str])
     return effort
 
 
+# Source: [effort]: the levels each model takes (fakeapi_models)
 def check_effort(field: str, effort: Any, model: FakeModel) -> None:
     if effort not in EFFORTS:
         raise bad(f"{field}: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'")
@@ -171,6 +194,7 @@ def _above(effort: str, limit: str) -> bool:
     return bool(limit) and bool(effort) and EFFORTS.index(effort) > EFFORTS.index(limit)
 
 
+# Source: [thinking]
 def check_thinking(body: dict[str, Any], model: FakeModel, betas: set[str], effort: str) -> None:
     thinking = body.get("thinking")
     if thinking is None:
@@ -233,12 +257,14 @@ def check_thinking(body: dict[str, Any], model: FakeModel, betas: set[str], effo
         raise bad("thinking.type: Input should be 'enabled', 'disabled', 'between_tools' or 'adaptive'")
 
 
+# Source: [forced]
 def check_tool_choice(body: dict[str, Any], model: FakeModel) -> None:
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") in ("any", "tool") and not model.forced_tool_choice:
         raise bad('tool_choice: type "tool" and "any" are not supported for this model.')
 
 
+# Source: [toolsearch]; unique names: [models] (the Messages API reference)
 def check_tools(body: dict[str, Any]) -> None:
     names: set[str] = set()
     for i, tool in enumerate(body.get("tools") or []):
@@ -258,6 +284,7 @@ def check_tools(body: dict[str, Any]) -> None:
             )
 
 
+# Source: [caching]
 def check_cache_breakpoints(body: dict[str, Any]) -> None:
     found = _count_marks(body.get("tools")) + _count_marks(body.get("system")) + _count_marks(body.get("messages"))
     if isinstance(body.get("cache_control"), dict):
@@ -278,6 +305,7 @@ def _count_marks(value: Any) -> int:
 
 
 # -- messages ----------------------------------------------------------------------------------
+# Source: [migration] (documents, citations), [errors] (prefill), [sysmsg] (tool changes in system messages only)
 def check_messages(body: dict[str, Any], model: FakeModel, betas: set[str], effort: str, paused: set[str]) -> None:
     from fakeapi_wire import canonical
 
@@ -324,6 +352,7 @@ def _neighbour(messages: list[Any], i: int, step: int) -> tuple[int, Any]:
     return k, (messages[k] if 0 <= k < len(messages) else None)
 
 
+# Source: [sysmsg]; per-message effort: [effort] (effort-per-message)
 def check_system_message(
     messages: list[Any], i: int, model: FakeModel, betas: set[str], declared: set[Any], effort: str, between: bool
 ) -> None:
@@ -374,6 +403,7 @@ def check_system_message(
             raise bad(f'messages.{i}.content.{j}.tool.name: tool "{tool["name"]}" is not declared in `tools`')
 
 
+# Source: the Messages API reference's tool_use / tool_result pairing (https://platform.claude.com/docs/en/agents-and-tools/tool-use/implement-tool-use)
 def check_tool_pairs(messages: list[Any], i: int) -> None:
     message = messages[i]
     if message.get("role") == "assistant":
@@ -408,6 +438,7 @@ def check_tool_pairs(messages: list[Any], i: int) -> None:
 
 
 # -- context management ------------------------------------------------------------------------
+# Source: [context]
 def check_context_management(body: dict[str, Any], model: FakeModel, betas: set[str]) -> None:
     if "compaction" in body:
         needs_beta("compaction", BETA_COMPACT_NOW, betas)

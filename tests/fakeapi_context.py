@@ -9,6 +9,11 @@ the thinking blocks of all but the last `keep` assistant turns (default 1). `com
 past its trigger makes the reply start with a `compaction` block (the scripted turn's
 `compaction` text); with `pause_after_compaction` the reply is that block alone, stop reason
 `compaction`. Later requests count from the last compaction block on.
+
+Sources: https://platform.claude.com/docs/en/build-with-claude/context-editing (the two strategies,
+their triggers, `keep`, `clear_at_least`, `clear_tool_inputs`, `applied_edits` in the reply) and
+https://platform.claude.com/docs/en/build-with-claude/compaction (`compact_20260112`, trigger at
+least 50,000, `pause_after_compaction`).
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ breakpoint), and the usage it reports back is how a client prices cache writes: 
 2x input, 5-minute ones 1.25x. The split is `usage.cache_creation.{ephemeral_1h_input_tokens,
 ephemeral_5m_input_tokens}` in the message (`message_start` of a stream); a stream's
 `message_delta` carries only the fields of the SDK's `MessageDeltaUsage` (cumulative counts, no split).
+
+Sources: https://platform.claude.com/docs/en/build-with-claude/prompt-caching (`ttl` "5m" | "1h",
+1-hour breakpoints before 5-minute ones, prices 1.25x / 2x) and the SDK's `types/usage.py`,
+`types/cache_creation.py`, `types/message_delta_usage.py`.
 """
 
 from __future__ import annotations

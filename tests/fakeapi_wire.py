@@ -34,6 +34,15 @@ prefix is the cache read. Everything from there up to the last breakpoint is wri
 prefix reaches the model's minimum cacheable length; the part up to the last `1h` breakpoint is
 written at 1h, the rest at 5m. Each breakpoint at or over the minimum is stored. The rest of the
 input is `input_tokens`. Entries do not expire (a test has no pauses).
+
+Sources. The prefix check and signatures: https://platform.claude.com/docs/en/build-with-claude/preserved-thinking
+("If `system`, `tools` or any earlier message changes, that block and every later one become
+invalid"; effort, tool_choice and cache_control changes are fine; `drop_block`; who reads whose
+blocks). Compaction: https://platform.claude.com/docs/en/build-with-claude/compaction. The cache:
+https://platform.claude.com/docs/en/build-with-claude/prompt-caching (the 20-block lookback, the
+minimum cacheable length per model, automatic caching's slot, "changing thinking, effort or the
+model invalidates cached messages"). The token estimate is the fake's own (the API counts with
+its tokenizer; tests compare the fake with itself).
 """
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ class Agent:
             self._step = step = step + 1
             self.steps_total += 1
             yield ev.StepStarted(step)
-            yield from self._notes()
+            yield from [ev.Notice(self.notes.pop(0), "info") for _ in range(len(self.notes))]  # said once
             self._flush_guidance()
             yield from notices.stale_reads(self.ctx.workspace, self.transcript, self.record)
             if self.hooks.prepare:
@@ -335,10 +335,6 @@ class Agent:
                 step,
             )
         return None
-
-    def _notes(self) -> Iterator[ev.Event]:
-        while self.notes:
-            yield ev.Notice(self.notes.pop(0), "info")
 
     def _flush_guidance(self) -> None:
         with self._lock:
