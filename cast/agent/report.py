@@ -243,7 +243,7 @@ class ReportBuilder:
             counted = {path for path, _ in rows}
             rows += [(path, "changed") for path in changed if path not in counted]
         stop = self.obs.stopped
-        failing = self.obs.failing_tests()
+        failing = self.obs.failing_tests() if self.tasks is not None else []  # a plan starts from failing tests
         status, reason = judged_status(stop, self.plan if self.tasks is not None else None, left, failing)
         text = self.obs.last_text if final_text is None else final_text
         unsupported = {i["number"]: i["evidence"]["missing"] for i in done if i["evidence"] and not i["evidence"]["supported"]}

@@ -8,6 +8,7 @@ so they are proven on machines where some guarantee is missing too."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -125,6 +126,28 @@ def test_attacks_run_unverified_leave_no_trace(unverified, work):
         obs = _plan(work, attack)
         assert "[sandboxed, unverified: " in obs.text, (attack, obs.text)
     assert _digest(work) == before
+
+
+def test_planning_from_failing_tests_is_a_finished_plan_run(unverified, work, tmp_path, monkeypatch):
+    """`cast plan "fix the failing test"`: the tests run, the failure reaches the model, and the run
+    that writes a plan from it is done (failing tests are what a plan starts from)."""
+    from cast import runs
+    from cast.models.scripted import ScriptedModel
+    from cast.options import Options
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    turns = [
+        {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m pytest -q"}}]},
+        {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n- [ ] return a + b"}}]},
+        {"text": "Planned."},
+    ]
+    record = tmp_path / "requests.jsonl"
+    run = runs.plan_run("fix the failing test", Options(cwd=work), model=ScriptedModel(turns, record=record))
+    outcome = runs.conclude(run, runs.turn(run, "fix the failing test", lambda event: None), plan_required=True)
+    second = json.loads(record.read_text().splitlines()[1])
+    assert "AssertionError: 2 != 3" in json.dumps(second["messages"][-1]) and "1 failed" in json.dumps(second["messages"][-1])
+    assert (outcome.status, outcome.code) == ("done", 0), outcome.reason
+    assert run.ctx.plan_path is not None and run.ctx.plan_path.is_file()
 
 
 def test_writes_outside_the_workspace_fail(unverified, work, tmp_path):
