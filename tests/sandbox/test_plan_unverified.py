@@ -143,7 +143,7 @@ def test_planning_from_failing_tests_is_a_finished_plan_run(unverified, work, tm
     ]
     record = tmp_path / "requests.jsonl"
     run = runs.plan_run("fix the failing test", Options(cwd=work), model=ScriptedModel(turns, record=record))
-    outcome = runs.conclude(run, runs.turn(run, "fix the failing test", lambda event: None), plan_required=True)
+    outcome = run.close(run.turn("fix the failing test", lambda event: None), plan_required=True)
     second = json.loads(record.read_text().splitlines()[1])
     assert "AssertionError: 2 != 3" in json.dumps(second["messages"][-1]) and "1 failed" in json.dumps(second["messages"][-1])
     assert (outcome.status, outcome.code) == ("done", 0), outcome.reason
