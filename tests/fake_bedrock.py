@@ -19,7 +19,9 @@ What it checks, from the platform's documentation:
   and header lengths and a CRC32, string headers `:event-type: chunk`, `:content-type`,
   `:message-type: event`, a JSON payload `{"bytes": base64(event)}`, a message CRC32), one per
   Messages API stream event (https://docs.aws.amazon.com/AmazonS3/latest/API/RESTSelectObjectAppendix.html
-  for the framing; the Bedrock ResponseStream `chunk` PayloadPart for the payload).
+  for the framing; the Bedrock ResponseStream `chunk` PayloadPart for the payload); a failure
+  mid-stream is an exception frame (`:message-type: exception`, `:exception-type:
+  throttlingException` and the other ResponseStream error members, a JSON `{"message": ...}`).
 
 What the model says, and every Messages API rule, is tests/fakeapi.py's: the body, with the model
 from the path (mapped to the Claude API's id by this file's own table) and the betas from the body,
@@ -197,6 +199,11 @@ class FakeBedrock(PlatformFake):
 
     secrets: dict[str, str] = field(default_factory=dict)
     api_keys: set[str] = field(default_factory=set)
+    cuts: list[tuple[int, str, str]] = field(default_factory=list)  # (events sent, exception type, message), next streams first
+
+    def cut_next(self, after: int, kind: str, message: str) -> None:
+        """The next stream sends `after` events, then an exception frame of type `kind`."""
+        self.cuts.append((after, kind, message))
 
     def translate(self, handler: BaseHTTPRequestHandler, raw: bytes, call: Call) -> tuple[str, dict[str, Any], list[str]]:
         self._authenticate(handler, raw, call.headers)
@@ -266,6 +273,10 @@ class FakeBedrock(PlatformFake):
         handler.send_header("content-type", "application/vnd.amazon.eventstream")
         handler.send_header("x-amzn-bedrock-content-type", "application/json")
         handler.end_headers()
-        for _, data in events:
+        cut = self.cuts.pop(0) if self.cuts else None
+        for _, data in events[: cut[0]] if cut else events:
             handler.wfile.write(chunk(data))
             handler.wfile.flush()
+        if cut:
+            headers = {":message-type": "exception", ":exception-type": cut[1], ":content-type": "application/json"}
+            handler.wfile.write(frame(headers, json.dumps({"message": cut[2]}).encode()))

@@ -278,3 +278,13 @@ def test_credentials_the_platform_refuses_stop_the_run_with_exit_2_not_a_traceba
     assert stop.status == "failed" and stop.details["exit_code"] == 2, stop
     assert "provider vertex could not sign the request (RefreshError" in stop.reason
     assert vertex.calls == [] and vertex.token_requests == 1
+
+
+def test_a_bedrock_exception_frame_mid_stream_is_retried_from_the_start(bedrock, repo, monkeypatch):
+    bedrock.api.reply(text("Looking"), tool_use("toolu_1", "read_file", {"path": "util.py"}))  # cut after 3 events
+    bedrock.cut_next(3, "throttlingException", "Too many requests, please wait before trying again.")
+    monkeypatch.setattr("cast.models.anthropic.AnthropicModel.delay", lambda self, attempt, retry_after: 0.0)
+    run, stop = plan_session(bedrock.api, repo, "claude-sonnet-5-5")
+    assert stop.status == "done", stop
+    assert len(bedrock.calls) == 4 and bedrock.rejections() == []
+    assert run.plan_path is not None

@@ -57,12 +57,12 @@ from cast.models import clearing, wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
 from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages, mark_tools
 from cast.models.catalog import ModelSpec
-from cast.models.providers import NO_KEY, Provider  # noqa: F401  (NO_KEY: re-exported)
+from cast.models.providers import BEDROCK_RETRY_TYPES, NO_KEY, Provider  # noqa: F401  (NO_KEY: re-exported)
 from cast.models.reply import Reply, Transient
 from cast.text import one_line
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
-RETRY_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+RETRY_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}) | BEDROCK_RETRY_TYPES
 
 _preload_lock = threading.Lock()
 _preload_thread: threading.Thread | None = None

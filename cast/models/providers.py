@@ -73,6 +73,20 @@ PLATFORM_IDS: dict[str, tuple[str, str]] = {
 LEGACY_BEDROCK = frozenset({"claude-opus-4-6", "claude-sonnet-4-6", "claude-haiku-4-5", "claude-opus-4-5"})
 BEDROCK_LEGACY_VERSION = "bedrock-2023-05-31"
 
+# Bedrock's mid-stream exception frames that a new attempt may get past (the ResponseStream members of
+# InvokeModelWithResponseStream: https://docs.aws.amazon.com/bedrock/latest/APIReference/
+# API_runtime_InvokeModelWithResponseStream.html; validationException is the request's fault). The SDK
+# surfaces one as a stream `error` event whose type is the frame's exception type.
+BEDROCK_RETRY_TYPES = frozenset(
+    {
+        "internalServerException",
+        "modelStreamErrorException",
+        "throttlingException",
+        "modelTimeoutException",
+        "serviceUnavailableException",
+    }
+)
+
 # Cross-region inference profiles: the geography prefix of a Bedrock id (same page, "Global vs
 # regional endpoints": global, us, eu, jp, apac; us-gov for GovCloud, au for Australia).
 GEOGRAPHIES = ("global", "us-gov", "us", "eu", "jp", "apac", "au")
