@@ -86,3 +86,23 @@ def test_a_refused_reply_is_discarded_not_sent_back(fake_api, tmp_path):
     list(agent.run("something else"))
     sent = fake_api.requests[-1]
     assert sent.status == 200 and "Step one is to" not in str(sent.body["messages"])
+
+
+def test_an_effort_the_model_does_not_take_is_lowered_and_said_once(fake_api, repo, monkeypatch):
+    from cast import conversation, runs
+    from cast.agent import events as ev
+    from cast.options import Options
+
+    monkeypatch.setattr(conversation, "_NOTED", set())
+    (repo / ".cast").mkdir()
+    (repo / ".cast" / "config.toml").write_text('effort = "xhigh"\n')
+    said = []
+    for task in ("one", "two"):
+        fake_api.reply(text("ok"))
+        run = runs.plan_run(task, Options(cwd=repo, model="claude-opus-4-6"))
+        seen: list = []
+        stopped = run.turn(task, seen.append) if hasattr(run, "turn") else runs.turn(run, task, seen.append)
+        assert stopped.status == "done", stopped.reason
+        said += [e.text for e in seen if isinstance(e, ev.Notice) and "effort" in e.text]
+    assert said == ['claude-opus-4-6 does not take effort "xhigh"; using "high"']
+    assert [r.body["output_config"] for r in fake_api.requests] == [{"effort": "high"}] * 2

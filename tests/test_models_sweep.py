@@ -131,6 +131,8 @@ def test_plan_switch_execute_age_resume(fake_api, repo, model):
 
     assert fake_api.rejections() == [], [(r.body.get("model"), r.error) for r in fake_api.rejections()]
     assert not fake_api.responses and {r.body["model"] for r in fake_api.requests} == {model}
+    # thinking counts toward max_tokens: no call, the self-check's and the summaries' included, is starved
+    assert min(r.body["max_tokens"] for r in fake_api.requests) >= 32_000
     main = [_strip(r.body) for r in fake_api.requests if r.body.get("tools")]
     planning, executing = main[:6], main[6:]
     assert len(executing) == 7

@@ -97,7 +97,7 @@ class ContextEconomy:
         reinject: Callable[[], str] | None = None,
         on_usage: Callable[[m.Usage, str], None] | None = None,
         min_batch_tokens: int | None = None,
-        summary_max_tokens: int = 4096,
+        summary_max_tokens: int = 0,  # 0: the provider picks per model (thinking counts toward max_tokens)
     ):
         self.model = model
         self.age_threshold = age_threshold_tokens

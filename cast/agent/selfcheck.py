@@ -97,7 +97,7 @@ class SelfCheck:
         task: str,
         plan_path: Path | None = None,
         on_usage: Callable[[m.Usage, str], None] | None = None,
-        max_tokens: int = 1024,
+        max_tokens: int = 0,  # 0: the provider picks per model (thinking counts toward max_tokens)
     ):
         self.model = model
         self.task = task
