@@ -52,6 +52,7 @@ class Config:
     age_threshold_tokens: int = 80_000  # shrink old observations past this context size (bench/bench_cache.py)
     compact_threshold_tokens: int = 150_000  # summarise the transcript past this
     keep_recent_steps: int = 6
+    checkpoints: bool = True  # execute runs snapshot the tree for `cast undo`/`redo`/`diff`; false: off
     # Price overrides, USD per million tokens: input, output, cache read, cache write[, 1h cache write].
     # Today's list prices are built in (cast/agent/cost.py).
     prices: dict[str, tuple[float, ...]] = field(default_factory=dict)
@@ -347,6 +348,7 @@ def _schema() -> Any:
             age_threshold_tokens: int | None = Positive()
             compact_threshold_tokens: int | None = Positive()
             keep_recent_steps: int | None = Field(default=None, ge=0)
+            checkpoints: bool | None = None
             prices: dict[str, list[float]] | None = None
 
         _SCHEMA = ConfigSource

@@ -234,6 +234,7 @@ class Run:
         report = self.report.build(final, listed)
         if self.checkpoints is not None:
             report.by_item, report.notes = self.checkpoints.item_stats(), report.notes + self.checkpoints.notes()
+            self.checkpoints.finish()  # pack the store if it has grown
         if self.session is not None and report.status != report.stopped and report.stopped == "done":
             self.session.update(status=report.status, reason=report.reason)  # the facts' word, not the loop's
         return report

@@ -178,7 +178,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     agent, config, board = run.agent, run.config, run.tasks
     plan_path = run.ctx.plan_path
     price = price_for(config, agent.model.name)
-    if board is not None:  # before the report's baseline: creating the store adds a line to .cast/.gitignore
+    if board is not None and config.checkpoints:
         run.checkpoints = Recorder(
             Journal(run.workspace.root),
             run.session_id,

@@ -176,7 +176,7 @@ def test_env_drops_redirecting_variables(tmp_path: Path) -> None:
     assert keys["core.hooksPath"] == "/dev/null" and keys["safe.bareRepository"] == "explicit"
 
 
-# The checkpoints' shadow repository is created and owned by cast (.cast/checkpoints/git),
+# The checkpoints' shadow repository is created and owned by cast (in its private state),
 # and its runner builds its own environment from scratch for that repository.
 OWN_REPOSITORY_RUNNERS = {"checkpoints/shadow.py"}
 

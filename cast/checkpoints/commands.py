@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cast.checkpoints import store
 from cast.checkpoints import undo as ops
 from cast.checkpoints.journal import Journal, Record
 from cast.checkpoints.shadow import ShadowError
@@ -25,6 +26,32 @@ Ask = Callable[[str], bool]
 
 def _stderr(text: str) -> None:
     sys.stderr.write(text + "\n")
+
+
+OFF = "checkpoints are off (checkpoints = false in the configuration): there is nothing to {}"
+Failure = (ops.UndoError, ShadowError, OSError)
+
+
+def _off(root: Path, what: str, err: Say) -> bool:
+    """True (and says so) when the configuration turns checkpoints off."""
+    from cast.config import ConfigError, load
+
+    try:
+        enabled = load(root).checkpoints
+    except ConfigError:
+        enabled = True  # a broken config is reported where it is used; checkpoints stay readable
+    if not enabled:
+        err(f"cast: {OFF.format(what)}")
+    return not enabled
+
+
+def _failed(exc: BaseException, err: Say) -> int:
+    """One line, never a traceback: a missing store, a store that is not cast's, a full disk."""
+    if isinstance(exc, OSError) and not isinstance(exc, ShadowError):
+        err(f"cast: checkpoint store: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
+    else:
+        err(f"cast: {exc}")
+    return 1
 
 
 def _restore(
@@ -62,33 +89,36 @@ def undo(
     prefix: str = "cast ",
     err: Say = _stderr,
 ) -> int:
-    journal = Journal(root)
+    if _off(root, "undo", err):
+        return 1
     try:
+        journal = Journal(root)
         restore = ops.prepare_undo(journal, item, plan, force)
         confirm = f"`{prefix}undo {restore.item} --yes{' --force' if force else ''}`"
         return _restore(journal, restore, say, yes, ask, confirm, prefix)
-    except (ops.UndoError, ShadowError) as exc:
-        err(f"cast: {exc}")
-        return 1
+    except Failure as exc:
+        return _failed(exc, err)
 
 
 def redo(root: Path, yes: bool, force: bool, say: Say, ask: Ask | None, prefix: str = "cast ", err: Say = _stderr) -> int:
-    journal = Journal(root)
+    if _off(root, "redo", err):
+        return 1
     try:
+        journal = Journal(root)
         confirm = f"`{prefix}redo --yes{' --force' if force else ''}`"
         return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm, prefix)
-    except (ops.UndoError, ShadowError) as exc:
-        err(f"cast: {exc}")
-        return 1
+    except Failure as exc:
+        return _failed(exc, err)
 
 
 def diff(root: Path, item: int | None, plan: str | None, say: Say, color: bool = False, err: Say = _stderr) -> int:
+    if _off(root, "diff", err):
+        return 1
     try:
         say(ops.diff(Journal(root), item, plan, color).rstrip("\n"))
         return 0
-    except (ops.UndoError, ShadowError) as exc:
-        err(f"cast: {exc}")
-        return 1
+    except Failure as exc:
+        return _failed(exc, err)
 
 
 def disk_use(directory: Path) -> int:
@@ -113,8 +143,19 @@ def _finished(journal: Journal, key: str) -> bool:
     return all(checked for _, checked in checks)
 
 
-def listing(root: Path, say: Say) -> int:
-    journal = Journal(root)
+def listing(root: Path, say: Say, err: Say = _stderr) -> int:
+    notice = store.planted(root)
+    if notice:
+        err(f"cast: {notice}")
+    if _off(root, "list", err):
+        return 0
+    try:
+        return _listing(Journal(root), say)
+    except Failure as exc:
+        return _failed(exc, err)
+
+
+def _listing(journal: Journal, say: Say) -> int:
     records = journal.records()
     if not records:
         say(f"no checkpoints in {journal.shadow.dir}")
@@ -130,10 +171,16 @@ def listing(root: Path, say: Say) -> int:
     return 0
 
 
-def prune(root: Path, days: int, say: Say) -> int:
+def prune(root: Path, days: int, say: Say, err: Say = _stderr) -> int:
     """Forget the checkpoints of finished plans whose last checkpoint is older than `days`, and
     let git drop the objects nothing else needs."""
-    journal = Journal(root)
+    try:
+        return _prune(Journal(root), days, say)
+    except Failure as exc:
+        return _failed(exc, err)
+
+
+def _prune(journal: Journal, days: int, say: Say) -> int:
     if not journal.path.exists():
         say("no checkpoints to prune")
         return 0
@@ -149,9 +196,10 @@ def prune(root: Path, days: int, say: Say) -> int:
         tmp.write_bytes(b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape") for r in kept))
         os.replace(tmp, journal.path)
         git = journal.shadow.git
-        old = [line.split()[0] for line in git("for-each-ref", "--format=%(refname)", "refs/keep/").decode().splitlines()]
-        commands = "".join(f"delete {ref}\n" for ref in old)
-        commands += "".join(f"update refs/keep/{tree} {tree}\n" for tree in sorted({r["tree"] for r in kept}))
+        old = {line.strip() for line in git("for-each-ref", "--format=%(refname)", "refs/keep/").decode().splitlines()}
+        wanted = {f"refs/keep/{tree}" for tree in {r["tree"] for r in kept}}
+        commands = "".join(f"delete {ref}\n" for ref in sorted(old - wanted))
+        commands += "".join(f"update {ref} {ref.rpartition('/')[2]}\n" for ref in sorted(wanted - old))
         git("update-ref", "--stdin", data=commands.encode())
         git("pack-refs", "--all", "--prune")
         git("reflog", "expire", "--expire=now", "--all")

@@ -1,6 +1,6 @@
 """The checkpoint journal: every snapshot cast took of the workspace, in order, and what it meant.
 
-`.cast/checkpoints/journal.jsonl` holds one JSON record per snapshot, fsynced as it is written, so
+`journal.jsonl` in the store's directory (store.py) holds one JSON record per snapshot, fsynced as it is written, so
 a run killed with kill -9 keeps every checkpoint it took and a resumed session (or tomorrow's
 `cast execute`) can still undo its items. Records carry the session and plan they belong to.
 
@@ -46,8 +46,8 @@ class Journal:
     """The shadow repository and its journal. Every snapshot and append happens under an
     exclusive lock, so two cast processes in one workspace take turns."""
 
-    def __init__(self, root: Path, max_bytes: int | None = None):
-        self.shadow = Shadow(root) if max_bytes is None else Shadow(root, max_bytes)
+    def __init__(self, root: Path, max_bytes: int | None = None, directory: Path | None = None):
+        self.shadow = Shadow(root, directory=directory) if max_bytes is None else Shadow(root, max_bytes, directory)
         self.root = self.shadow.root
         self.path = self.shadow.dir / "journal.jsonl"
 
@@ -74,6 +74,8 @@ class Journal:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def records(self) -> list[Record]:
+        if self.shadow.exists():
+            self.shadow.ensure()  # a store is read only as cast left it (store.verify)
         try:
             lines = self.path.read_bytes().split(b"\n")
         except FileNotFoundError:
@@ -113,17 +115,27 @@ class Journal:
         plan: Path | str | None = None,
         item: int | None = None,
         text: str = "",
+        paths: list[str] | None = None,
         **extra: Any,
     ) -> Record:
-        """Snapshot the tree now and append a record of it; returns the record."""
+        """Snapshot the tree now and append a record of it; returns the record. `paths`: only
+        these can have changed since the last record, as far as cast knows (None: look at all)."""
         with self.locked():
-            return self._append(kind, session, plan, item, text, extra)
+            return self._append(kind, session, plan, item, text, extra, paths)
 
     def _append(
-        self, kind: str, session: str | None, plan: Path | str | None, item: int | None, text: str, extra: dict[str, Any]
+        self,
+        kind: str,
+        session: str | None,
+        plan: Path | str | None,
+        item: int | None,
+        text: str,
+        extra: dict[str, Any],
+        paths: list[str] | None = None,
     ) -> Record:
-        snap = self.shadow.snapshot()
         last = self.last()
+        snap = self.shadow.snapshot(paths if last is not None else None)
+        self.shadow.keep(snap.tree)
         outside: list[str] = []
         # A probe taken before a writing call and never followed by the call's result means the
         # process died while the call ran (kill -9): what changed since is that call's doing.

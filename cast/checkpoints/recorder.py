@@ -7,12 +7,18 @@ it runs and about its result before the next call runs, so:
   last record was changed outside cast);
 - a writing call is followed by a `cast` record (cast's own work);
 - `update_task in_progress` takes the item's checkpoint, `done` closes the item's diff.
+A snapshot looks at the whole tree only where cast cannot know what changed (the run's start, and
+around a command); around edit_file and write_file it looks at the one path, and an item's
+checkpoint or tick, taken when no writing call ran since the last record, reuses that record's
+tree. What changed meanwhile outside cast is still found: by the next full look (a command, the
+probe every undo starts with), which records it as changed outside cast.
 A checkpoint failure (no git, a full disk) never stops the run: checkpoints turn off, and the
 report says why.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +27,7 @@ from cast.checkpoints.journal import Journal
 from cast.checkpoints.shadow import ShadowError
 
 WRITING_TOOLS = frozenset({"edit_file", "write_file", "bash"})
+FILE_TOOLS = frozenset({"edit_file", "write_file"})  # what they change is the path they name
 
 
 class Recorder:
@@ -36,6 +43,7 @@ class Recorder:
         self.journal, self.session, self.plan = journal, session, journal.plan_key(plan)
         self.item_text, self.active, self.ticked = item_text, active, ticked
         self.started = False
+        self.pending: list[str] | None = None  # the path the file tool about to run names
         self.error = ""
         self.skipped: dict[str, int] = {}  # path -> size: files over the cap, never checkpointed
         try:
@@ -43,11 +51,14 @@ class Recorder:
         except (ShadowError, OSError) as exc:
             self.error = str(exc)
 
-    def _record(self, kind: str, item: int | None = None, text: str = "", **extra: object) -> None:
+    def _record(
+        self, kind: str, item: int | None = None, text: str = "", paths: list[str] | None = None, **extra: object
+    ) -> None:
         if self.error:
             return
         try:  # the items ticked then: an undo to this point unticks only those ticked since
-            record = self.journal.record(kind, self.session, self.plan, item, text, ticked=self.ticked(), **extra)
+            ticked = self.ticked()
+            record = self.journal.record(kind, self.session, self.plan, item, text, paths, ticked=ticked, **extra)
         except (ShadowError, OSError) as exc:
             self.error = str(exc)
             return
@@ -60,13 +71,36 @@ class Recorder:
             self.started = True
             self._record("probe", text="run start")
         elif isinstance(event, ev.ToolCall) and event.name in WRITING_TOOLS:
-            self._record("probe", text=f"before {event.name}", call=event.name)
+            self.pending = self._named(event.input) if event.name in FILE_TOOLS else None
+            self._record("probe", text=f"before {event.name}", paths=self.pending, call=event.name)
         elif isinstance(event, ev.ToolResult) and event.name in WRITING_TOOLS and not event.cached:
-            self._record("cast", text=event.name)
+            paths = self.pending if event.name in FILE_TOOLS else None
+            if paths is not None:
+                paths = list(dict.fromkeys(paths + [p for p in event.changed if not p.startswith("..")]))
+            self.pending = None
+            self._record("cast", text=event.name, paths=paths)
         elif isinstance(event, ev.ToolResult) and event.name == "update_task" and event.ok:
             number, status = (event.facts or {}).get("task"), (event.facts or {}).get("status")
             if isinstance(number, int) and status in ("in_progress", "done"):
-                self._record("item" if status == "in_progress" else "done", number, self.item_text(number))
+                kind = "item" if status == "in_progress" else "done"
+                self._record(kind, number, self.item_text(number), paths=[])
+
+    def _named(self, args: object) -> list[str] | None:
+        """The workspace-relative path a file tool names; None (look at everything) when there is
+        none or it is outside the workspace."""
+        path = args.get("path") if isinstance(args, dict) else None
+        if not isinstance(path, str) or not path:
+            return None
+        rel = os.path.relpath(os.path.normpath(os.path.join(self.journal.root, path)), self.journal.root)
+        return None if rel.startswith("..") or rel == "." else [rel]
+
+    def finish(self) -> None:
+        """At the run's end: pack the store if it has grown."""
+        if not self.error and self.started:
+            try:
+                self.journal.shadow.maintain()
+            except (ShadowError, OSError):
+                pass
 
     def item_stats(self) -> list[tuple[int, str, str]]:
         """Per item this session touched: its diffstat, for the closing report."""

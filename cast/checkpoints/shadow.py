@@ -4,18 +4,23 @@ Why git, and why a separate one: git already knows how to honour `.gitignore`, t
 files whose stat data changed (so a second snapshot of a large tree is cheap), and to store many
 near-identical trees in little space. But the user's repository is theirs: a checkpoint must never
 write its index, refs, stash or objects, nor run its hooks or read its config. So the snapshots
-live in a bare repository of cast's own (`GIT_DIR`), pointed at the workspace (`GIT_WORK_TREE`),
-with a private index file (`GIT_INDEX_FILE`) and no system or global git config.
+live in a bare repository of cast's own (`GIT_DIR`, in cast's private state: store.py says where
+and why), pointed at the workspace (`GIT_WORK_TREE`), with its own index and no system or global
+git config.
 
-It sits at `<workspace>/.cast/checkpoints/git`: it belongs to this workspace, goes when the
-workspace goes, and `.cast/.gitignore` keeps it out of the user's repository. `.cast/` itself is
-never snapshotted (plans are unticked byte-exactly instead of restored), nor is any file larger
-than the size cap (those are listed as skipped and never touched by a restore), nor a nested
-git repository (it has a history of its own).
+In a git workspace the first snapshot costs about a `git status`, not a re-hash of the tree: the
+store starts from a copy of the user's index (its stat data says which files are unchanged) and
+reads the user's objects through an alternate (`GIT_ALTERNATE_OBJECT_DIRECTORIES`, reads only), so
+it stores only what differs. Commands that write objects run without the alternate: git
+"freshens" an object it finds in an alternate (it sets the file's time), and the user's `.git`
+must stay as it was. Each snapshot's tree is also committed as the store's HEAD, so the next
+snapshot is one `git status` in the store: it refreshes the stat data in the store's index (never
+the user's) and lists what changed, and only those paths are hashed. A snapshot after an edit
+cast made itself looks at that path alone.
 
-Attributes in the workspace (`.gitattributes`: eol conversion, filters) are switched off for
-every path by the shadow's own `info/attributes`, so what is restored is byte for byte what was
-there.
+`.cast/` is never snapshotted (plans are unticked byte-exactly instead of restored), nor is any
+file larger than the size cap (those are listed as skipped and never touched by a restore), nor a
+nested git repository or submodule (it has a history of its own).
 """
 
 from __future__ import annotations
@@ -25,21 +30,16 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cast.checkpoints import store
+
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-EXCLUDE = "/.cast/\n.git\n"
-ATTRIBUTES = "* -text -filter -ident -working-tree-encoding -eol\n"
-SHADOW_CONFIG = {
-    "core.autocrlf": "false",
-    "core.symlinks": "true",
-    "core.quotePath": "false",
-    "core.fsmonitor": "false",
-    "core.untrackedCache": "true",
-    "core.hooksPath": "/dev/null",
-    "gc.auto": "0",
-    "index.version": "4",
-    "advice.addEmbeddedRepo": "false",
-    "diff.renames": "false",
+MANY_PATHS = 500  # a restore of more paths lists the whole tree rather than name each one
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "cast",
+    "GIT_AUTHOR_EMAIL": "cast@localhost",
+    "GIT_COMMITTER_NAME": "cast",
+    "GIT_COMMITTER_EMAIL": "cast@localhost",
 }
 
 
@@ -48,34 +48,39 @@ class ShadowError(Exception):
 
 
 def shadow_dir(root: Path) -> Path:
-    return Path(root) / ".cast" / "checkpoints"
+    return store.store_dir(Path(root).resolve())
 
 
 def run_git(
-    git_dir: Path, work_tree: Path, *args: str, index: Path | None = None, data: bytes | None = None, cwd: Path | None = None
+    git_dir: Path,
+    work_tree: Path,
+    *args: str,
+    index: Path | None = None,
+    data: bytes | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = True,
 ) -> bytes:
     """The one place the shadow repository runs git: through cast's hardened runner (no system or
     global config, no hooks, no inherited GIT_* variable), pointed at the shadow repository, so
     a user's GIT_DIR or GIT_INDEX_FILE can never redirect a snapshot into their repository."""
     from cast import git
 
-    env = {
+    full = {
         "GIT_DIR": str(git_dir),
         "GIT_WORK_TREE": str(work_tree),
         "GIT_INDEX_FILE": str(index or git_dir / "index"),
         "GIT_NO_REPLACE_OBJECTS": "1",
-        "GIT_AUTHOR_NAME": "cast",
-        "GIT_AUTHOR_EMAIL": "cast@localhost",
-        "GIT_COMMITTER_NAME": "cast",
-        "GIT_COMMITTER_EMAIL": "cast@localhost",
         "LC_ALL": "C",
+        **IDENTITY,
+        **(env or {}),
     }
     if args[:1] == ("init",):  # creating the repository: no GIT_DIR or work tree yet
-        env = {"LC_ALL": "C"}
-    out = git.call(None, *args, cwd=cwd or work_tree, timeout=300, env=env, input=data)
+        full = {"LC_ALL": "C"}
+    out = git.call(None, *args, cwd=cwd or work_tree, timeout=300, env=full, input=data)
     if out is None:
         raise ShadowError(f"git {args[0]} could not run (is git installed?) or timed out; checkpoints need it")
-    if out.returncode != 0:
+    if out.returncode != 0 and check:
         message = out.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ShadowError(f"git {args[0]} failed: {message[-1] if message else f'exit {out.returncode}'}")
     return out.stdout
@@ -97,76 +102,166 @@ def _nul(paths: list[str]) -> bytes:
     return b"".join(os.fsencode(p) + b"\0" for p in paths)
 
 
-def _paths(out: bytes) -> list[str]:
-    return [os.fsdecode(p) for p in out.split(b"\0") if p]
-
-
 class Shadow:
     """Snapshots of one workspace. Not thread-safe; `Journal` serialises use across processes."""
 
-    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES, directory: Path | None = None):
         self.root = Path(root).resolve()
-        self.dir = shadow_dir(self.root)
+        self.dir = directory or shadow_dir(self.root)
         self.git_dir = self.dir / "git"
         self.max_bytes = max_bytes
+        self.borrowed: str | None = None  # the user's object directory, read through an alternate
+        self._open = False
+        self._head: str | None = None  # the tree the store's HEAD commit holds, once known
 
-    def git(self, *args: str, index: Path | None = None, data: bytes | None = None) -> bytes:
-        return run_git(self.git_dir, self.root, *args, index=index, data=data)
+    def exists(self) -> bool:
+        return os.path.lexists(self.git_dir)
+
+    def git(self, *args: str, index: Path | None = None, data: bytes | None = None, borrow: bool = True, **env: str) -> bytes:
+        """git in the store. `borrow=False` for commands that write objects (see the docstring)."""
+        self.ensure()
+        if borrow and self.borrowed:
+            env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = self.borrowed
+        return run_git(self.git_dir, self.root, *args, index=index, data=data, env=env)
 
     def ensure(self) -> None:
-        if (self.git_dir / "HEAD").is_file():
+        """Open the store, creating it on first use; every open checks it is as cast left it."""
+        if self._open:
             return
-        from cast.fsutil import ensure_gitignore
+        self._open = True  # from here on its own git calls run
+        try:
+            if not self.exists():
+                store.create(self.git_dir, self._init)
+                self._borrow()
+            else:
+                store.verify(self.git_dir)
+            borrowed = self.dir / store.BORROW
+            if os.path.lexists(borrowed):
+                path = borrowed.read_text(encoding="utf-8").strip()
+                self.borrowed = path if os.path.isabs(path) and os.path.isdir(path) else None
+        except store.StoreError as exc:
+            self._open = False
+            raise ShadowError(str(exc)) from None
+        except OSError as exc:
+            self._open = False
+            raise ShadowError(f"checkpoint store {self.dir}: {exc.strerror or exc}") from None
+        except ShadowError:
+            self._open = False
+            raise
 
-        ensure_gitignore(self.root)  # `.cast/.gitignore` lists checkpoints/: the user's repository never sees the store
-        self.dir.mkdir(parents=True, exist_ok=True)
-        run_git(self.git_dir, self.root, "init", "-q", "--bare", "--template=", str(self.git_dir), cwd=self.dir)
-        with open(self.git_dir / "config", "a", encoding="utf-8") as config:  # one write, not a git call per key
-            for key, value in SHADOW_CONFIG.items():
-                section, name = key.split(".")
-                config.write(f"[{section}]\n\t{name} = {value}\n")
-        info = self.git_dir / "info"
-        info.mkdir(exist_ok=True)
-        (info / "attributes").write_text(ATTRIBUTES)
-        (info / "exclude").write_text(EXCLUDE)
+    def _init(self, directory: Path) -> None:
+        run_git(directory, self.root, "init", "-q", "--bare", "--template=", str(directory), cwd=directory.parent)
 
-    def snapshot(self) -> Snap:
+    def _borrow(self) -> None:
+        """Start from the user's index and read their objects, when the workspace is the top of a
+        sha1 repository: the first snapshot then hashes only what differs from the index."""
+        from cast import git
+
+        if not os.path.lexists(self.root / ".git"):
+            return
+        out = git.run(
+            self.root, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "objects", "--git-path", "index"
+        )
+        lines = os.fsdecode(out or b"").splitlines()
+        if len(lines) != 3 or os.path.realpath(lines[0]) != str(self.root) or not os.path.isdir(lines[1]):
+            return
+        if (git.run(self.root, "rev-parse", "--show-object-format") or b"").strip() != b"sha1":
+            return
+        store.write_own(self.dir / store.BORROW, lines[1] + "\n")
+        self.borrowed = lines[1]
+        try:
+            with open(lines[2], "rb") as source:
+                data = source.read()
+        except OSError:
+            return
+        index = self.git_dir / "index"
+        index.write_bytes(data)
+        try:
+            self._clean_index()
+            self._commit(self.git("write-tree").decode().strip())
+        except ShadowError:  # an index this git cannot use alone (a split index): start empty
+            index.unlink(missing_ok=True)
+
+    def _clean_index(self) -> None:
+        """What the store never records (`.cast/`, submodules) leaves the copied index, and no
+        entry is taken as unchanged on the user's word (assume-unchanged)."""
+        gone, trusted = [], []
+        for record in self.git("ls-files", "-s", "-v", "-z").split(b"\0"):
+            meta, _, path = record.partition(b"\t")
+            if not path:
+                continue
+            if path.startswith(b".cast/") or meta[2:8] == b"160000":
+                gone.append(path)
+            elif meta[:1].islower():
+                trusted.append(path)
+        if gone:
+            self.git("update-index", "--force-remove", "-z", "--stdin", data=b"".join(p + b"\0" for p in gone))
+        if trusted:
+            self.git("update-index", "--no-assume-unchanged", "-z", "--stdin", data=b"".join(p + b"\0" for p in trusted))
+
+    def _commit(self, tree: str) -> None:
+        """The store's HEAD holds the newest snapshot, so its `git status` lists only what changed."""
+        if tree == self._head:
+            return
+        commit = self.git("commit-tree", tree, "-m", "cast checkpoint").decode().strip()
+        self.git("update-ref", "--no-deref", "HEAD", commit)
+        self._head = tree
+
+    def head_tree(self) -> str:
+        if self._head is None:
+            out = run_git(self.git_dir, self.root, "rev-parse", "--verify", "-q", "HEAD^{tree}", check=False)
+            self._head = out.decode().strip() or None
+        return self._head or EMPTY_TREE
+
+    def snapshot(self, paths: list[str] | None = None) -> Snap:
         """The tree as it is now: every file git would not ignore, except `.cast/` and files over
-        the size cap. Only files whose stat data changed since the last snapshot are read."""
+        the size cap. Only files whose stat data changed since the last snapshot are read.
+        `paths`: only these changed since the last snapshot, as far as cast knows (an edit it
+        made itself); `[]` means nothing did."""
         self.ensure()
+        self.head_tree()
+        if paths == []:
+            return Snap(self.head_tree())
+        spec = [] if paths is None else ["--", *(f":(literal){p}" for p in paths)]
+        out = self.git(
+            "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", *spec,
+            GIT_OPTIONAL_LOCKS="1",  # the store's index keeps the refreshed stat data
+        )  # fmt: skip
         # A path ending in "/" is a nested repository: it keeps its own history, and is not recorded.
-        listed = [
-            p for p in _paths(self.git("ls-files", "-z", "--others", "--modified", "--exclude-standard")) if not p.endswith("/")
-        ]
+        listed = [p for p in dict.fromkeys(_paths_of_status(out)) if not p.endswith("/")]
         skipped: dict[str, int] = {}
-        for path in dict.fromkeys(listed):
+        for path in listed:
             try:
                 info = os.lstat(self.root / path)
             except OSError:
                 continue
             if stat.S_ISREG(info.st_mode) and info.st_size > self.max_bytes:
                 skipped[path] = info.st_size
-        # The walk above found every path that needs updating, so the index is updated for those
-        # paths alone instead of walking the tree a second time with `git add -A`.
-        changed = [p for p in dict.fromkeys(listed) if p not in skipped]
+        changed = [p for p in listed if p not in skipped]
         try:
             if changed:
-                self.git("update-index", "--add", "--remove", "--replace", "-z", "--stdin", data=_nul(changed))
+                self.git("update-index", "--add", "--remove", "--replace", "-z", "--stdin", data=_nul(changed), borrow=False)
         except ShadowError:  # a path turned from file to directory or back in ways update-index refuses
-            self.git(
-                "add",
-                "-A",
-                "--pathspec-from-file=-",
-                "--pathspec-file-nul",
-                data=_nul([".", *(f":(exclude,literal){p}" for p in sorted(skipped))]),
-            )
+            literal = [f":(literal){p}" for p in changed]
+            self.git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", data=_nul(literal), borrow=False)
         if skipped:
-            self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted(skipped)))
-        return Snap(self.git("write-tree").decode().strip(), skipped)
+            self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted(skipped)), borrow=False)
+        tree = self.git("write-tree").decode().strip()
+        self._commit(tree)
+        return Snap(tree, skipped)
 
-    def keep(self, name: str, tree: str) -> None:
-        """A ref so that `git gc` in the shadow keeps the tree (refs may name trees directly)."""
-        self.git("update-ref", f"refs/cast/{name}", tree)
+    def keep(self, tree: str) -> None:
+        """A ref so that `git gc` in the store keeps the tree (refs may name trees directly);
+        written as a loose ref file, the format git reads, without a process per snapshot."""
+        refs = self.git_dir / "refs" / "keep"
+        if not (refs / tree).exists():
+            refs.mkdir(exist_ok=True)
+            (refs / tree).write_text(tree + "\n")
+
+    def maintain(self) -> None:
+        """Pack the store when it has grown (git's own threshold), in the store only."""
+        if self._open:
+            self.git("-c", "gc.auto=6700", "-c", "gc.autoPackLimit=50", "gc", "--auto", "--quiet")
 
     def changes(self, old: str, new: str) -> list[Change]:
         if old == new:
@@ -223,12 +318,23 @@ class Shadow:
             target = self.root / path
             if target.is_dir() and not target.is_symlink() and not any(target.iterdir()):
                 target.rmdir()
-        index = self.git_dir / "restore-index"
+        # An index of just the wanted entries (not the whole tree): a restore costs what it restores.
+        named = [] if len(wanted) > MANY_PATHS else ["--", *wanted]
+        listing = self.git("ls-tree", "-r", "-z", "--full-tree", tree, *named, GIT_LITERAL_PATHSPECS="1")
+        keep = set(map(os.fsencode, wanted))
+        entries = [e for e in listing.split(b"\0") if e and e.partition(b"\t")[2] in keep]
+        index = self.dir / "restore-index"
         try:
-            self.git("read-tree", tree, index=index)
+            index.unlink(missing_ok=True)
+            self.git("update-index", "-z", "--index-info", index=index, data=b"".join(e + b"\0" for e in entries), borrow=False)
             self.git("checkout-index", "-f", "-z", "--stdin", index=index, data=_nul(wanted))
         finally:
             index.unlink(missing_ok=True)
+
+
+def _paths_of_status(out: bytes) -> list[str]:
+    """The paths of `git status --porcelain=v1 -z` (renames are off: one path per entry)."""
+    return [os.fsdecode(entry[3:]) for entry in out.split(b"\0") if len(entry) > 3]
 
 
 def _prune_empty(directory: Path, root: Path) -> None:

@@ -163,7 +163,8 @@ def apply(journal: Journal, restore: Restore, session: str | None = None) -> Rec
         extra["unticked"] = done
     else:
         extra["undo"], extra["reticked"] = restore.undo_seq, done
-    return journal.record(restore.kind, session, restore.plan, restore.item, "", **extra)
+    restored = [c.path for c in restore.applied]  # all that changed: the snapshot looks at those alone
+    return journal.record(restore.kind, session, restore.plan, restore.item, "", paths=restored, **extra)
 
 
 def diff(journal: Journal, item: int | None = None, plan: str | None = None, color: bool = False) -> str:
