@@ -130,6 +130,7 @@ class Shadow:
             return
         self._open = True  # from here on its own git calls run
         try:
+            store.open_dir(self.root, self.dir)
             if not self.exists():
                 store.create(self.git_dir, self._init)
                 self._borrow()

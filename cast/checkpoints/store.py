@@ -62,10 +62,24 @@ class StoreError(Exception):
 
 
 def store_dir(root: Path) -> Path:
-    """The store's directory for the workspace at `root` (not created here)."""
-    from cast.plans.store import user_state_root
+    """The store's directory for the workspace at `root` (computed only: nothing is created)."""
+    from cast.state import workspace_state_path
 
-    return user_state_root(root) / "checkpoints"
+    return workspace_state_path(root) / "checkpoints"
+
+
+def open_dir(root: Path, directory: Path) -> None:
+    """Create the store's directory (or check it): cast's private state for `root`, every
+    component a real directory of this user's alone (cast/state.py)."""
+    from cast.state import StateError, private_dir
+
+    if directory != store_dir(root):  # a store put elsewhere (a bench): checked by `verify` alone
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return
+    try:
+        private_dir(root, "checkpoints")
+    except StateError as exc:
+        raise StoreError(f"checkpoint store: {exc}") from None
 
 
 def _owned_dir(path: Path) -> None:
@@ -78,29 +92,6 @@ def _owned_dir(path: Path) -> None:
         raise StoreError(f"checkpoint store: {path} is not a directory (a symlink or a file); remove it")
     if info.st_uid != os.getuid() or info.st_mode & 0o022:
         raise StoreError(f"checkpoint store: {path} is not this user's alone; remove it")
-
-
-def make_private(directory: Path) -> None:
-    """Create `directory` and its missing parents (0700), refusing a symlinked component or a
-    component that another user owns or can write, below the user's state base."""
-    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    missing = []
-    current = directory
-    while not os.path.lexists(current) and current != current.parent:
-        missing.append(current)
-        current = current.parent
-    for path in reversed(missing):
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            pass
-        except OSError as exc:
-            raise StoreError(f"checkpoint store: cannot create {path}: {exc.strerror}") from None
-    for path in [directory, *directory.parents]:
-        if path == base or path == path.parent:
-            break
-        _owned_dir(path)
-    os.chmod(directory, 0o700)
 
 
 def verify(git_dir: Path) -> None:
@@ -139,7 +130,6 @@ def write_own(path: Path, text: str) -> None:
 def create(git_dir: Path, init: Callable[[Path], None]) -> None:
     """A new bare store: `git init` in a temporary directory, cast's own files written, then
     renamed into place, so a store is either whole or absent."""
-    make_private(git_dir.parent)
     tmp = git_dir.with_name(f"{git_dir.name}.new-{os.getpid()}")
     if os.path.lexists(tmp):
         import shutil
