@@ -174,6 +174,7 @@ LOOSENING: dict[str, Rule] = {
     "age_threshold_tokens": _never,
     "compact_threshold_tokens": _never,
     "keep_recent_steps": _never,
+    "checkpoints": _ranked(False, True),  # off takes away the user's undo
 }
 MODEL_KEYS = ("model", "plan_model", "execute_model", "fallback_model")
 

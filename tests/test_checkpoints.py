@@ -144,3 +144,17 @@ def test_prune_forgets_finished_old_plans_and_keeps_the_rest(tmp_path):
         ["git", "--git-dir", str(journal.shadow.git_dir), "cat-file", "-e", records[0]["tree"]], check=False, capture_output=True
     )
     assert gone.returncode != 0  # the finished plan's tree is gone from the store
+
+
+def test_checkpoints_false_counts_from_the_user_config_not_from_an_untrusted_repository(tmp_path, monkeypatch):
+    from cast import config
+
+    root = tmp_path / "w"
+    (root / ".cast").mkdir(parents=True)
+    (root / ".cast" / "config.toml").write_text("checkpoints = false\n")
+    monkeypatch.setattr(config, "warn_once", lambda *a, **k: None)
+    assert config.load(root).checkpoints is True  # a clone cannot take the user's undo away
+    user = config.config_dir() / "config.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text("checkpoints = false\n")
+    assert config.load(root).checkpoints is False

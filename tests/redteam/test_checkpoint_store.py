@@ -200,7 +200,9 @@ def test_a_redirected_store_is_refused_in_one_line(tmp_path: Path, redirect: str
 
 def test_checkpoints_false_turns_them_off_and_undo_says_so(tmp_path: Path) -> None:
     root, outside, marker = clone(tmp_path, "none")
-    (root / ".cast" / "config.toml").write_text("checkpoints = false\n")
+    user_config = Path(os.environ["XDG_CONFIG_HOME"]) / "cast" / "config.toml"
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text("checkpoints = false\n")  # a repository's config cannot take the user's undo away
     ran = execute(root, tmp_path, edit_turns())
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert not shadow_dir(root).exists()
