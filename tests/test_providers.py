@@ -288,3 +288,32 @@ def test_a_bedrock_exception_frame_mid_stream_is_retried_from_the_start(bedrock,
     assert stop.status == "done", stop
     assert len(bedrock.calls) == 4 and bedrock.rejections() == []
     assert run.plan_path is not None
+
+
+def test_a_bedrock_api_key_is_sent_as_a_bearer_token_instead_of_a_signature(bedrock, repo, monkeypatch):
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key-1")
+    bedrock.api_keys.add("bedrock-api-key-1")
+    _, stop = plan_session(bedrock.api, repo, "claude-opus-5-5")
+    assert stop.status == "done", [c.error for c in bedrock.rejections()]
+    assert {c.headers["authorization"] for c in bedrock.calls} == {"Bearer bedrock-api-key-1"}
+    assert {c.path for c in bedrock.calls} == {"/model/eu.anthropic.claude-opus-5-5/invoke-with-response-stream"}
+
+
+def test_a_plan_run_through_a_gateway_that_serves_no_models_api(repo, monkeypatch, capsys):
+    """ANTHROPIC_BASE_URL at an Anthropic-compatible gateway whose /v1/models is a 404: the run
+    goes ahead on cast's built-in facts and says where they came from."""
+    monkeypatch.setattr("cast.models.lookup._said", set())  # its notes are said once per process
+    api = FakeAPI().start()
+    try:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+        monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "gateway-token")
+        api.model_failures.append(Failure(404, "404 page not found"))
+        run, stop = plan_session(api, repo, "claude-sonnet-5-5")
+        assert stop.status == "done", [r.error for r in api.rejections()]
+        assert run.agent.model.spec is not None and run.agent.model.spec.source == "built-in"
+        assert "does not serve the Models API" in capsys.readouterr().err
+        assert {r.headers["authorization"] for r in api.requests} == {"Bearer gateway-token"}
+    finally:
+        api.stop()
