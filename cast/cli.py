@@ -11,6 +11,7 @@ import typer
 
 from cast import cli_contract
 from cast.exits import EXIT_USAGE
+from cast.text import colored_diff, echo, terminal_safe  # what cast prints from outside itself is text only
 from cast.version import VERSION
 
 app = typer.Typer(
@@ -29,8 +30,6 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a 
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    from cast.text import terminal_safe  # messages quote paths, plans and servers: text only
-
     sys.stderr.write(f"cast: {terminal_safe(message)}\n")
     return typer.Exit(code)
 
@@ -102,10 +101,10 @@ def plan(
     _drive(json, lambda handle, on_output: run.turn(task, handle, on_output=on_output))
     outcome = run.close(plan_required=True)
     if outcome.status == "no plan":
-        sys.stderr.write(f"cast: {outcome.reason}\n")
+        sys.stderr.write(f"cast: {terminal_safe(outcome.reason)}\n")
     _show(run, outcome, json, show_report=False)
     if run.plan_path is not None and not json:
-        print(run.plan_path)
+        echo(run.plan_path)
     raise typer.Exit(outcome.code)
 
 
@@ -158,12 +157,12 @@ def execute(
                 ]
             )
         else:
-            print(message)
+            echo(message)
         raise typer.Exit(0)
     _drive(json, lambda handle, on_output: run.execute(handle, on_output=on_output))
     outcome = run.close()
     if outcome.status in ("incomplete", "plan missing", "tests failing"):
-        sys.stderr.write(f"cast: {outcome.reason}\n")
+        sys.stderr.write(f"cast: {terminal_safe(outcome.reason)}\n")
     _show(run, outcome, json, show_report=True)
     raise typer.Exit(outcome.code)
 
@@ -184,7 +183,7 @@ def plans(ctx: typer.Context, json: JsonOpt = False) -> None:
     if not found:
         print('no plans yet: cast plan "what to do"')
     for info in found:
-        print(f"{info.done}/{info.total}\t{info.session}\t{info.task}\t{os.path.relpath(info.path)}")
+        echo(f"{info.done}/{info.total}\t{info.session}\t{info.task}\t{os.path.relpath(info.path)}")
 
 
 def _print_json(rows) -> None:
@@ -210,10 +209,10 @@ def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
         print("no sessions yet")
     if sys.stdout.isatty():  # aligned for a reader; tab-separated for a script
         for line in format_sessions(found):
-            print(line)
+            echo(line)
         return
     for info in found:
-        print(f"{info.id}\t{info.mode}\t{info.status}\t{info.steps} steps\t{info.task}")
+        echo(f"{info.id}\t{info.mode}\t{info.status}\t{info.steps} steps\t{info.task}")
 
 
 @app.command()
@@ -257,7 +256,7 @@ def undo(item: ItemArg = None, plan: PlanOpt = None, yes: YesOpt = False, force:
     from cast.checkpoints import commands
     from cast.workspace import Workspace
 
-    raise typer.Exit(commands.undo(Workspace.discover().root, item, plan, yes, force, print, _ask if _interactive() else None))
+    raise typer.Exit(commands.undo(Workspace.discover().root, item, plan, yes, force, echo, _ask if _interactive() else None))
 
 
 @app.command()
@@ -266,7 +265,7 @@ def redo(yes: YesOpt = False, force: ForceOpt = False) -> None:
     from cast.checkpoints import commands
     from cast.workspace import Workspace
 
-    raise typer.Exit(commands.redo(Workspace.discover().root, yes, force, print, _ask if _interactive() else None))
+    raise typer.Exit(commands.redo(Workspace.discover().root, yes, force, echo, _ask if _interactive() else None))
 
 
 @app.command()
@@ -280,7 +279,7 @@ def diff(
     from cast.checkpoints import commands
     from cast.workspace import Workspace
 
-    raise typer.Exit(commands.diff(Workspace.discover().root, item, plan, print, color=sys.stdout.isatty()))
+    raise typer.Exit(commands.diff(Workspace.discover().root, item, plan, colored_diff if sys.stdout.isatty() else echo))
 
 
 @app.command()
@@ -293,7 +292,7 @@ def checkpoints(
     from cast.workspace import Workspace
 
     root = Workspace.discover().root
-    raise typer.Exit(commands.prune(root, days, print) if prune else commands.listing(root, print))
+    raise typer.Exit(commands.prune(root, days, echo) if prune else commands.listing(root, echo))
 
 
 @app.command()
@@ -314,7 +313,7 @@ def trust(
     from cast.workspace import Workspace
 
     try:
-        print(trusting.change(Workspace.discover().root, not revoke))
+        echo(trusting.change(Workspace.discover().root, not revoke))
     except ConfigError as exc:
         raise fail(str(exc)) from None
 
@@ -351,10 +350,10 @@ def _show(run, outcome, json: bool, show_report: bool) -> None:
         print(json_lib.dumps(result, default=str), flush=True)
         return
     if show_report and report is not None:
-        print("\n" + report.render_text())
+        echo("\n" + report.render_text())
     summary = run.usage.summary() if run.usage is not None and run.usage.records else None
     if summary:
-        print(f"usage: {summary}")
+        echo(f"usage: {summary}")
 
 
 def _drive(json: bool, start):

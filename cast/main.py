@@ -32,7 +32,9 @@ def main() -> None:
 
         cli_main()
     except StateError as exc:  # cast's private state is unsafe to use: say which path and why, no traceback
-        sys.stderr.write(f"cast: {exc}\n")
+        from cast.text import terminal_safe
+
+        sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
         sys.exit(exc.exit_code)
 
 
@@ -66,5 +68,7 @@ def start_repl(options: Options, mode: str = "plan", task: str | None = None, re
     try:
         return run_repl(options, mode, task, resume)
     except ConfigError as exc:
-        sys.stderr.write(f"cast: {exc}\n")
+        from cast.text import terminal_safe
+
+        sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
         return EXIT_USAGE

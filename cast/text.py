@@ -45,8 +45,8 @@ def call_label(name: str, arguments: Any, limit: int = 100) -> str:
         for key in CALL_KEYS:
             if key in arguments:
                 value = " ".join(str(arguments[key]).split())
-                return f"{name} {value[:limit]}" + ("…" if len(value) > limit else "")
-    return name
+                return terminal_safe(f"{name} {value[:limit]}" + ("…" if len(value) > limit else ""))
+    return terminal_safe(name)
 
 
 # Control characters a terminal acts on instead of showing: C0 but tab and newline, DEL, C1 (a
@@ -71,3 +71,19 @@ def terminal_safe(text: str) -> str:
     on its own, so an escape sequence split across streamed pieces is harmless in each piece.
     Newlines and tabs stay; a carriage return stays only before a newline."""
     return _CONTROLS.sub(_visible, text) if text else text
+
+
+def echo(*values: object) -> None:
+    """`print`, for lines that carry text from outside cast (plans, sessions, reports, paths)."""
+    print(*(terminal_safe(str(value)) for value in values))
+
+
+DIFF_COLORS = {"+": "32", "-": "31", "@": "36"}  # cast's own colours: added, removed, hunk headers
+
+
+def colored_diff(diff: str) -> None:
+    """Print a unified diff for a terminal: its text made safe first (it quotes files), then
+    coloured by cast, line by line, so the only escape sequences are cast's."""
+    for line in terminal_safe(diff).split("\n"):
+        code = "1" if line.startswith(("+++ ", "--- ", "diff ")) else DIFF_COLORS.get(line[:1])
+        print(f"\x1b[{code}m{line}\x1b[0m" if code else line)

@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cast.exits import EXIT_USAGE
+from cast.text import terminal_safe
 
 if TYPE_CHECKING:
     from cast.options import Options
@@ -77,7 +78,7 @@ def run_plain(
                 break
             status = turn(text)
     except Exception as exc:
-        sys.stderr.write(f"cast: {exc}\n")
+        sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
         return exit_code(exc)
     finally:
         renderer.finish()

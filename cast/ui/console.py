@@ -46,9 +46,27 @@ def make_console(file: Any, terminal: bool, width: int | None = None) -> Console
     )
 
 
+class TextOnly:
+    """A renderable whose text cannot steer the terminal: every segment of text is passed through
+    `terminal_safe` after rich has laid it out, so the only escape sequences written are the ones
+    rich makes from cast's own styles (a Style, never text) and its own control segments. The net
+    under every REPL sink: the scrollback, the live area, Ctrl+O's output, /plans, reports."""
+
+    def __init__(self, inner: RenderableType):
+        self.inner = inner
+
+    def __rich_console__(self, console: Console, options: Any) -> Any:
+        from rich.segment import Segment
+
+        from cast.text import terminal_safe
+
+        for segment in console.render(self.inner, options):
+            yield segment if segment.control else Segment(terminal_safe(segment.text), segment.style)
+
+
 def render_text(renderable: RenderableType, width: int, terminal: bool = True) -> str:
     """The renderable as it would print at `width`, trailing padding removed, ending in a newline."""
     buffer = io.StringIO()
     console = make_console(buffer, terminal, max(20, width))
-    console.print(renderable)
+    console.print(TextOnly(renderable))
     return _TRAILING.sub(r"\1", buffer.getvalue())

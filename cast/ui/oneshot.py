@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
-from cast.text import call_label, plural
+from cast.text import call_label, plural, terminal_safe
 from cast.tools.liveline import printable
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Printer:
     def line(self, *parts: tuple[str, str]) -> None:
         from rich.text import Text
 
-        self.console.print(Text.assemble(*parts))
+        self.console.print(Text.assemble(*((terminal_safe(text), style) for text, style in parts)))
 
     def __call__(self, event: ev.Event) -> None:
         with self._lock:
@@ -78,7 +78,7 @@ class Printer:
 
     def _show(self, event: ev.Event) -> None:
         if isinstance(event, ev.TextDelta):
-            self.console.print(event.text, end="", markup=False)
+            self.console.print(terminal_safe(event.text), end="", markup=False)  # each piece: a split escape too
             self.in_text = True
             return
         if self.in_text and not isinstance(event, ev.ThinkingDelta):
@@ -141,7 +141,7 @@ def terminal_approver() -> Approver:
         else:
             head = "\ncast wants to run:"
         always = f" / [a]lways: {request.always_label}" if request.always_label else ""
-        sys.stderr.write(f"{head}\n  {request.command}\nrun it? [y]es / [n]o{always}: ")
+        sys.stderr.write(terminal_safe(f"{head}\n  {request.command}\nrun it? [y]es / [n]o{always}: "))
         sys.stderr.flush()
         try:
             typed = input().strip().lower()

@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from cast.agent import events as ev
-from cast.text import call_label
+from cast.text import call_label, terminal_safe
 from cast.tools.liveline import printable
 from cast.ui.stream import MarkdownStream
 from cast.ui.tasks import checklist, plain_checklist
@@ -197,6 +197,7 @@ class Renderer:
 
     # -- pieces ---------------------------------------------------------------------------
     def markdown(self, source: str) -> RenderableType:
+        source = terminal_safe(source)  # before rich lays it out, so widths are right (console.TextOnly is the net)
         if self.plain:
             return Text(source.rstrip("\n"))
         from rich.markdown import Markdown  # imported on first use: it costs startup time
