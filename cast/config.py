@@ -159,6 +159,8 @@ LOOSENING: dict[str, Rule] = {
     "sandbox": _ranked("off", "workspace-write", "read-only"),
     "sandbox_network": _ranked(True, False),
     "allow": _more_rules,
+    "sandbox_env_passthrough": _more_rules,  # each name is a secret a sandboxed command may see
+    "sandbox_limits": _changes,
     "plan_commands": _asks_for("sandboxed"),
     "prices": _never,  # shown cost only
     "effort": _never,
