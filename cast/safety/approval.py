@@ -58,9 +58,10 @@ def decide_plan(command: str, verdict: Verdict, plan: PlanCommands, workspace_ro
     if plan.unverified:
         return Run(SandboxKind.UNVERIFIED, f"sandboxed, unverified: {verdict.reason}")
     return Refuse(
-        f"command blocked in plan mode: {verdict.reason}. Plan mode here runs only commands proven read-only "
-        f"({plan.why}). Use read_file, list_files or grep, a read-only form of the command, or put the "
-        "command in the plan as a step for execution."
+        f"command blocked in plan mode: {verdict.reason}. Plan mode here runs only commands proven read-only. "
+        "Use read_file, list_files or grep, a read-only form of the command, or put the command in the plan "
+        "as a step for execution.",
+        f"[plan mode runs only commands the checker proves read-only: {plan.why}]",
     )
 
 

@@ -58,6 +58,7 @@ class Ask:
 @dataclass(frozen=True)
 class Refuse:
     reason: str
+    context: str = ""  # why the rule that refused holds here: said once, not with every refusal
 
 
 Decision = Run | Ask | Refuse

@@ -63,6 +63,7 @@ def _live(ctx: ToolContext, command: str) -> Callable[[str], None] | None:
 
 
 _NO_LAYER_SAID: list[bool] = []
+_SAID: set[str] = set()  # why plan mode runs only proven commands here, once told
 
 
 def no_sandbox_notice() -> str | None:
@@ -79,7 +80,11 @@ def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
     notice = no_sandbox_notice()
     decision = decide_plan_command(command, ctx)
     if isinstance(decision, Refuse):
-        raise ToolError((notice + "\n" if notice else "") + decision.reason)
+        said = [notice] if notice else []
+        if decision.context and decision.context not in _SAID:  # once per process, as the notice above
+            _SAID.add(decision.context)
+            said.append(decision.context)
+        raise ToolError("\n".join([*said, decision.reason]))
     done = attempt(command, decision, ctx, args.timeout, _live(ctx, command))
     obs = observe(command, done.result)
     obs.facts["approval"] = decision.label

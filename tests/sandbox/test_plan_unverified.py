@@ -22,7 +22,7 @@ from cast.safety.approval import PlanCommands, decide_plan
 from cast.safety.catastrophic import never_in_plan
 from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.policy import isolation
-from cast.tools import orchestrator
+from cast.tools import orchestrator, shell
 from cast.tools.base import ToolContext, run_tool
 from cast.tools.orchestrator import plan_commands
 from cast.tools.shell import PLAN_BASH
@@ -82,6 +82,12 @@ def _digest(root: Path) -> str:
     ).stdout
 
 
+@pytest.fixture(autouse=True)
+def untold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test is a fresh process as far as what cast says once is concerned."""
+    monkeypatch.setattr(shell, "_SAID", set())
+
+
 def test_unproven_commands_run_only_where_every_guarantee_holds(layer, work):
     found = isolation()
     assert plan_commands("sandboxed").unverified == found.strong
@@ -89,9 +95,11 @@ def test_unproven_commands_run_only_where_every_guarantee_holds(layer, work):
     obs = _plan(work, "python3 -m unittest")
     if found.strong:
         assert obs.ok and "[sandboxed, unverified: " in obs.text
-    else:
-        assert not obs.ok and "command blocked in plan mode" in obs.text and "only in the strong sandbox" in obs.text
-        assert all(why in obs.text for why in found.missing()), (found.missing(), obs.text)
+        return
+    assert not obs.ok and "command blocked in plan mode" in obs.text and "only in the strong sandbox" in obs.text
+    assert all(why in obs.text for why in found.missing()), (found.missing(), obs.text)
+    again = _plan(work, "python3 -m pytest")  # the reason once; the refusal every time
+    assert "command blocked in plan mode" in again.text and "only in the strong sandbox" not in again.text
 
 
 def test_unproven_commands_run_in_the_strong_sandbox_and_leave_nothing_behind(unverified, work):
@@ -137,7 +145,7 @@ def test_planning_from_failing_tests_is_a_finished_plan_run(unverified, work, tm
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     turns = [
-        {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m pytest -q"}}]},
+        {"tool_uses": [{"name": "bash", "input": {"command": "python3 -m unittest"}}]},
         {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n- [ ] return a + b"}}]},
         {"text": "Planned."},
     ]
@@ -145,7 +153,8 @@ def test_planning_from_failing_tests_is_a_finished_plan_run(unverified, work, tm
     run = runs.plan_run("fix the failing test", Options(cwd=work), model=ScriptedModel(turns, record=record))
     outcome = run.close(run.turn("fix the failing test", lambda event: None), plan_required=True)
     second = json.loads(record.read_text().splitlines()[1])
-    assert "AssertionError: 2 != 3" in json.dumps(second["messages"][-1]) and "1 failed" in json.dumps(second["messages"][-1])
+    seen = json.dumps(second["messages"][-1])
+    assert "AssertionError: 2 != 3" in seen and "FAILED (failures=1)" in seen
     assert (outcome.status, outcome.code) == ("done", 0), outcome.reason
     assert run.ctx.plan_path is not None and run.ctx.plan_path.is_file()
 
@@ -158,6 +167,7 @@ def test_writes_outside_the_workspace_fail(unverified, work, tmp_path):
 def test_proven_is_todays_rule_even_in_the_strong_sandbox(unverified, work):
     obs = _plan(work, "python3 -m unittest", setting="proven")
     assert not obs.ok and 'plan_commands = "proven"' in obs.text and "interpreters can run arbitrary code" in obs.text
+    assert 'plan_commands = "proven"' not in _plan(work, "python3 -m pytest", setting="proven").text
     assert _plan(work, "git log --oneline", setting="proven").ok
 
 
