@@ -222,7 +222,7 @@ class Run:
         from cast.agent.selfcheck import SelfCheck
 
         if self.session is not None and self.usage is not None:
-            self.session.update(cost=round(self.usage.total_cost(), 6))
+            self.session.update(cost=self.usage.cost())  # None: no price known, never a made-up 0.0
             self.session.close()
         if self.report is None:
             return None

@@ -152,6 +152,10 @@ def test_json_output_says_null_for_an_unknown_price_and_text_says_why(repo):
         assert [r.status for r in api.requests] == [200], done.stdout
         assert result["type"] == "result" and result["cost"] is None and result["usage"]["calls"], done.stdout
         assert result["usage"]["total"]["cost"] is None and result["usage"]["price_known"] is False
+        from cast.sessions import load
+
+        meta, _ = load(repo, result["session"])
+        assert meta["cost"] is None  # the session's books say the same
         shown = run_cast(repo, "plan", "--model", "claude-new-9", "anything", **env)
         assert "cost unknown: cast has no price for claude-new-9" in shown.stdout + shown.stderr
     finally:
