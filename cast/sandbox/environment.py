@@ -11,9 +11,11 @@ named it exactly, and `sandbox_env` sets the rest.
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 from collections.abc import Mapping, Sequence
-from fnmatch import fnmatchcase
+from functools import lru_cache
 
 KEEP = frozenset(
     {
@@ -52,12 +54,17 @@ SET = {
 }
 
 
+@lru_cache(maxsize=32)
+def _pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns) or "(?!)")
+
+
 def _matches(name: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatchcase(name, pattern) for pattern in patterns)
+    return _pattern(tuple(patterns)).match(name) is not None
 
 
 def secret(name: str) -> bool:
-    return _matches(name.upper(), SECRET_PATTERNS) or _matches(name, SECRET_PATTERNS)
+    return _matches(name.upper(), SECRET_PATTERNS)
 
 
 def allowed(name: str, passthrough: Sequence[str] = ()) -> bool:

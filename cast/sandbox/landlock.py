@@ -12,7 +12,10 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # typing and collections cost the launcher milliseconds it pays per command
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _CREATE, _ADD_RULE, _RESTRICT = 444, 445, 446  # the same numbers on every architecture Landlock has
 _VERSION_FLAG = 1

@@ -8,20 +8,20 @@ capabilities) to itself before the command starts, so nothing below it can undo 
 closed: if the policy in SPEC cannot be applied, the command does not run.
 
 Standard library only, and run with -I -S: neither PYTHONPATH nor site-packages can change it.
+It starts for every command, so it imports little: the spec is marshal (no json, hence no re),
+signals come from `_signal` (no enum), Landlock and seccomp load only when the spec asks.
 """
 
 from __future__ import annotations
 
+import _signal as signal
 import ctypes
-import json
+import marshal
 import os
-import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-
-from cast.sandbox import landlock  # after the path is pinned to this tree
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_CAPBSET_DROP, _PR_CAP_AMBIENT = 1, 36, 24, 47
 _CLONE_NEWPID = 0x20000000
@@ -50,6 +50,25 @@ def drop_capabilities(libc: ctypes.CDLL) -> None:
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
+def _children(pid: int) -> list[int] | None:
+    """A process's children from /proc/PID/task/*/children (CONFIG_PROC_CHILDREN); None when the
+    kernel does not have the file."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found += [int(child) for child in handle.read().split()]
+        except FileNotFoundError:
+            return None if task == str(pid) else found
+        except OSError:
+            pass
+    return found
+
+
 def _children_map() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
@@ -66,6 +85,19 @@ def _children_map() -> dict[int, list[int]]:
 
 
 def descendants(pid: int) -> list[int]:
+    """Walks down from `pid` through the children files where the kernel has them (a few reads),
+    else maps every process on the machine by its parent."""
+    found, todo = [], [pid]
+    while todo:
+        below = _children(todo.pop())
+        if below is None:
+            return _descendants_by_scan(pid)
+        found += below
+        todo += below
+    return found
+
+
+def _descendants_by_scan(pid: int) -> list[int]:
     children, found, todo = _children_map(), [], [pid]
     while todo:
         for child in children.get(todo.pop(), []):
@@ -74,14 +106,16 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def _reap() -> None:
+def _reap() -> bool:
+    """Reap what has exited; True when no child is left at all. As a subreaper, no child means no
+    descendant: a process whose parent dies becomes ours, so any living one hangs below a child."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return True
         if pid == 0:
-            return
+            return False
 
 
 def kill_tree() -> None:
@@ -89,7 +123,8 @@ def kill_tree() -> None:
     children of killed ones are reparented to us, so each round finds what the last one missed."""
     deadline = time.monotonic() + KILL_BUDGET
     while time.monotonic() < deadline:
-        _reap()
+        if _reap():
+            return
         found = descendants(os.getpid())
         if not found:
             return
@@ -183,7 +218,7 @@ def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
         sys.stderr.write("usage: launch.py SPEC -- COMMAND...\n")
         return 2
-    spec, command = json.loads(argv[1]), argv[3:]
+    spec, command = marshal.loads(bytes.fromhex(argv[1])), argv[3:]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -192,6 +227,8 @@ def main(argv: list[str]) -> int:
     try:
         capped = bool(spec.get("pid_max")) and _pid_cap(libc, spec["pid_max"], bool(spec.get("in_pid_namespace")))
         if spec.get("landlock"):  # after the cap: writing pid_max is a write Landlock would refuse
+            from cast.sandbox import landlock
+
             rules = spec["landlock"]
             landlock.restrict(rules.get("write", []), bool(rules.get("net")), rules.get("files", []), rules.get("read"))
     except OSError as exc:

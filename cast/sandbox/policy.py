@@ -7,7 +7,7 @@ strongest that works: bubblewrap, then Landlock, then sandbox-exec on macOS) and
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import subprocess
 import sys
@@ -130,7 +130,14 @@ def detect() -> Layer:
 
 
 def launcher(spec: dict[str, object]) -> list[str]:
-    return [sys.executable, "-I", "-S", LAUNCHER, json.dumps(spec), "--"]
+    return [sys.executable, "-I", "-S", LAUNCHER, marshal.dumps(spec).hex(), "--"]
+
+
+def launcher_spec(argv: list[str]) -> dict[str, object]:
+    """The spec a launcher argv carries (what the launcher reads)."""
+    found = marshal.loads(bytes.fromhex(argv[argv.index(LAUNCHER) + 1]))
+    assert isinstance(found, dict)
+    return found
 
 
 def _confinement(policy: Policy, inet: bool) -> dict[str, object]:

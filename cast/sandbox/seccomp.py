@@ -14,9 +14,12 @@ Standard library only: the launcher imports it in a bare `python -I -S`.
 from __future__ import annotations
 
 import ctypes
-import platform
+import os
 import struct
-from collections.abc import Iterable
+
+TYPE_CHECKING = False  # typing and collections cost the launcher milliseconds it pays per command
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 LOCAL_ONLY = (AF_NETLINK,)  # talks to the kernel only
@@ -36,7 +39,7 @@ _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _MODE_FILTER = 38, 22, 2
 
 
 def supported() -> bool:
-    return platform.machine() in _ARCH
+    return os.uname().machine in _ARCH
 
 
 def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
@@ -46,7 +49,7 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 def program(allowed_families: Iterable[int]) -> bytes:
     """The filter as bytes (what bwrap's --seccomp reads): `socket(family, ...)` fails with EPERM
     unless the family is allowed (AF_UNIX never is), io_uring_setup with ENOSYS, the rest runs."""
-    arch, socket_nr, uring_nr = _ARCH[platform.machine()]
+    arch, socket_nr, uring_nr = _ARCH[os.uname().machine]
     families = sorted(set(allowed_families) - {AF_UNIX})
     deny, nosys = _ERRNO | EPERM, _ERRNO | ENOSYS
     body = [

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import pwd
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 # Read by the system's own programs; nothing of the user's lives here.
@@ -33,12 +34,17 @@ SHARED_TEMP = ("/tmp", "/var/tmp")
 
 def homes() -> list[str]:
     """The user's home dirs: $HOME and the password database's, plus /home and /root."""
-    found = [os.environ.get("HOME", ""), "/home", "/root"]
+    return list(_homes(os.environ.get("HOME", "")))
+
+
+@lru_cache(maxsize=8)
+def _homes(home: str) -> tuple[str, ...]:
+    found = [home, "/home", "/root"]
     try:
         found.append(pwd.getpwuid(os.getuid()).pw_dir)
     except KeyError:
         pass
-    return _existing(found)
+    return tuple(_existing(found))
 
 
 def hidden() -> list[str]:
@@ -62,14 +68,19 @@ def _venv_root(entry: str) -> str | None:
 def reachable() -> list[str]:
     """What a command needs to read wherever it lives: cast itself (the launcher and the git shim),
     the Python running it, the PATH's directories (and a venv's root), and known toolchains."""
+    return list(_reachable(os.environ.get("HOME", ""), os.environ.get("PATH", "")))
+
+
+@lru_cache(maxsize=8)
+def _reachable(home: str, path: str) -> tuple[str, ...]:
     package = str(Path(__file__).resolve().parents[2])
     paths = [package, sys.prefix, sys.base_prefix, sys.exec_prefix]
-    for entry in os.environ.get("PATH", "").split(os.pathsep):
+    for entry in path.split(os.pathsep):
         if os.path.isabs(entry):
             paths += [entry, _venv_root(entry) or ""]
-    for home in homes():
-        paths += [os.path.join(home, name) for name in HOME_TOOLCHAINS]
-    return _outermost(_existing(paths))
+    for found in _homes(home):
+        paths += [os.path.join(found, name) for name in HOME_TOOLCHAINS]
+    return tuple(_outermost(_existing(paths)))
 
 
 def git_dirs(root: str) -> list[str]:

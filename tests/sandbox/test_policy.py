@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from cast.sandbox.macos import profile
-from cast.sandbox.policy import READ_ONLY, Layer, Policy, detect, workspace_write, wrap
+from cast.sandbox.policy import READ_ONLY, Layer, Policy, detect, launcher_spec, workspace_write, wrap
 
 
 def test_macos_profile_denies_by_default_and_writes_only_where_allowed(tmp_path):
@@ -21,7 +20,7 @@ def test_macos_profile_denies_by_default_and_writes_only_where_allowed(tmp_path)
 def test_off_switch_and_unsandboxed_commands_still_get_the_launcher(sandbox_off):
     assert detect() == Layer("off", detect().detail) and not detect().active
     argv = wrap(["bash", "-c", "true"], READ_ONLY, "/tmp/s")
-    assert argv[:3] == [sys.executable, "-I", "-S"] and json.loads(argv[4]) == {} and argv[-3:] == ["bash", "-c", "true"]
+    assert argv[:3] == [sys.executable, "-I", "-S"] and launcher_spec(argv) == {} and argv[-3:] == ["bash", "-c", "true"]
 
 
 def test_landlock_spec_names_scratch_workspace_network_reads_and_limits(tmp_path):
@@ -29,7 +28,7 @@ def test_landlock_spec_names_scratch_workspace_network_reads_and_limits(tmp_path
         (tmp_path / name).mkdir()
     (tmp_path / "README.md").write_text("x")
     argv = wrap(["true"], workspace_write(tmp_path, network=True), "/tmp/s", Layer("landlock", ""), str(tmp_path))
-    spec = json.loads(argv[4])
+    spec = launcher_spec(argv)
     rules, root = spec["landlock"], str(tmp_path.resolve())
     assert rules["net"] and rules["write"] == ["/tmp/s", f"{root}/README.md", f"{root}/src"]  # never .git or .cast
     assert rules["files"] == ["/dev/null"] and root in rules["read"] and "/usr" in rules["read"]
