@@ -75,7 +75,7 @@ def main() -> None:
     cwd = Path(tempfile.mkdtemp(prefix="cast-bench-"))
     runs = variants(cwd)
     times: dict[str, list[float]] = {label: [] for label, _ in runs}
-    for label, run in runs:  # warm-up: first probes, caches
+    for _label, run in runs:  # warm-up: first probes, caches
         run()
     for _ in range(n):
         for label, run in runs:
