@@ -150,6 +150,15 @@ def _more_rules(base: Any, value: Any) -> bool:
     return not set(map(str, value)) <= set(map(str, base))
 
 
+def _higher_limits(base: Any, value: Any) -> bool:
+    """Sandbox limits loosen when one is higher than the one in force (the sandbox's default where
+    none is set); lower ones only tighten."""
+    from cast.sandbox.limits import Limits
+
+    defaults = Limits().__dict__ | (base if isinstance(base, dict) else {})
+    return not isinstance(value, dict) or any(int(v) > int(defaults.get(k, 0)) for k, v in value.items())
+
+
 LOOSENING: dict[str, Rule] = {
     "model": _changes,
     "plan_model": _changes,
@@ -162,6 +171,8 @@ LOOSENING: dict[str, Rule] = {
     "sandbox_env_passthrough": _more_rules,  # each name is a secret a sandboxed command may see
     "sandbox_limits": _changes,
     "plan_commands": _asks_for("sandboxed"),
+    "sandbox_env_passthrough": _more_rules,
+    "sandbox_limits": _higher_limits,
     "prices": _never,  # shown cost only
     "effort": _never,
     "plan_effort": _never,

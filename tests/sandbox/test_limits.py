@@ -129,3 +129,12 @@ def test_workspace_write_keeps_git_and_cast_read_only(layer, tmp_path):
     assert not (root / ".git" / "hooks" / "pre-commit").exists() and (root / ".git" / "hooks").is_dir()
     assert (root / ".git" / "config").read_bytes() == config_before and not (root / ".git-old").exists()
     assert (root / ".cast" / "config.toml").read_text() == "# the user's\n" and not (root / ".cast-old").exists()
+
+
+def test_an_untrusted_workspace_may_lower_limits_but_not_raise_them_or_pass_variables(tmp_path):
+    (tmp_path / ".cast").mkdir()
+    (tmp_path / ".cast" / "config.toml").write_text('sandbox_env_passthrough = ["AWS_*"]\n[sandbox_limits]\nmemory_mb = 256\n')
+    config = load(tmp_path)
+    assert config.sandbox_env_passthrough == () and config.sandbox_limits == {"memory_mb": 256}
+    (tmp_path / ".cast" / "config.toml").write_text("[sandbox_limits]\nmemory_mb = 99999\n")
+    assert load(tmp_path).sandbox_limits == {}
