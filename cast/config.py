@@ -169,10 +169,8 @@ LOOSENING: dict[str, Rule] = {
     "sandbox_network": _ranked(True, False),
     "allow": _more_rules,
     "sandbox_env_passthrough": _more_rules,  # each name is a secret a sandboxed command may see
-    "sandbox_limits": _changes,
-    "plan_commands": _asks_for("sandboxed"),
-    "sandbox_env_passthrough": _more_rules,
     "sandbox_limits": _higher_limits,
+    "plan_commands": _asks_for("sandboxed"),
     "prices": _never,  # shown cost only
     "effort": _never,
     "plan_effort": _never,
