@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from cast.exits import EXIT_USAGE
+from cast.text import terminal_safe
 
 
 def register(app: typer.Typer) -> None:
@@ -48,7 +49,7 @@ def verify(
         path = verifying.plan_with_ticks(workspace.root, plan)
         data = Path(path).read_bytes()
     except (ConfigError, PlanError, StateError, OSError) as exc:
-        sys.stderr.write(f"cast: {exc}\n")
+        sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
         raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
     ctx = ToolContext(workspace=workspace, plan_path=path, approval=approval_for(options, config, workspace))
     results = verifying.verify(path, ctx)
@@ -69,7 +70,5 @@ def verify(
             )
         )
     else:
-        from cast.text import terminal_safe
-
         print(terminal_safe(verifying.render(Path(os.path.relpath(path)), results)))
     raise typer.Exit(code)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cast.exits import EXIT_USAGE
+from cast.text import terminal_safe
 
 O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | O_CLOEXEC
@@ -204,7 +205,7 @@ def announce(message: str) -> None:
     if _sink:
         _sink[-1](message)
     else:
-        sys.stderr.write(f"cast: {message}\n")
+        sys.stderr.write(f"cast: {terminal_safe(message)}\n")
 
 
 def set_announcer(sink: Callable[[str], object] | None) -> None:

@@ -19,13 +19,14 @@ from cast.checkpoints import store
 from cast.checkpoints import undo as ops
 from cast.checkpoints.journal import Journal, Record
 from cast.checkpoints.shadow import ShadowError
+from cast.text import terminal_safe
 
 Say = Callable[[str], None]
 Ask = Callable[[str], bool]
 
 
 def _stderr(text: str) -> None:
-    sys.stderr.write(text + "\n")
+    sys.stderr.write(terminal_safe(text) + "\n")
 
 
 OFF = "checkpoints are off (checkpoints = false in the configuration): there is nothing to {}"

@@ -25,6 +25,7 @@ from typing import Any
 
 from cast.models.base import ModelError
 from cast.models.catalog import EFFORTS, THINKING_TYPES, ModelSpec, active_ids, builtin, current_ids, remember
+from cast.text import terminal_safe
 
 CACHE_SECONDS = 24 * 3600
 TIMEOUT = 5.0  # seconds for one Models API call; a slow API must not hold a run up for long
@@ -39,7 +40,7 @@ def _say(message: str) -> None:
     """Once per process: a lookup note or warning is not news the second time."""
     if message not in _said:
         _said.add(message)
-        sys.stderr.write(f"cast: {message}\n")
+        sys.stderr.write(f"cast: {terminal_safe(message)}\n")  # it names a model a config gave
         sys.stderr.flush()
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cast.models.base import Model, ModelError
+from cast.text import terminal_safe
 
 SCRIPT_PREFIX = "script:"
 
@@ -58,7 +59,7 @@ def check_at_open(options: Any, modes: tuple[str, ...] = ("plan", "execute")) ->
         try:
             ensure_known(provider.model_id(name), provider.lookup_client())
         except ModelError as exc:
-            sys.stderr.write(f"cast: {exc}\n")
+            sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
             sys.stderr.flush()
             return exc.exit_code
     return None

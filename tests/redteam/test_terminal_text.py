@@ -40,6 +40,14 @@ def test_terminal_safe_shows_every_control_and_keeps_text():
     assert terminal_safe("line\n\tindented\r\n") == "line\n\tindented\r\n" and raw_controls(terminal_safe(HOSTILE)) == []
 
 
+def test_cast_diff_on_a_terminal_colours_a_diff_made_safe(capsys):
+    from cast.text import colored_diff
+
+    colored_diff(f"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+{HOSTILE}\n")
+    shown = capsys.readouterr().out
+    assert f"\x1b[32m+{terminal_safe(HOSTILE)}\x1b[0m" in shown and raw_controls(shown) == []
+
+
 def test_one_shot_run_on_a_terminal_shows_model_text_and_tool_labels_as_text(repo, tmp_path):
     (repo / f"x{OSC0}.py").write_text(f"print('{CLEAR}')\n")
     script = write_script(
