@@ -28,7 +28,7 @@ task: Add a greeting
 session: 2026-01-05-add-a-greeting
 ---
 # Plan: Add a greeting
-- [ ] Write greet() in app.py
+- [ ] Write greet()
 - [ ] Add a test for greet()
 """
 VERDICT_OK = {"text": '{"complete": true, "missing": [], "claims": []}'}
@@ -175,7 +175,7 @@ class TestSelfCheck:
         verdict_request = model.requests[3]
         assert verdict_request.tools == () and verdict_request.system == VERDICT_SYSTEM
         body = verdict_request.messages[0]["content"][0]["text"]
-        assert "# Task\nAdd a greeting" in body and "- [x] Write greet() in app.py" in body
+        assert "# Task\nAdd a greeting" in body and "- [x] Write greet()" in body
         assert "update_task 1 -> ok" in body and "bash pytest -q -> ok: exit_code=0" in body
         assert "`pytest -q` exit 0 (4 passed)" in body and "All done." in body
         assert "add a CHANGELOG entry" in json.dumps(model.requests[4].messages[-1])
@@ -351,7 +351,7 @@ class TestReport:
         report = builder.build()
         assert (report.status, report.ticked_this_run) == ("incomplete", 1)
         assert report.reason == "1 plan item not done: 2" and report.stopped == "done"
-        assert [i["text"] for i in report.items_done] == ["Write greet() in app.py"]
+        assert [i["text"] for i in report.items_done] == ["Write greet()"]
         assert report.items_done[0]["evidence"]["files"] == ["app.py"] and report.items_done[0]["evidence"]["supported"]
         assert [i["number"] for i in report.items_left] == [2]
         assert [(c.command, c.exit_code, c.passed) for c in report.commands] == [("pytest -q", 0, True)]
@@ -365,7 +365,7 @@ class TestReport:
         text = report.render_text()
         assert text.startswith("Result: incomplete (1 plan item not done: 2)\n")
         assert "Plan: 1/2 items done (1 this run)" in text and "[ ] 2. Add a test for greet()" in text
-        assert "  [x] 1. Write greet() in app.py\n        evidence: `pytest -q` exit 0 (2 passed); app.py changed" in text
+        assert "  [x] 1. Write greet()\n        evidence: `pytest -q` exit 0 (2 passed); app.py changed" in text
         assert 'UNCHECKED "Ran `make lint` too." — no command `make lint` was observed' in text
         assert "ok   `pytest -q` exit 0 (2 passed)" in text
 

@@ -118,6 +118,23 @@ def all_done(facts: Facts) -> Verdict:
     return (True, "no plan items are left") if facts.done else (False, "there is no plan checklist to have done")
 
 
+_NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
+def counted_done(facts: Facts, match: re.Match[str]) -> Verdict:
+    """ "All three items are done", "2 tasks complete": the number must be the plan's."""
+    word = match["n"].lower()
+    said = int(word) if word.isdigit() else _NUMBERS.get(word, -1)
+    total, done = len(facts.done) + len(facts.left), len(facts.done)
+    if match["all"]:
+        if said != total:
+            return False, f"the plan has {total} item{'s' * (total != 1)}, not {said}"
+        return all_done(facts)
+    if said > done:
+        return False, f"{done} plan item{'s' * (done != 1)} {'is' if done == 1 else 'are'} ticked, not {said}"
+    return True, f"{done} of {total} plan items are ticked"
+
+
 def success(facts: Facts, text: str) -> Verdict:
     ok, why = tests_pass(facts, text)
     if not ok:
@@ -247,6 +264,15 @@ RULES: tuple[tuple[str, re.Pattern[str], Rule], ...] = (
             re.IGNORECASE,
         ),
         lambda f, m, s: _built(f),
+    ),
+    (
+        "items done",
+        re.compile(
+            r"\b(?P<all>all\s+(?:of\s+)?(?:the\s+)?)?(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+            r"\s+(?:plan\s+|checklist\s+)?(?:items?|tasks?|steps?)\b[^.\n]*?\b(?:done|complete(?:d)?|finished|ticked)\b",
+            re.IGNORECASE,
+        ),
+        lambda f, m, s: counted_done(f, m),
     ),
     (
         "all items done",

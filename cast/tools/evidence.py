@@ -249,6 +249,26 @@ def named_checks(item_text: str, body: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_EXTENSIONS = (
+    "py|pyi|js|jsx|ts|tsx|mjs|cjs|md|rst|txt|toml|yaml|yml|json|cfg|ini|rs|go|java|kt|c|h|cc|cpp|hpp|rb|php|sh|"
+    "html|css|scss|sql|swift|scala|lua|ex|exs|cs|vue|svelte|lock|mk|gradle|xml|csv|env"
+)
+_FILE = re.compile(rf"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS}))(?![\w/-])")
+_CHANGE = re.compile(
+    r"^\W*(add|fix|change|update|edit|create|write|remove|delete|rename|implement|refactor|replace|move|extend|"
+    r"rewrite|append|insert|modify|correct|bump|document)\b",
+    re.IGNORECASE,
+)
+
+
+def named_files(item_text: str) -> list[str]:
+    """The files an item that changes something names (`Add test_mul_zero to test_calc.py`): its
+    tick needs a change to one of them. An item that only runs or reads names none."""
+    if not _CHANGE.match(item_text):
+        return []
+    return list(dict.fromkeys(m for m in _FILE.findall(item_text.replace("`", " ")) if not looks_like_command(m)))
+
+
 def item_body(text: str, line: int) -> list[str]:
     """The lines under the item at `line` (0-based) that belong to it: indented deeper than its
     bullet, up to the next item or a line at its level."""
@@ -298,8 +318,9 @@ class ItemEvidence:
         return "; ".join(parts) if parts else "no evidence recorded"
 
 
-def judge(ledger: Ledger, since: int, checks: list[str]) -> ItemEvidence:
-    """What supports a tick: the ledger since `since`, and the last run of each named check."""
+def judge(ledger: Ledger, since: int, checks: list[str], named: list[str] | None = None) -> ItemEvidence:
+    """What supports a tick: the ledger since `since`, the last run of each named check, and a
+    change to one of the files the item `named`."""
     entries = ledger.entries[since:]
     runs = [e.run for e in entries if e.run is not None]
     files = list(dict.fromkeys(e.path for e in entries if e.path and not e.path.startswith(".cast/")))  # not cast's own files
@@ -317,5 +338,9 @@ def judge(ledger: Ledger, since: int, checks: list[str]) -> ItemEvidence:
         else:
             told = "; ".join(r.describe() for r in runs[-3:])
             problems.append(f"no file was changed and no command succeeded since it started ({told})")
+    elif named and not any(path == name or path.endswith("/" + name) for path in files for name in named):
+        shown = ", ".join(f"`{name}`" for name in named)
+        them = "it" if len(named) == 1 else "any of them"
+        problems.append(f"the item names {shown} and no change to {them} was made since it started")
     found.missing = "; ".join(problems)
     return found

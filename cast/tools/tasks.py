@@ -20,7 +20,7 @@ from pydantic import Field
 
 from cast.plans.checklist import PlanError, PlanFile
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
-from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks
+from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks, named_files
 
 Row = tuple[int, str, str, str]  # number, text, status, note
 
@@ -59,7 +59,7 @@ class TaskBoard:
         """What the tick of item `number` rests on; ToolError when nothing and no note."""
         item = self.plan.items[number - 1]
         since = self._started.get(item.text, self._last_tick)
-        found = judge(self.ledger, since, self.checks(number))
+        found = judge(self.ledger, since, self.checks(number), named_files(item.text))
         found.note = note
         if found.missing and not note:
             raise ToolError(
