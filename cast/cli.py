@@ -320,7 +320,8 @@ def trust(
 
 @app.command("check-command")
 def check_command(command: Annotated[str, typer.Argument(help="A bash command line.")]) -> None:
-    """Say whether plan mode would run COMMAND: prints `allowed` or `blocked: <reason>`."""
+    """Say whether the checker proves COMMAND read-only: prints `allowed` or `blocked: <reason>` (plan
+    mode also runs a blocked one, sandboxed and unverified, where `cast doctor` shows the strong sandbox)."""
     from cast.tools.shell import read_only_verdict  # without a kernel sandbox: the strict subset
 
     allowed, reason = read_only_verdict(command)
