@@ -257,6 +257,8 @@ def _isolation(layer: Layer) -> Isolation:
         from cast.sandbox.landlock import abi_version
 
         return Isolation(layer.name, True, True, sockets, sockets and abi_version() >= 4, False, _processes_capped(False))
+    if layer.name == "sandbox-exec":  # the environment is cast's to choose; the rest is unmeasured on macOS
+        return Isolation(layer.name, env_scrubbed=True)
     return Isolation(layer.name)
 
 

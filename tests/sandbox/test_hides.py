@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -166,3 +168,23 @@ def test_without_a_layer_the_same_probes_succeed(sandbox_off, work, planted_home
         abstract.close()
     off = isolation()
     assert not (off.env_scrubbed or off.home_hidden or off.unix_sockets_blocked or off.strong)
+
+
+PROC_PROBE = (
+    "import os, sys; from pathlib import Path; from cast.sandbox.policy import READ_ONLY; "
+    "from cast.tools.process import run_command; me = os.getpid(); "
+    'r = run_command(f"cat /proc/{me}/environ /proc/$PPID/environ; head -c 64 /proc/{me}/mem", Path(sys.argv[1]), 30, '
+    "sandbox=READ_ONLY if sys.argv[2] == 'on' else None); print(r.output)"
+)
+
+
+@pytest.mark.parametrize("sandboxed", ["on", "off"])
+def test_casts_own_environment_is_not_readable_through_proc(layer, work, sandboxed):
+    """cast's process holds the API key from its start; without a pid namespace (Landlock) its
+    /proc entry is still there, and Landlock's ptrace scoping is what keeps `environ` shut.
+    Unsandboxed, the same probe reads it."""
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-planted-proc"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROC_PROBE, str(work), sandboxed], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert ("sk-ant-planted-proc" in done.stdout) == (sandboxed == "off"), done.stdout + done.stderr
