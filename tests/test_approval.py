@@ -367,3 +367,23 @@ def test_outside_git_a_small_tree_is_walked(tmp_path):
     (tmp_path / "sub" / "b.txt").write_text("b")
     assert changed_between(before, workspace_state(tmp_path)) == ("a.txt", "sub/b.txt")
     assert changed_between(None, None) == ()
+
+
+def test_the_terminal_approver_says_what_it_asks(monkeypatch, capsys):
+    """The one-shot question names the command, what "always" covers (only when offered), and a
+    re-run outside the sandbox as such; anything but yes or always is no."""
+    from cast.safety.decision import ApprovalRequest
+    from cast.ui.oneshot import terminal_approver
+
+    approver = terminal_approver()
+    typed = iter(["a", "a", "yes", "maybe"])
+    monkeypatch.setattr("builtins.input", lambda: next(typed))
+    first = ApprovalRequest("npm test -- --ci", "/w", "not provably read-only", scope_of("npm test -- --ci"))
+    assert approver.ask(first) == ApprovalAnswer("always")
+    assert "cast wants to run:\n  npm test -- --ci" in capsys.readouterr().err
+    outside = ApprovalRequest("make", "/w", "in the sandbox it failed on a write", None, outside_sandbox=True)
+    assert approver.ask(outside) == ApprovalAnswer("no")  # "always" is not offered here
+    said = capsys.readouterr().err
+    assert "OUTSIDE the sandbox (in the sandbox it failed on a write)" in said and "[a]lways" not in said
+    assert approver.ask(outside).value == "yes" and approver.ask(first).value == "no"
+    assert not approver.abilities.edits and approver.abilities.remembered is None
