@@ -14,7 +14,8 @@ by anyone, so git runs:
   the git processes it starts), including every filter and diff driver the
   repository's configuration defines;
 * with every transport refused, so a partial clone cannot fetch;
-* with ``GIT_OPTIONAL_LOCKS=0``, so status does not rewrite the index.
+* with ``GIT_OPTIONAL_LOCKS=0``, so status does not rewrite the index (``status`` refreshes
+  cast's own copy of it instead: ``kept_index``).
 
 The same environment, plus a ``git`` shim first on ``PATH`` that adds
 ``--no-ext-diff --no-textconv`` after the subcommand, is what commands proven
@@ -234,10 +235,49 @@ class StatusEntry:
     source: str | None = None  # where a rename or copy came from
 
 
+def kept_index(root: Path) -> str | None:
+    """A copy of the user's index in cast's private state, which cast's own ``git status`` may
+    refresh: the refreshed stat data stays there between calls and runs, so a tree whose
+    timestamps changed (a checkout, a copy, a build) is re-hashed once, not on every call, and the
+    user's index is never written. Taken again whenever the user's index changes. None (read the
+    user's index without refreshing it) without an index or a usable private state directory."""
+    dot = Path(root) / ".git"
+    source = str(dot / "index") if dot.is_dir() and not dot.is_symlink() else index_path(root)
+    try:
+        info = os.stat(source) if source else None
+    except OSError:
+        info = None
+    if source is None or info is None:
+        return None
+    from cast.state import StateError, private_dir
+
+    try:
+        directory = private_dir(root, "index")
+        copy, stamp_file = directory / "index", directory / "source"
+        stamp = f"{source}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}"
+        if not copy.is_file() or not stamp_file.is_file() or stamp_file.read_text("utf-8", "replace") != stamp:
+            for path, write in (
+                (copy, lambda tmp: shutil.copyfile(source, tmp)),
+                (stamp_file, lambda tmp: tmp.write_text(stamp)),
+            ):
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                write(tmp)
+                os.replace(tmp, path)
+        return str(copy)
+    except (StateError, OSError, ValueError):
+        return None
+
+
+STATUS_ARGS = ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=dirty")
+
+
 def status(root: Path) -> list[StatusEntry] | None:
-    """``git status --porcelain=v1 -z --untracked-files=all``, parsed: the
-    dirty set, without refreshing the index. None outside a repository."""
-    out = run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=dirty")
+    """``git status --porcelain=v1 -z --untracked-files=all``, parsed: the dirty set, refreshing
+    only cast's own copy of the index (``kept_index``). None outside a repository."""
+    kept = kept_index(root)
+    out = run(root, *STATUS_ARGS, env={"GIT_INDEX_FILE": kept, "GIT_OPTIONAL_LOCKS": "1"}) if kept else None
+    if out is None:  # no copy, or one this git cannot read alone: the user's index, not refreshed
+        out = run(root, *STATUS_ARGS)
     if out is None:
         return None
     entries: list[StatusEntry] = []

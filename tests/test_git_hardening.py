@@ -9,12 +9,14 @@ and ``.git``, the tree and ``$HOME`` must hash the same before and after.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
-from hostile_repo import HostileRepo, build, plain_env
+from hostile_repo import HostileRepo, build, plain_env, tree_digest
 
 from cast import git
 from cast.agent.git_baseline import GitBaseline
@@ -217,3 +219,39 @@ def test_submodule_config_is_hardened_too(tmp_path: Path) -> None:
         output = _plan_mode_run(repo, command)
         assert repo.fired() == [], (command, output)
     assert "sub" in _plan_mode_run(repo, "git status --short --ignore-submodules=none")
+
+
+def _index_mtimes(repo: Path, index: str) -> dict[str, str]:
+    """path -> the mtime an index file records for it (`git ls-files --debug`)."""
+    env = {**plain_env(repo.parent), "GIT_INDEX_FILE": index}
+    out = subprocess.run(["git", "ls-files", "--debug"], cwd=repo, env=env, capture_output=True, text=True, check=True).stdout
+    found, path = {}, ""
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            path = line
+        elif line.strip().startswith("mtime:"):
+            found[path] = line.split(":", 1)[1].strip()
+    return found
+
+
+def test_status_keeps_refreshed_stat_data_in_casts_copy_of_the_index_never_in_the_users(repo: Path) -> None:
+    """After a checkout or a build touched every file, the first status re-hashes them and keeps
+    the new stat data in cast's private copy; the user's index stays byte for byte as it was."""
+    for path in (repo / "README.md", repo / "app.py"):
+        os.utime(path, ns=(time.time_ns() + 5_000_000_000,) * 2)
+    before = tree_digest(repo / ".git")
+    user_index = str(repo / ".git" / "index")
+    stale = _index_mtimes(repo, user_index)
+    assert git.status(repo) == [] and git.status(repo) == []
+    kept = git.kept_index(repo)
+    assert kept is not None and not kept.startswith(str(repo))
+    refreshed = _index_mtimes(repo, kept)
+    assert (
+        refreshed["app.py"] == f"{os.stat(repo / 'app.py').st_mtime_ns // 10**9}:{os.stat(repo / 'app.py').st_mtime_ns % 10**9}"
+    )
+    assert refreshed["app.py"] != stale["app.py"]
+    assert tree_digest(repo / ".git") == before and _index_mtimes(repo, user_index) == stale
+    # The user's own `git add` changes their index: cast's copy is taken again, nothing is stale.
+    (repo / "new.py").write_text("x = 1\n")
+    subprocess.run(["git", "add", "new.py"], cwd=repo, check=True, capture_output=True)
+    assert [(e.code, e.path) for e in git.status(repo) or []] == [("A ", "new.py")]
