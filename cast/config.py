@@ -240,8 +240,8 @@ def layers(root: Path | None) -> list[tuple[str, dict[str, Any], dict[str, Any]]
             loose = []
         else:
             warn_once(
-                f"{project}: ignored {', '.join(loose)}: they loosen security settings and this workspace is not "
-                "trusted; `cast trust` lets them count"
+                f"{project}: ignored {', '.join(loose)}: settings that loosen security count only in a workspace "
+                "you trust (`cast trust`)"
             )
     for key in scripts:
         warn_once(f"{project}: ignored {key}: a script: model never comes from a repository's config (use --model)")

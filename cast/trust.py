@@ -120,7 +120,7 @@ def change(root: Path, trusted: bool) -> str:
 
     where = record(root, trusted)
     keys = loosening_keys(root)
-    counted = f"; its {', '.join(keys)} now {'count' if trusted else 'are ignored'}" if keys else ""
+    counted = f" (now {'counted' if trusted else 'ignored'}: {', '.join(keys)})" if keys else ""
     if trusted:
         return f"trusted {terminal_safe(key(root))}: its .cast/config.toml may loosen security settings{counted} (in {where})"
     return f"no longer trusted {terminal_safe(key(root))}: its .cast/config.toml may only tighten security settings{counted}"
@@ -132,7 +132,7 @@ def status(root: Path) -> tuple[bool, str]:
     if decision(root) == TRUSTED:
         return True, "trusted: .cast/config.toml may loosen security settings (cast trust --revoke)"
     if keys:
-        return False, f"not trusted: .cast/config.toml's {', '.join(keys)} are ignored (`cast trust` lets them count)"
+        return False, f"not trusted: .cast/config.toml's {', '.join(keys)} ignored (`cast trust` to let them count)"
     return True, "not trusted: .cast/config.toml may tighten security settings, and loosens none"
 
 
