@@ -87,6 +87,7 @@ def plan(
     from cast.models.base import ModelError
     from cast.runs import Options, plan_run
     from cast.trust import ask_here as ask_trust
+    from cast.ui.oneshot import show_outcome
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     if not task or interactive:
@@ -102,7 +103,7 @@ def plan(
     outcome = run.close(plan_required=True)
     if outcome.status == "no plan":
         sys.stderr.write(f"cast: {terminal_safe(outcome.reason)}\n")
-    _show(run, outcome, json, show_report=False)
+    show_outcome(run, outcome, json, show_report=False)
     if run.plan_path is not None and not json:
         echo(run.plan_path)
     raise typer.Exit(outcome.code)
@@ -125,7 +126,7 @@ def execute(
     from cast.plans.checklist import PlanError
     from cast.runs import Options, execute_run
     from cast.trust import ask_here as ask_trust
-    from cast.ui.oneshot import terminal_approver
+    from cast.ui.oneshot import show_outcome, terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     if _interactive() and not json:
@@ -163,7 +164,7 @@ def execute(
     outcome = run.close()
     if outcome.status in ("incomplete", "plan missing", "tests failing"):
         sys.stderr.write(f"cast: {terminal_safe(outcome.reason)}\n")
-    _show(run, outcome, json, show_report=True)
+    show_outcome(run, outcome, json, show_report=True)
     raise typer.Exit(outcome.code)
 
 
@@ -327,34 +328,6 @@ def check_command(command: Annotated[str, typer.Argument(help="A bash command li
     allowed, reason = read_only_verdict(command)
     print("allowed" if allowed else f"blocked: {reason}")
     raise typer.Exit(0 if allowed else 1)
-
-
-def _show(run, outcome, json: bool, show_report: bool) -> None:
-    """The evidence report (built from observations) and, with --json, the final result object."""
-    import json as json_lib
-
-    report = outcome.report
-    if json:
-        usage = run.usage.to_dict() if run.usage else {}
-        result = {
-            "type": "result",
-            "status": outcome.status,
-            "reason": outcome.reason,
-            "exit_code": outcome.code,
-            "session": run.session_id,
-            "plan_path": str(run.plan_path) if run.plan_path else None,
-            "steps": run.steps,
-            "usage": usage,
-            "cost": run.usage.cost() if run.usage else None,  # None: no price known (never a made-up 0.0)
-            "report": report.to_dict() if report else None,
-        }
-        print(json_lib.dumps(result, default=str), flush=True)
-        return
-    if show_report and report is not None:
-        echo("\n" + report.render_text())
-    summary = run.usage.summary() if run.usage is not None and run.usage.records else None
-    if summary:
-        echo(f"usage: {summary}")
 
 
 def _drive(json: bool, start):

@@ -28,6 +28,7 @@ from cast.config import Config, load
 from cast.models.base import Model
 from cast.modes import EXECUTE, PLAN, Mode, system_prompt
 from cast.options import Options
+from cast.plans.revisions import Revisions
 from cast.run import Run
 from cast.safety.approval import ApprovalPolicy
 from cast.sandbox import limits as sandbox_limits
@@ -97,6 +98,8 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     plan_session = meta.get("session") or plan_path.parent.name
     session_id = execute_id(workspace.root, plan_session)
     board = TaskBoard(plan_path)
+    board.revisions = Revisions(workspace.root, plan_path)
+    board.revisions.record("user")  # an edit since the last revision (between runs) is the user's
     if not board.remaining():
         # Nothing to do: the run is for reporting only, never driven, so it needs no model
         # (and no API key) and leaves no session behind.

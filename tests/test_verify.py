@@ -77,3 +77,24 @@ def test_verify_without_a_ticked_plan_is_a_usage_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     done = CliRunner().invoke(app, ["verify"])
     assert done.exit_code == 2 and "no plan has a ticked item" in done.output
+
+
+def test_plan_writes_are_revisions_by_the_model_and_edits_between_runs_by_the_user(tmp_path, monkeypatch):
+    from cast.plans.revisions import Revisions, revision_id
+
+    root = tmp_path / "calc"
+    shutil.copytree(EXAMPLES / "calc", root)
+    git(root, "init", "-q")
+    monkeypatch.chdir(root)
+    planned = cast("--json", "--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add")
+    result = json.loads(planned.stdout.strip().splitlines()[-1])
+    plan = Path(result["plan_path"])
+    assert result["plan_revision"] == revision_id(plan.read_bytes())
+    store = Revisions(root, plan)
+    assert [(r.id, r.author) for r in store.history()] == [(result["plan_revision"], "model")]
+    plan.write_text(plan.read_text().replace("- [ ] Add", "- [x] Add"))  # a tick: no revision
+    plan.write_text(plan.read_text() + "- [ ] Update the changelog\n")
+    record(root, trusted=True)
+    cast("--model", f"script:{tmp_path / 'none.jsonl'}", "execute")  # fails on the missing script, after opening the plan
+    history = store.history()
+    assert [r.author for r in history] == ["model", "user"] and history[-1].items == 3

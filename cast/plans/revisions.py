@@ -134,6 +134,14 @@ class Revisions:
         raise PlanError(f"{rev!r} {why} (newest revisions: {listed}; cast plans --history lists them)")
 
 
+def current_id(path: Path | None) -> str | None:
+    """The revision id of the plan file as it is now (None without a readable plan)."""
+    try:
+        return revision_id(path.read_bytes()) if path is not None else None
+    except OSError:
+        return None
+
+
 def item_diff(old: bytes, new: bytes) -> list[str]:
     """What changed between two plan texts, item by item (added, removed, reworded, moved);
     ticks do not count."""

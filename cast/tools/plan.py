@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pydantic import Field
 
 from cast.plans.checklist import PlanError
+from cast.plans.revisions import Revisions
 from cast.plans.store import base_commit, write_plan
 from cast.safety.paths import relative
 from cast.text import plural
@@ -41,7 +42,8 @@ def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
         raise ToolError(str(exc)) from exc
     ctx.plan_path = path
     rel = relative(root, path)
-    text = f"wrote {rel} ({plural(items, 'checklist item')})"
+    revision, _ = Revisions(root, path).record("model")
+    text = f"wrote {rel} ({plural(items, 'checklist item')}; revision {revision.id})"
     if not path.is_relative_to(root):
         text += f"\nnotice: the workspace's .cast/ cannot be written, so the plan is in the user's state dir: {path}"
         text += " (cast execute finds it there)"
@@ -50,7 +52,11 @@ def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
             "\nwarning: the plan has no `- [ ]` checklist items, so `cast execute` would have nothing "
             "to do. Rewrite it with one `- [ ]` line per verifiable step."
         )
-    return Observation(text, summary=f"{plural(items, 'item')} → {rel}", facts={"plan_path": str(path), "items": items})
+    return Observation(
+        text,
+        summary=f"{plural(items, 'item')} → {rel}",
+        facts={"plan_path": str(path), "items": items, "plan_revision": revision.id},
+    )
 
 
 WRITE_PLAN = Tool(

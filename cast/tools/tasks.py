@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from cast.plans.checklist import PlanError, PlanFile
+from cast.plans.revisions import Revisions
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks, named_files
 
@@ -36,6 +37,7 @@ class TaskBoard:
         self.on_evidence: Callable[[dict[str, Any]], None] | None = None  # the session keeps it
         self._started: dict[str, int] = {}  # item text -> ledger position when it went in_progress
         self._last_tick = 0  # ledger position of the last tick: where an item never started begins
+        self.revisions: Revisions | None = None  # set by the run: hand edits it notices become revisions
         self._lock = threading.Lock()
 
     def rows(self) -> list[Row]:
@@ -100,6 +102,10 @@ class TaskBoard:
             if self.lost:
                 self.lost = ""
                 changes = [f"the plan file {self.plan.path} is back", *changes]
+            if self.revisions is not None:
+                revision, new = self.revisions.record("user", self.plan._raw)
+                if new:
+                    changes.append(f"the plan is now revision {revision.id}, written by the user")
             self.version += 1
             return changes
 

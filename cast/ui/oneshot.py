@@ -8,13 +8,15 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from json import dumps
 from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
-from cast.text import call_label, plural, terminal_safe
+from cast.text import call_label, echo, plural, terminal_safe
 from cast.tools.liveline import printable
 
 if TYPE_CHECKING:
+    from cast.run import Outcome, Run
     from cast.safety.decision import Approver
 
 
@@ -153,3 +155,33 @@ def terminal_approver() -> Approver:
         return ApprovalAnswer(words.get(typed, "no"))
 
     return Answers(ask)
+
+
+def show_outcome(run: Run, outcome: Outcome, json: bool, show_report: bool) -> None:
+    """The evidence report (built from observations) and, with --json, the final result object."""
+
+    from cast.plans.revisions import current_id
+
+    report = outcome.report
+    if json:
+        usage = run.usage.to_dict() if run.usage else {}
+        result = {
+            "type": "result",
+            "status": outcome.status,
+            "reason": outcome.reason,
+            "exit_code": outcome.code,
+            "session": run.session_id,
+            "plan_path": str(run.plan_path) if run.plan_path else None,
+            "plan_revision": current_id(run.plan_path),
+            "steps": run.steps,
+            "usage": usage,
+            "cost": run.usage.cost() if run.usage else None,  # None: no price known (never a made-up 0.0)
+            "report": report.to_dict() if report else None,
+        }
+        print(dumps(result, default=str), flush=True)
+        return
+    if show_report and report is not None:
+        echo("\n" + report.render_text())
+    summary = run.usage.summary() if run.usage is not None and run.usage.records else None
+    if summary:
+        echo(f"usage: {summary}")

@@ -91,3 +91,18 @@ def test_a_planted_symlink_in_the_store_is_not_followed(plan, tmp_path):
     with pytest.raises(OSError):
         store.record("user", PLAN + b"- [ ] more\n")
     assert os.listdir(outside) == []
+
+
+def test_a_hand_edit_noticed_mid_run_becomes_a_user_revision(plan, tmp_path):
+    from cast.tools.tasks import TaskBoard
+
+    board = TaskBoard(plan)
+    board.revisions = Revisions(tmp_path / "ws", plan)
+    board.revisions.record("model")
+    plan.write_bytes(PLAN.replace(b"- [ ] Fix", b"- [x] Fix"))
+    assert not any("revision" in note for note in board.sync())  # a tick is progress, not a revision
+    plan.write_bytes(PLAN + b"- [ ] Tag a release\n")
+    notes = board.sync()
+    newest = board.revisions.current()
+    assert newest is not None and newest.author == "user"
+    assert f"the plan is now revision {newest.id}, written by the user" in notes
