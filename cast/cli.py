@@ -326,7 +326,7 @@ def check_command(command: Annotated[str, typer.Argument(help="A bash command li
     from cast.tools.shell import read_only_verdict  # without a kernel sandbox: the strict subset
 
     allowed, reason = read_only_verdict(command)
-    print("allowed" if allowed else f"blocked: {reason}")
+    echo("allowed" if allowed else f"blocked: {reason}")
     raise typer.Exit(0 if allowed else 1)
 
 
