@@ -90,6 +90,8 @@ def plan(
     from cast.ui.oneshot import show_outcome
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
+    if task is not None and not task.strip():
+        raise fail('the task is blank: say what to plan, e.g. cast plan "add a div function"')
     if not task or interactive:
         if not task and not _interactive():
             raise fail('give a task: cast plan "what to do" (without one, cast opens the REPL in a terminal)')

@@ -90,11 +90,17 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
 
 def execute_run(plan_ref: str | None, options: Options, model: Model | None = None) -> Run:
     """A run whose task list is the plan's checklist; ticked items are skipped."""
+    from cast.plans.checklist import PlanError, validate
     from cast.plans.store import find_plan, parse_front_matter
 
     workspace, config = setup(options)
     plan_path = find_plan(workspace.root, plan_ref).resolve()
-    meta = parse_front_matter(plan_path.read_text(encoding="utf-8", errors="replace"))
+    text = plan_path.read_text(encoding="utf-8", errors="replace")
+    try:
+        validate(text)
+    except PlanError as exc:
+        raise PlanError(f"{plan_path}: {exc}") from None
+    meta = parse_front_matter(text)
     plan_session = meta.get("session") or plan_path.parent.name
     session_id = execute_id(workspace.root, plan_session)
     board = TaskBoard(plan_path)

@@ -130,6 +130,22 @@ def parse(text: str) -> list[Item]:
     return items
 
 
+_FIELD = re.compile(r"^[A-Za-z_][\w-]*:(?:\s|$)")
+
+
+def validate(text: str) -> None:
+    """Refuse what would silently go wrong later, naming the line: front matter opened and never
+    closed (it would be read as plan text) and checklist items with no text (nothing to do, nothing
+    to judge a tick by)."""
+    lines = text.split("\n")
+    if lines and lines[0].lstrip("\ufeff").rstrip() == "---" and not front_matter_lines(lines):
+        if len(lines) > 1 and _FIELD.match(lines[1]):
+            raise PlanError("line 1: the front matter opened with `---` is never closed; add a `---` line after its last field")
+    for item in parse(text):
+        if not item.text:
+            raise PlanError(f"line {item.line + 1}: an empty checklist item; give it text or remove it")
+
+
 def _decode(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 

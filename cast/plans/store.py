@@ -27,7 +27,7 @@ from pathlib import Path
 
 from cast import git
 from cast.fsutil import O_CLOEXEC, ensure_gitignore_at, write_at
-from cast.plans.checklist import PlanError, front_matter_lines, parse
+from cast.plans.checklist import PlanError, front_matter_lines, parse, validate
 from cast.state import announce, existing_workspace_state, workspace_state, workspace_state_path
 
 PLAN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -198,6 +198,7 @@ def write_plan(
     file_name = _file_name(name)
     if not PLAN_NAME.fullmatch(session) or ".." in session:
         raise PlanError(f"invalid session id {session!r}")
+    validate(_strip_front_matter(body))
     text = front_matter(task, session, created, base_commit) + _strip_front_matter(body)
     try:
         data = text.encode("utf-8")
