@@ -59,10 +59,14 @@ _NOTED: set[str] = set()
 
 
 def effort_note(config: Config, mode: Mode, model: Model) -> str:
-    """What to tell the user when the configured effort is not what gets sent ("" when it is):
-    a user's setting is never dropped silently."""
+    """What to tell the user when the configured effort or max_tokens is not what gets sent ("" when
+    it is): a user's setting is never dropped silently."""
     spec = model.spec
-    return spec.effort_note(config.effort_for(mode.name)) if spec is not None else ""
+    if spec is None:
+        return ""
+    return "; ".join(
+        note for note in (spec.effort_note(config.effort_for(mode.name)), spec.output_note(config.max_tokens)) if note
+    )
 
 
 def server_context_management(config: Config) -> dict[str, Any]:

@@ -107,3 +107,5 @@ def test_max_tokens_follows_the_effort_and_the_models_output_limit() -> None:
     assert (sonnet.output_limit("xhigh"), sonnet.output_limit("max"), sonnet.output_limit("high")) == (64_000, 64_000, 32_000)
     assert sonnet.output_limit("", 200_000) == 128_000 and sonnet.output_limit("max", 4_000) == 4_000
     assert haiku.output_limit("max", 100_000) == 64_000
+    assert haiku.output_note(100_000) == "max_tokens 100000 is above claude-haiku-4-5's max output; using 64000"
+    assert haiku.output_note(64_000) == "" and sonnet.output_note(0) == ""

@@ -70,6 +70,12 @@ class ModelSpec:
         instead = f'using "{sent}"' if sent else "using the model's default"
         return f'{self.id} does not take effort "{wanted}"; {instead}'
 
+    def output_note(self, configured: int) -> str:
+        """What to tell the user, once, when the configured max_tokens is above the model's max output."""
+        if self.max_tokens > 0 and configured > self.max_tokens:
+            return f"max_tokens {configured} is above {self.id}'s max output; using {self.max_tokens}"
+        return ""
+
     def output_limit(self, effort: str, configured: int = 0) -> int:
         """`max_tokens` for a request: the configured value, else 64k at xhigh/max (the effort
         page's advice: thinking counts toward max_tokens) and 32k otherwise; never above the
