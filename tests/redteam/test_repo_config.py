@@ -64,7 +64,12 @@ def test_repository_config_may_tighten_but_not_loosen_until_trusted(repo, capsys
     assert err.count("ignored allow, sandbox, sandbox_network") == 1 and "cast trust" in err  # once per run
     repo_config(repo, 'allow = ["npm test*"]\nsandbox_network = false\nmodel = "claude-sonnet-5-5"\n')
     assert load(repo).allow == ("npm test*",)  # fewer rules, the model in force: nothing loosens
+    user_config('plan_commands = "proven"\n')
+    repo_config(repo, 'plan_commands = "sandboxed"\nsandbox_env_passthrough = ["AWS_*"]\n')
+    assert (load(repo).plan_commands, load(repo).sandbox_env_passthrough) == ("proven", ())
     user_config("")
+    repo_config(repo, 'plan_commands = "proven"\n')
+    assert load(repo).plan_commands == "proven"  # fewer commands run: counts untrusted
     repo_config(repo, 'sandbox = "workspace-write"\n')
     assert load(repo).sandbox == "workspace-write"  # stricter than the default: counts untrusted
     repo_config(repo, 'sandbox = "off"\nallow = ["python3 evil.py*"]\nmodel = "script:.cast/m.jsonl"\n')
@@ -131,6 +136,24 @@ def test_repository_model_and_allow_run_nothing_until_trusted_and_script_never(r
 
     ok, detail = status(repo)
     assert not ok and "not trusted" in detail and "allow" in detail
+
+
+def test_a_one_shot_plan_on_a_terminal_asks_and_a_yes_is_kept(repo, tmp_path):
+    repo_config(repo, "sandbox_network = true\n")
+    script = write_script(tmp_path / "s.jsonl", [{"text": "Nothing to plan."}])
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "cast", "--model", f"script:{script}", "plan", "x"],
+        cwd=str(repo),
+        env=cast_env(TERM="xterm-256color"),
+        encoding="utf-8",
+        timeout=40,
+    )
+    child.expect(r"sets sandbox_network, which loosen")
+    child.expect(r"Trust it\? \[y\]es / \[N\]o: ")
+    child.send("y\r")
+    child.expect(pexpect.EOF)
+    assert decision(repo) == "trusted" and "ignored sandbox_network" not in child.before
 
 
 def test_the_repl_asks_once_on_a_terminal_and_remembers(repo):
