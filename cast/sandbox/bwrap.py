@@ -57,6 +57,8 @@ def args(policy: Policy, scratch: str | None, workspace: str | None, readable: l
     hidden = visible.hidden()
     for path in hidden:
         argv += ["--tmpfs", path]
+    for path in visible.hidden_files():
+        argv += ["--ro-bind", "/dev/null", path]
     for path in visible.rebound(hidden):
         argv += ["--ro-bind", path, path]
     shown = [workspace, *visible.git_dirs(workspace)] if workspace else []

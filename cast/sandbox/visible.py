@@ -30,6 +30,14 @@ HOME_TOOLCHAINS = (
     *("miniconda3", "anaconda3", "miniforge3", ".elan/toolchains", ".ghcup/bin"),
 )
 SHARED_TEMP = ("/tmp", "/var/tmp")
+# Secrets in system places: container and systemd credentials, per-user runtime dirs (agent
+# sockets, keyrings), and root-only files a command run as root could read. Directories become
+# empty under bubblewrap and files /dev/null; under Landlock none of them is in SYSTEM_ROOTS but
+# the /etc ones, which it cannot carve out of /etc.
+SYSTEM_SECRETS = (
+    *("/run/secrets", "/run/credentials", "/run/user", "/var/run/secrets"),
+    *("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private"),
+)
 
 
 def homes() -> list[str]:
@@ -48,7 +56,11 @@ def _homes(home: str) -> tuple[str, ...]:
 
 
 def hidden() -> list[str]:
-    return _outermost(homes() + _existing(SHARED_TEMP))
+    return _outermost(homes() + _existing(SHARED_TEMP) + _existing([p for p in SYSTEM_SECRETS if os.path.isdir(p)]))
+
+
+def hidden_files() -> list[str]:
+    return sorted({os.path.realpath(p) for p in SYSTEM_SECRETS if os.path.isfile(p)})
 
 
 def _existing(paths: list[str] | tuple[str, ...]) -> list[str]:

@@ -188,3 +188,12 @@ def test_casts_own_environment_is_not_readable_through_proc(layer, work, sandbox
         [sys.executable, "-c", PROC_PROBE, str(work), sandboxed], env=env, capture_output=True, text=True, timeout=60
     )
     assert ("sk-ant-planted-proc" in done.stdout) == (sandboxed == "off"), done.stdout + done.stderr
+
+
+def test_system_secrets_are_empty_under_bubblewrap(layer, work):
+    """Root can read /etc/shadow and /run/secrets; bubblewrap shows them empty. (Landlock cannot
+    carve files out of /etc: docs/safety.md.)"""
+    if layer != "bubblewrap" or not os.access("/etc/shadow", os.R_OK) or not os.path.getsize("/etc/shadow"):
+        pytest.skip("needs bubblewrap and a readable, non-empty /etc/shadow (root)")
+    result = _run("cat /etc/shadow 2>/dev/null | wc -c; ls -A /etc/ssh | wc -l", work)
+    assert result.output.split() == ["0", "0"], result.output
