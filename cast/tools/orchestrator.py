@@ -31,7 +31,7 @@ def strong_isolation() -> tuple[bool, str]:
     no host sockets, no network, a pid namespace, limits)? And if not, what is missing."""
     found = isolation()
     if found.strong:
-        return True, f"{found.layer} holds every guarantee (cast doctor)"
+        return True, f"{found.layer} holds every guarantee of the strong sandbox"
     return False, f"{found.layer}: " + "; ".join(found.missing())
 
 
