@@ -118,6 +118,9 @@ def execute(
         str | None, typer.Argument(help="Plan file path or session id. Omitted: the newest plan with unticked items.")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every command except the catastrophic deny list.")] = False,
+    revision: Annotated[
+        str | None, typer.Option("--revision", metavar="REV", help="Refuse (exit 2) unless the plan is at REV.")
+    ] = None,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
     json: JsonOpt = False,
@@ -131,6 +134,8 @@ def execute(
     from cast.ui.oneshot import show_outcome, terminal_approver
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
+    if revision is not None:
+        cli_contract.require_revision(plan, revision)
     if _interactive() and not json:
         raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
@@ -171,11 +176,17 @@ def execute(
 
 
 @app.command()
-def plans(ctx: typer.Context, json: JsonOpt = False) -> None:
+def plans(
+    ctx: typer.Context,
+    json: JsonOpt = False,
+    history: Annotated[str | None, typer.Option("--history", metavar="ID", help="The revisions of plan ID.")] = None,
+) -> None:
     """List plans with their progress, newest first."""
     from cast.plans.store import list_plans
     from cast.workspace import Workspace
 
+    if history is not None:
+        raise typer.Exit(cli_contract.history(history, _common(ctx, None, None, json)[2]))
     found = list_plans(Workspace.discover().root)
     if _common(ctx, None, None, json)[2]:
         _print_json(
@@ -274,15 +285,22 @@ def redo(yes: YesOpt = False, force: ForceOpt = False) -> None:
 @app.command()
 def diff(
     item: Annotated[
-        int | None, typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the whole last run.")
+        str | None, typer.Argument(metavar="ITEM|REV", help="Plan item number (or, with --plan, a revision).")
     ] = None,
+    rev: Annotated[str | None, typer.Argument(metavar="REV", help="With --plan: the revision to compare with.")] = None,
     plan: PlanOpt = None,
 ) -> None:
-    """Show what a plan item changed (from its checkpoint to its tick), or the last run."""
+    """What a plan item changed (checkpoint to tick), or the last run; with --plan and no item, the
+    plan's revisions: item changes, then the text diff (REV [REV]; default: the one before, and now)."""
     from cast.checkpoints import commands
     from cast.workspace import Workspace
 
-    raise typer.Exit(commands.diff(Workspace.discover().root, item, plan, colored_diff if sys.stdout.isatty() else echo))
+    if plan is not None and (item is None or not item.isdigit()):
+        raise typer.Exit(cli_contract.revision_diff(plan, item, rev))
+    if item is not None and (not item.isdigit() or int(item) < 1 or rev is not None):
+        raise fail(f"{item!r} is not a plan item number (revisions need --plan ID)")
+    number = int(item) if item else None
+    raise typer.Exit(commands.diff(Workspace.discover().root, number, plan, colored_diff if sys.stdout.isatty() else echo))
 
 
 @app.command()

@@ -72,3 +72,103 @@ def verify(
     else:
         print(terminal_safe(verifying.render(Path(os.path.relpath(path)), results)))
     raise typer.Exit(code)
+
+
+def require_revision(plan_ref: str | None, revision: str) -> None:
+    """Refuse, with exit 2 and what changed item by item, unless the plan is at `revision`: CI
+    executes exactly the plan that was reviewed. Ticks are not changes (they make no revision)."""
+    from cast.plans.checklist import PlanError
+    from cast.plans.revisions import MIN_PREFIX, Revisions, item_diff, revision_id
+    from cast.plans.store import find_plan
+    from cast.text import terminal_safe
+    from cast.workspace import Workspace
+
+    root = Workspace.discover().root
+    try:
+        path = find_plan(root, plan_ref)
+        data = path.read_bytes()
+    except (PlanError, OSError) as exc:
+        sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
+        raise typer.Exit(EXIT_USAGE) from None
+    now = revision_id(data)
+    if len(revision) >= MIN_PREFIX and now.startswith(revision):
+        return
+    lines = [f"cast: {path} is at revision {now}, not {revision}: not executing a plan other than the one approved"]
+    try:
+        lines += ["items changed since then:", *(f"  {note}" for note in item_diff(Revisions(root, path).text(revision), data))]
+    except PlanError as exc:
+        lines.append(f"  (no item diff: {exc})")
+    sys.stderr.write(terminal_safe("\n".join(lines)) + "\n")
+    raise typer.Exit(EXIT_USAGE)
+
+
+def history(plan_ref: str, json: bool) -> int:
+    """`cast plans --history ID`: every revision of a plan, oldest first, with who wrote it and
+    what it changed; the plan as it is now is recorded first if cast had not seen it yet."""
+    from cast.plans.revisions import item_diff
+
+    found = _revisions(plan_ref)
+    if found is None:
+        return EXIT_USAGE
+    store, _ = found
+    store.record("user")  # a hand edit not yet noticed is a revision too
+    revisions, previous = store.history(), None
+    for rev in revisions:
+        changes = item_diff(store.text(previous.id), store.text(rev.id)) if previous else ["first revision"]
+        row = {"revision": rev.id, "time": rev.time, "author": rev.author, "items": rev.items, "changes": changes}
+        if json:
+            print(json_lib.dumps(row))
+        else:
+            _echo(f"{rev.id}  {rev.time}  {rev.author:<5}  {rev.items} items  " + "; ".join(changes))
+        previous = rev
+    return 0
+
+
+def revision_diff(plan_ref: str, old: str | None, new: str | None) -> int:
+    """`cast diff --plan ID [REV [REV]]`: the item-level diff, then the text diff. Defaults: the
+    revision before the newest, and the plan file as it is now."""
+    from cast.plans.checklist import PlanError
+    from cast.plans.revisions import item_diff, revision_id, text_diff
+
+    found = _revisions(plan_ref)
+    if found is None:
+        return EXIT_USAGE
+    store, path = found
+    store.record("user")
+    try:
+        history = store.history()
+        if old is None and len(history) < 2:
+            _echo(f"{path} has one revision ({history[-1].id}): nothing to compare")
+            return 0
+        before_id = store.resolve(old) if old else history[-2].id
+        before = store.text(before_id)
+        after = store.text(new) if new else path.read_bytes()
+    except PlanError as exc:
+        sys.stderr.write(f"cast: {exc}\n")
+        return EXIT_USAGE
+    after_id = store.resolve(new) if new else revision_id(after)
+    notes = item_diff(before, after) or ["no item changed"]
+    _echo("\n".join([f"plan {os.path.relpath(path)}: revision {before_id} → {after_id}", *(f"  {n}" for n in notes), ""]))
+    _echo(text_diff(before, after, f"{before_id}", f"{after_id}"))
+    return 0
+
+
+def _revisions(plan_ref: str):
+    from cast.plans.checklist import PlanError
+    from cast.plans.revisions import Revisions
+    from cast.plans.store import find_plan
+    from cast.workspace import Workspace
+
+    root = Workspace.discover().root
+    try:
+        path = find_plan(root, plan_ref)
+    except PlanError as exc:
+        sys.stderr.write(f"cast: {exc}\n")
+        return None
+    return Revisions(root, path), path
+
+
+def _echo(text: str) -> None:
+    from cast.text import echo
+
+    echo(text)

@@ -98,3 +98,55 @@ def test_plan_writes_are_revisions_by_the_model_and_edits_between_runs_by_the_us
     cast("--model", f"script:{tmp_path / 'none.jsonl'}", "execute")  # fails on the missing script, after opening the plan
     history = store.history()
     assert [r.author for r in history] == ["model", "user"] and history[-1].items == 3
+
+
+def test_execute_revision_refuses_a_changed_plan_and_runs_one_changed_only_by_ticks(tmp_path, monkeypatch):
+    from cast.plans.revisions import revision_id
+
+    root = tmp_path / "calc"
+    shutil.copytree(EXAMPLES / "calc", root)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "calc")
+    record(root, trusted=True)
+    monkeypatch.chdir(root)
+    planned = cast("--json", "--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add")
+    result = json.loads(planned.stdout.strip().splitlines()[-1])
+    plan, approved = Path(result["plan_path"]), result["plan_revision"]
+    original = plan.read_text()
+
+    plan.write_text(original.replace("covering `add(-2, -3) == -5`", "covering `add(-2, -3) == -5` and zero"))
+    refused = cast("--model", f"script:{EXAMPLES / 'scripts' / 'execute.jsonl'}", "execute", "--revision", approved)
+    assert refused.exit_code == 2 and f"not {approved}" in refused.output
+    assert "item 2 reworded:" in refused.output and "and zero" in refused.output
+    assert "return a - b" in (root / "calc.py").read_text()  # nothing ran
+
+    plan.write_text(original.replace("- [ ] Fix", "- [x] Fix"))  # only a tick: still the approved revision
+    assert revision_id(plan.read_bytes()) == approved
+    plan.write_text(original)
+    done = cast("--model", f"script:{EXAMPLES / 'scripts' / 'execute.jsonl'}", "execute", "--revision", approved[:8])
+    assert done.exit_code == 0, done.output
+    assert "return a + b" in (root / "calc.py").read_text()
+
+
+def test_history_and_revision_diff_show_who_changed_which_items(tmp_path, monkeypatch):
+    root = tmp_path / "calc"
+    shutil.copytree(EXAMPLES / "calc", root)
+    git(root, "init", "-q")
+    monkeypatch.chdir(root)
+    cast("--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add")
+    plan = next((root / ".cast" / "plans").glob("*/plan.md"))
+    session = plan.parent.name
+    plan.write_text(plan.read_text() + "- [ ] Update the changelog\n")
+    shown = cast("plans", "--history", session)
+    rows = shown.stdout.strip().splitlines()
+    assert len(rows) == 2 and " model " in rows[0] and "first revision" in rows[0]
+    assert " user " in rows[1] and 'item 3 added: "Update the changelog"' in rows[1]
+    diffed = cast("diff", "--plan", session)
+    assert diffed.exit_code == 0
+    assert 'item 3 added: "Update the changelog"' in diffed.stdout and "+- [ ] Update the changelog" in diffed.stdout
+    first = rows[0].split()[0]
+    again = cast("diff", "--plan", session, first[:7])
+    assert f"revision {first} →" in again.stdout
+    bad = cast("diff", "--plan", session, "zzzzzzzz")
+    assert bad.exit_code == 2 and "is not a revision of this plan" in bad.output

@@ -193,8 +193,19 @@ def _pair(old: list[Item], new: list[Item]) -> tuple[dict[int, int], set[int]]:
     return pairs, moved
 
 
-def _quote(text: str, limit: int = 70) -> str:
-    return '"' + (text if len(text) <= limit else text[: limit - 1] + "…") + '"'
+def _quote(text: str, limit: int = 70, start: int = 0) -> str:
+    """The text, quoted; a long one cut to `limit` characters around `start` (where a rewording
+    begins), so a cut never hides the words that changed."""
+    if len(text) <= limit:
+        return f'"{text}"'
+    begin = max(0, min(start - limit // 3, len(text) - limit))
+    head, tail = ("…" if begin else ""), ("…" if begin + limit < len(text) else "")
+    return f'"{head}{text[begin : begin + limit]}{tail}"'
+
+
+def _reworded(old: str, new: str) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+    return f"{_quote(old, start=at)} -> {_quote(new, start=at)}"
 
 
 def _describe(old: list[Item], new: list[Item], pairs: dict[int, int], moved: set[int]) -> list[str]:
@@ -208,7 +219,7 @@ def _describe(old: list[Item], new: list[Item], pairs: dict[int, int], moved: se
         i = back[j]
         before = old[i]
         if before.text != item.text:
-            notes.append(f"item {i + 1} reworded: {_quote(before.text)} -> {_quote(item.text)}")
+            notes.append(f"item {i + 1} reworded: {_reworded(before.text, item.text)}")
         if i in moved:
             notes.append(f"item {_quote(item.text)} moved from position {i + 1} to {j + 1}")
         if before.checked != item.checked:

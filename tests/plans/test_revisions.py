@@ -106,3 +106,9 @@ def test_a_hand_edit_noticed_mid_run_becomes_a_user_revision(plan, tmp_path):
     newest = board.revisions.current()
     assert newest is not None and newest.author == "user"
     assert f"the plan is now revision {newest.id}, written by the user" in notes
+
+
+def test_a_rewording_deep_in_a_long_item_is_shown_not_cut_away():
+    long = b"- [ ] Add `test_add_negative` to `test_calc.py` covering `add(-2, -3) == -5` with a clear message\n"
+    notes = item_diff(b"# P\n" + long, b"# P\n" + long.replace(b"with a clear message", b"and zero, with a clear message"))
+    assert len(notes) == 1 and "and zero" in notes[0] and notes[0].count("…") >= 1
