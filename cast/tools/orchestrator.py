@@ -10,7 +10,7 @@ strong sandbox holds them, or not at all.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -79,14 +79,14 @@ def sandbox_for(kind: SandboxKind, root: Path, policy: ApprovalPolicy | None = N
 
 @contextmanager
 def _environment(kind: SandboxKind, root: Path) -> Iterator[dict[str, str] | None]:
-    """Plan-mode commands get the read-only environment (PATH without the tree, hardened git on a
-    private index); approved commands the user's own."""
+    """Commands that run read-only (proven ones, plan mode's unverified ones) get the proof's
+    environment (PATH without the tree, hardened git on a private index); approved commands the
+    user's own. The sandbox scrubs secrets from either."""
     if kind in (SandboxKind.PROVEN, SandboxKind.UNVERIFIED):
         with private_git_index(root, read_only_env(root)) as env:
             yield env
     else:
-        with nullcontext(None) as env:
-            yield env
+        yield None
 
 
 @dataclass
