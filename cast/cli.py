@@ -3,13 +3,12 @@ model SDK, tree-sitter, prompt-toolkit) happen inside the commands, so `cast --h
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Annotated
 
 import typer
 
-from cast import cli_contract
+from cast import cli_contract, cli_lists
 from cast.exits import EXIT_USAGE
 from cast.text import colored_diff, echo, terminal_safe  # what cast prints from outside itself is text only
 from cast.version import VERSION
@@ -137,7 +136,9 @@ def execute(
     if revision is not None:
         cli_contract.require_revision(plan, revision)
     if _interactive() and not json:
-        raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))
+        raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))  # asks which plan if several are unfinished
+    if plan is None:
+        cli_lists.refuse_if_ambiguous()
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
     try:
         ask_trust(json)
@@ -175,58 +176,11 @@ def execute(
     raise typer.Exit(outcome.code)
 
 
-@app.command()
-def plans(
-    ctx: typer.Context,
-    json: JsonOpt = False,
-    history: Annotated[str | None, typer.Option("--history", metavar="ID", help="The revisions of plan ID.")] = None,
-) -> None:
-    """List plans with their progress, newest first."""
-    from cast.plans.store import list_plans
-    from cast.workspace import Workspace
-
-    if history is not None:
-        raise typer.Exit(cli_contract.history(history, _common(ctx, None, None, json)[2]))
-    found = list_plans(Workspace.discover().root)
-    if _common(ctx, None, None, json)[2]:
-        _print_json(
-            {"session": i.session, "task": i.task, "done": i.done, "total": i.total, "path": str(i.path), "created": i.created}
-            for i in found
-        )
-        return
-    if not found:
-        print('no plans yet: cast plan "what to do"')
-    for info in found:
-        echo(f"{info.done}/{info.total}\t{info.session}\t{info.task}\t{os.path.relpath(info.path)}")
-
-
 def _print_json(rows) -> None:
     import json as json_lib
 
     for row in rows:
         print(json_lib.dumps(row, default=str))
-
-
-@app.command()
-def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
-    """List sessions (transcripts kept in cast's state dir, outside the repository), newest first."""
-    from dataclasses import asdict
-
-    from cast.sessions import format_sessions, list_sessions
-    from cast.workspace import Workspace
-
-    found = list_sessions(Workspace.discover().root)
-    if _common(ctx, None, None, json)[2]:
-        _print_json(asdict(info) for info in found)
-        return
-    if not found:
-        print("no sessions yet")
-    if sys.stdout.isatty():  # aligned for a reader; tab-separated for a script
-        for line in format_sessions(found):
-            echo(line)
-        return
-    for info in found:
-        echo(f"{info.id}\t{info.mode}\t{info.status}\t{info.steps} steps\t{info.task}")
 
 
 @app.command()
@@ -362,6 +316,7 @@ def _drive(json: bool, start):
 
 
 cli_contract.register(app)  # cast verify
+cli_lists.register(app)  # cast plans, cast sessions
 
 
 def main() -> None:

@@ -60,7 +60,7 @@ def test_plan_then_execute_fixes_the_bug_and_ticks_both_items(calc):
     assert "return a + b" in (calc / "calc.py").read_text()
     tests = subprocess.run([sys.executable, "-m", "unittest"], cwd=calc, capture_output=True, text=True)
     assert tests.returncode == 0 and "Ran 3 tests" in tests.stderr
-    listing = cast(calc, "plans")
+    listing = cast(calc, "plans", "--all")  # finished: listed only with --all
     assert listing.stdout.startswith("2/2\t")
     again = cast(calc, "execute")
     assert again.returncode == 2 and "no plan with unticked items" in again.stderr

@@ -94,6 +94,10 @@ def run_task(repl: Repl, text: str, *, new: bool = False) -> None:
 
 
 def execute_plan(repl: Repl, plan_ref: str | None) -> None:
+    if plan_ref is None:
+        plan_ref = choose_plan(repl)
+        if plan_ref == "":
+            return
     try:
         run = repl.state.execute(plan_ref)
     except Exception as exc:
@@ -105,6 +109,34 @@ def execute_plan(repl: Repl, plan_ref: str | None) -> None:
         repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
         return
     drive(repl, run, None, execute=True)
+
+
+def choose_plan(repl: Repl) -> str | None:
+    """Which plan /execute (or `cast execute`) without one means: the only unfinished plan, else
+    the user's pick among them (up to 9, newest first); "" when the user picked none."""
+    from cast.plans.housekeeping import unfinished
+
+    found = unfinished(repl.state.root)[:9]
+    if len(found) < 2:
+        return None
+    choices = tuple(
+        Choice(str(n), info.session, f"[{n}] {info.session} ({info.done}/{info.total})", (info.session,))
+        for n, info in enumerate(found, 1)
+    )
+    reply = repl.asker.ask(
+        Question(
+            title=f"{len(found)} plans have unticked items. Which one?",
+            choices=choices,
+            on_leave="",
+            hint="a number, then Enter · Esc: none (cast plans archive ID puts one away)",
+            placeholder="1-9 + Enter",
+        )
+    )
+    if not reply.value:
+        repl.say("› no plan executed", "cyan")
+        return ""
+    repl.say(f"› {reply.value}", "cyan")
+    return reply.value
 
 
 def show_report(repl: Repl) -> None:

@@ -1,0 +1,131 @@
+"""`cast plans` and `cast sessions`: aligned tables with headers on a terminal, tab-separated rows
+without a header when piped (for scripts), one JSON object per line with --json. `cast plans`
+shows unfinished plans; `--all` every plan; `cast plans archive ID` puts one away."""
+
+from __future__ import annotations
+
+import json as json_lib
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from cast.exits import EXIT_USAGE
+from cast.text import echo, terminal_safe
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(plans)
+    app.command()(sessions)
+
+
+def table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """Columns padded to their widest cell; the last one is not padded (it may be long)."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers[:-1])]
+    return ["  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths)), row[-1]]).rstrip() for row in [headers, *rows]]
+
+
+def _rows(headers: list[str], rows: list[list[str]]) -> None:
+    if sys.stdout.isatty():
+        for line in table(headers, rows):
+            echo(line)
+    else:
+        for row in rows:
+            echo("\t".join(row))
+
+
+def _json(ctx: typer.Context, json: bool) -> bool:
+    return json or bool((ctx.obj or {}).get("json"))
+
+
+def plans(
+    ctx: typer.Context,
+    action: Annotated[str | None, typer.Argument(metavar="[archive ID]", help="archive ID: put plan ID away.")] = None,
+    ref: Annotated[str | None, typer.Argument(hidden=True)] = None,
+    all: Annotated[bool, typer.Option("--all", help="Every plan, finished ones too.")] = False,
+    json: JsonOpt = False,
+    history: Annotated[str | None, typer.Option("--history", metavar="ID", help="The revisions of plan ID.")] = None,
+) -> None:
+    """List unfinished plans with their progress, newest first (--all: every plan)."""
+    from cast import cli_contract
+    from cast.plans.checklist import PlanError
+    from cast.plans.housekeeping import archive, unfinished
+    from cast.plans.store import list_plans
+    from cast.workspace import Workspace
+
+    if history is not None:
+        raise typer.Exit(cli_contract.history(history, _json(ctx, json)))
+    root = Workspace.discover().root
+    if action is not None:
+        if action != "archive" or not ref:
+            sys.stderr.write("cast: usage: cast plans [--all] | cast plans archive ID\n")
+            raise typer.Exit(EXIT_USAGE)
+        try:
+            moved = archive(root, ref)
+        except PlanError as exc:
+            sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
+            raise typer.Exit(EXIT_USAGE) from None
+        echo(f"archived {ref}: kept in {os.path.relpath(moved)}; cast plans and cast execute no longer show it")
+        return
+    found = list_plans(root) if all else unfinished(root)
+    if _json(ctx, json):
+        for i in found:
+            row = {
+                "session": i.session,
+                "task": i.task,
+                "done": i.done,
+                "total": i.total,
+                "path": str(i.path),
+                "created": i.created,
+            }
+            print(json_lib.dumps(row, default=str))
+        return
+    if not found:
+        every = list_plans(root) if not all else []
+        print(
+            f"no unfinished plans ({len(every)} finished: cast plans --all)" if every else 'no plans yet: cast plan "what to do"'
+        )
+        return
+    if not sys.stdout.isatty():  # the columns scripts already read
+        for i in found:
+            echo(f"{i.done}/{i.total}\t{i.session}\t{i.task}\t{os.path.relpath(i.path)}")
+        return
+    rows = [[f"{i.done}/{i.total}", i.session, os.path.relpath(i.path), " ".join(i.task.split())] for i in found]
+    _rows(["DONE", "SESSION", "PATH", "TASK"], rows)
+
+
+def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
+    """List sessions (transcripts kept in cast's state dir, outside the repository), newest first."""
+    from dataclasses import asdict
+
+    from cast.sessions import list_sessions
+    from cast.workspace import Workspace
+
+    found = list_sessions(Workspace.discover().root)
+    if _json(ctx, json):
+        for info in found:
+            print(json_lib.dumps(asdict(info), default=str))
+        return
+    if not found:
+        print("no sessions yet")
+        return
+    rows = [[i.id, i.mode, i.status, f"{i.steps} step{'' if i.steps == 1 else 's'}", " ".join(i.task.split())] for i in found]
+    _rows(["SESSION", "MODE", "STATUS", "STEPS", "TASK"], rows)
+
+
+def refuse_if_ambiguous() -> None:
+    """`cast execute` without a plan and nobody to ask: with more than one unfinished plan, which
+    one is meant is not cast's guess; list them and exit 2."""
+    from cast.plans.housekeeping import unfinished
+    from cast.workspace import Workspace
+
+    found = unfinished(Workspace.discover().root)
+    if len(found) < 2:
+        return
+    lines = [f"cast: {len(found)} plans have unticked items; name one: cast execute ID (cast plans archive ID puts one away)"]
+    lines += table(["DONE", "SESSION", "TASK"], [[f"{i.done}/{i.total}", i.session, " ".join(i.task.split())] for i in found])
+    sys.stderr.write(terminal_safe("\n".join(lines)) + "\n")
+    raise typer.Exit(EXIT_USAGE)

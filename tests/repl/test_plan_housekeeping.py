@@ -1,0 +1,56 @@
+"""Plans pile up no more: `cast plans` shows the unfinished ones (`--all` every one), `cast plans
+archive ID` puts one away, and `cast execute` without a plan does not guess among several."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import run_cast as cast
+from replkit import harness  # noqa: F401  (a fixture)
+
+from cast.cli_lists import table
+
+
+def plan(root: Path, session: str, body: str) -> Path:
+    path = root / ".cast" / "plans" / session / "plan.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\ntask: {session} task\nsession: {session}\ncreated: {session[:10]}T00:00:00Z\n---\n# Plan\n\n{body}")
+    return path
+
+
+def test_plans_lists_unfinished_archive_puts_one_away_and_execute_does_not_guess(repo):
+    plan(repo, "2026-01-01-done", "- [x] one\n")
+    plan(repo, "2026-01-02-old", "- [ ] one\n")
+    plan(repo, "2026-01-03-new", "- [x] one\n- [ ] two\n")
+    listed = cast(repo, "plans").stdout.splitlines()
+    assert [line.split("\t")[:2] for line in listed] == [["1/2", "2026-01-03-new"], ["0/1", "2026-01-02-old"]]
+    every = cast(repo, "plans", "--all").stdout
+    assert "2026-01-01-done" in every and every.count("\n") == 3
+    refused = cast(repo, "execute")
+    assert refused.returncode == 2 and "2 plans have unticked items; name one: cast execute ID" in refused.stderr
+    assert "2026-01-03-new" in refused.stderr and "2026-01-02-old" in refused.stderr
+    archived = cast(repo, "plans", "archive", "2026-01-02-old")
+    assert archived.returncode == 0 and "archived 2026-01-02-old" in archived.stdout
+    assert (repo / ".cast" / "plans" / ".archived" / "2026-01-02-old" / "plan.md").is_file()
+    assert [line.split("\t")[1] for line in cast(repo, "plans").stdout.splitlines()] == ["2026-01-03-new"]
+    assert cast(repo, "plans", "archive", "2026-01-02-old").returncode == 2  # gone from the listings
+    assert cast(repo, "plans", "frobnicate").returncode == 2
+
+
+def test_a_table_has_headers_and_aligned_columns():
+    lines = table(["DONE", "SESSION", "TASK"], [["1/2", "2026-01-03-new", "a task"], ["10/12", "x", "another"]])
+    assert lines == ["DONE   SESSION         TASK", "1/2    2026-01-03-new  a task", "10/12  x               another"]
+
+
+def test_execute_in_the_repl_asks_which_unfinished_plan(harness, repo):
+    plan(repo, "2026-01-02-old", "- [ ] one\n")
+    newer = plan(repo, "2026-01-03-new", "- [ ] two\n")
+    older = repo / ".cast" / "plans" / "2026-01-02-old" / "plan.md"
+    h = harness([{"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "nothing to do"}}]}])
+    h.send("/execute\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the question")
+    assert h.repl.asker.current.title == "2 plans have unticked items. Which one?"
+    h.send("2\r")
+    h.wait_text("Plan: 1/1 items done")
+    h.wait_idle()
+    assert "- [x] one" in older.read_text() and "- [ ] two" in newer.read_text()
