@@ -215,7 +215,7 @@ YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")]
 
 
 def _ask(question: str) -> bool:
-    return typer.confirm(question + "?", default=False)
+    return typer.confirm(terminal_safe(question) + "?", default=False)
 
 
 @app.command()
