@@ -69,3 +69,12 @@ def test_cast_doctor_prints_the_model_lines(fake_api, repo):
     assert any("api key: ANTHROPIC_API_KEY is set" in line for line in lines) and "test-key" not in done.stdout
     assert any(line.split()[-1:] and "config: " in line and str(repo / ".cast" / "config.toml") in line for line in lines)
     assert fake_api.requests == []
+
+
+def test_doctor_names_the_effort_sent_and_why_it_differs(tmp_path):
+    from cast.config import config_dir
+
+    config_dir().mkdir(parents=True)
+    (config_dir() / "config.toml").write_text('model = "claude-opus-4-6"\neffort = "xhigh"\n')
+    [(_, ok, detail)] = model_status(tmp_path)
+    assert ok and 'effort high (claude-opus-4-6 does not take effort "xhigh"; using "high")' in detail

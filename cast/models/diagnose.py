@@ -52,7 +52,10 @@ def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
             if spec.retires_at and spec.lifecycle == "deprecated"
             else (f", retired {spec.retires_at.isoformat()}" if spec.retires_at else "")
         )
-        effort = config.effort_for(mode) or spec.default_effort or "model default"
+        wanted = config.effort_for(mode)
+        effort = spec.effort_or_default(wanted) or spec.default_effort or "model default"
+        if spec.effort_note(wanted):
+            effort += f" ({spec.effort_note(wanted)})"
         detail = (
             f"{model_id} ({spec.display_name}): {spec.lifecycle}{when}; {tokens(spec.max_input_tokens)} context, "
             f"{tokens(spec.max_tokens)} output; thinking {', '.join(sorted(spec.thinking_types)) or 'none'}; "
