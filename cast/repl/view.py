@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 
 from cast.repl.toolbar import prompt_label, toolbar_fragments
+from cast.text import terminal_safe
 
 if TYPE_CHECKING:
     from cast.repl.app import Repl
@@ -84,9 +85,9 @@ class PromptView:
         """Title, the command whole, every choice (wrapped, never cut), and what Enter would do
         with what is typed now."""
         width = max(20, self.columns() - 1)
-        fragments: Fragments = [("class:question", word_wrap(question.title, width) + "\n")]
-        if question.detail:
-            fragments.append(("class:question.detail", hard_wrap(question.detail, width - 2, "  ") + "\n"))
+        fragments: Fragments = [("class:question", word_wrap(terminal_safe(question.title), width) + "\n")]
+        if question.detail:  # the command or path asked about is the model's: text only, bidi overrides included
+            fragments.append(("class:question.detail", hard_wrap(terminal_safe(question.detail), width - 2, "  ") + "\n"))
         typed = self.repl.buffer_text().strip()
         chosen = question.choice_for(typed) if typed else None
         for row in menu_rows(question.labels(), width):
