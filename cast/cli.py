@@ -142,7 +142,9 @@ def execute(
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
     try:
         ask_trust(json)
-        run = execute_run(plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver))
+        run = execute_run(
+            plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver, revision=revision)
+        )
     except (ConfigError, ModelError, PlanError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
     board = run.tasks

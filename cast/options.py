@@ -19,3 +19,4 @@ class Options:
     yes: bool = False
     cwd: Path | None = None
     approver: Approver | None = None  # asks the user; None means nobody can be asked
+    revision: str | None = None  # `cast execute --revision`: the run is pinned to the approved revision

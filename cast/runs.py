@@ -88,6 +88,16 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     return run
 
 
+def bind_revision(board: TaskBoard, root: Path, options: Options) -> None:
+    """Starting a run approves the plan as it is (the REPL hand-off showed it; `--revision` checked
+    it); an edit since the last revision is the user's. A later change is confirmed before the next item."""
+    board.revisions = Revisions(root, board.plan.path)
+    board.approved = board.revisions.record("user")[0].id
+    board.pinned = options.revision is not None
+    approver = options.approver
+    board.confirm = (lambda request: approver.ask_revision(request).approved) if approver is not None else None
+
+
 def execute_run(plan_ref: str | None, options: Options, model: Model | None = None) -> Run:
     """A run whose task list is the plan's checklist; ticked items are skipped."""
     from cast.plans.checklist import PlanError, validate
@@ -104,8 +114,6 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     plan_session = meta.get("session") or plan_path.parent.name
     session_id = execute_id(workspace.root, plan_session)
     board = TaskBoard(plan_path)
-    board.revisions = Revisions(workspace.root, plan_path)
-    board.revisions.record("user")  # an edit since the last revision (between runs) is the user's
     if not board.remaining():
         # Nothing to do: the run is for reporting only, never driven, so it needs no model
         # (and no API key) and leaves no session behind.
@@ -132,6 +140,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
 def _execute(
     workspace: Workspace, config: Config, options: Options, board: TaskBoard, task: str, session_id: str, model: Model | None
 ) -> Run:
+    bind_revision(board, workspace.root, options)
     ctx = ToolContext(
         workspace=workspace,
         task=task,

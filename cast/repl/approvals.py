@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cast.repl.ask import Question, approval_question, edit_question
-from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, EditRequest, Remembered
+from cast.repl.ask import Question, approval_question, edit_question, revision_question
+from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, EditRequest, Remembered, RevisionRequest
 
 if TYPE_CHECKING:
     from cast.repl.app import Repl
@@ -47,6 +47,21 @@ class ReplApprover:
             reach = request.always_label or "exactly this command"
             self.repl.say(f"✓ approved for this session ({reach}): {request.command}", "green")
         return answer
+
+    def ask_revision(self, request: RevisionRequest) -> ApprovalAnswer:
+        """The plan changed since it was approved: its item diff into the scrollback, then the question."""
+        self.repl.say(
+            "\n".join(
+                [
+                    f"The plan changed since you approved it (now revision {request.current}, by the {request.author}):",
+                    *(f"  {c}" for c in request.changes),
+                ]
+            ),
+            "yellow",
+        )
+        subject = f"revision {request.current} of {request.plan}"
+        answer = self._ask(revision_question(request.approved), subject, "plan revision approved", "plan revision not approved")
+        return ApprovalAnswer("yes" if answer.approved else "no", answer.note)
 
     def _ask(self, question: Question, subject: str, approved: str, declined: str) -> ApprovalAnswer:
         """Ask at the prompt (an interrupt leaves the question) and echo every answer but

@@ -144,6 +144,17 @@ def approval_question(request: ApprovalRequest) -> Question:
     )
 
 
+def revision_question(approved: str) -> Question:
+    return Question(
+        title=f"Go on with the changed plan? (you approved revision {approved}; what changed is above)",
+        choices=(Choice("y", "yes", "[y]es", ("yes",)), Choice("n", "no", "[n]o, stop here", ("no",))),
+        on_leave="no",
+        on_text=lambda text: Reply("no", text),
+        hint="a key, then Enter · or type what to do instead · Esc: no",
+        placeholder="y/n + Enter",
+    )
+
+
 def edit_question(path: str) -> Question:
     return Question(
         title=f"Apply this change to {path}? (the diff is above)",

@@ -89,6 +89,18 @@ class EditRequest:
     diff: str
 
 
+@dataclass(frozen=True)
+class RevisionRequest:
+    """The plan changed since the user approved it: go on with the new revision? Asked before the
+    next item starts, with what changed item by item."""
+
+    plan: str
+    approved: str  # the revision the user approved
+    current: str  # the revision the plan is at now
+    author: str  # who wrote it: "model" or "user"
+    changes: tuple[str, ...]
+
+
 class Remembered:
     """The scopes "always" answers approved. One instance can outlive a run: the REPL keeps its
     own for the whole interactive session, so a later /execute does not ask again, and
@@ -140,14 +152,18 @@ class Approver(Protocol):
 
     def ask_edit(self, request: EditRequest) -> ApprovalAnswer: ...
 
+    def ask_revision(self, request: RevisionRequest) -> ApprovalAnswer: ...
+
 
 @dataclass
 class Answers:
     """An approver from a function of the request: a test, or a front-end with nothing to remember.
-    It does not ask about edits unless told it can."""
+    It does not ask about edits unless told it can, and goes on with a changed plan unless given
+    `revision`."""
 
     reply: Callable[[ApprovalRequest], ApprovalAnswer | Reply]
     abilities: Abilities = field(default_factory=Abilities)
+    revision: Callable[[RevisionRequest], Reply] = lambda request: "yes"  # a changed plan: go on, unless told
 
     def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         answer = self.reply(request)
@@ -155,3 +171,6 @@ class Answers:
 
     def ask_edit(self, request: EditRequest) -> ApprovalAnswer:
         return ApprovalAnswer("yes")
+
+    def ask_revision(self, request: RevisionRequest) -> ApprovalAnswer:
+        return ApprovalAnswer(self.revision(request))

@@ -19,7 +19,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from cast.plans.checklist import PlanError, PlanFile
-from cast.plans.revisions import Revisions
+from cast.plans.revisions import Revisions, item_diff, revision_id
+from cast.safety.decision import RevisionRequest
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks, named_files
 
@@ -38,6 +39,11 @@ class TaskBoard:
         self._started: dict[str, int] = {}  # item text -> ledger position when it went in_progress
         self._last_tick = 0  # ledger position of the last tick: where an item never started begins
         self.revisions: Revisions | None = None  # set by the run: hand edits it notices become revisions
+        # The revision the user approved (at the hand-off, by starting the run, or with --revision);
+        # a plan at another one is shown and confirmed before the next item starts.
+        self.approved: str | None = None
+        self.pinned = False  # --revision: with nobody to ask, a changed plan stops the run
+        self.confirm: Callable[[RevisionRequest], bool] | None = None  # asks the user; None: nobody can be asked
         self._lock = threading.Lock()
 
     def rows(self) -> list[Row]:
@@ -109,7 +115,39 @@ class TaskBoard:
             self.version += 1
             return changes
 
+    def _still_approved(self) -> None:
+        """Before an item starts: is the plan still at the revision the user approved? If not, ask
+        (with the item diff); with nobody to ask, go on as with any hand edit, unless the run was
+        pinned to the revision."""
+        if self.approved is None or self.revisions is None:
+            return
+        try:
+            data = self.plan.path.read_bytes()
+        except OSError:
+            return  # a lost plan is reported by sync and update
+        now = revision_id(data)
+        if now == self.approved:
+            return
+        newest = self.revisions.record("user", data)[0]
+        try:
+            changes = tuple(item_diff(self.revisions.text(self.approved), data))
+        except PlanError:
+            changes = ("(the approved revision's text is not in cast's state)",)
+        request = RevisionRequest(self.plan.path.name, self.approved, now, newest.author, changes)
+        if self.confirm is not None:
+            agreed = self.confirm(request)
+        else:
+            agreed = not self.pinned
+        if not agreed:
+            raise ToolError(
+                f"not started: the plan changed since revision {self.approved} was approved (now {now}: {'; '.join(changes)}) "
+                "and the user has not approved the change. Stop here and say so; do not work around it."
+            )
+        self.approved = now
+
     def update(self, number: int, status: str, note: str) -> str:
+        if status == "in_progress":
+            self._still_approved()
         with self._lock:
             if not 1 <= number <= len(self.plan.items):
                 raise ToolError(f"no task {number}: the plan has {len(self.plan.items)} items (ids are 1-based item numbers)")

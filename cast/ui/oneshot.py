@@ -135,7 +135,7 @@ def json_printer(stream: Any = None) -> Callable[[ev.Event], None]:
 def terminal_approver() -> Approver:
     """Ask on the terminal before a command that is not provably read-only runs.
     Anything but an explicit yes, including Ctrl+C or end of input, is a no."""
-    from cast.safety.decision import Answers, ApprovalAnswer, ApprovalRequest, Reply
+    from cast.safety.decision import Answers, ApprovalAnswer, ApprovalRequest, Reply, RevisionRequest
 
     def ask(request: ApprovalRequest) -> ApprovalAnswer:
         if request.outside_sandbox:
@@ -154,7 +154,19 @@ def terminal_approver() -> Approver:
             words.update(a="always", always="always")
         return ApprovalAnswer(words.get(typed, "no"))
 
-    return Answers(ask)
+    def revision(request: RevisionRequest) -> Reply:
+        changes = "".join(f"\n  {change}" for change in request.changes)
+        head = (
+            f"\nthe plan changed since you approved revision {request.approved} (now {request.current}, by the {request.author}):"
+        )
+        sys.stderr.write(terminal_safe(f"{head}{changes}\ngo on with it? [y]es / [n]o: "))
+        sys.stderr.flush()
+        try:
+            return "yes" if input().strip().lower() in ("y", "yes") else "no"
+        except (EOFError, KeyboardInterrupt):
+            return "no"
+
+    return Answers(ask, revision=revision)
 
 
 def show_outcome(run: Run, outcome: Outcome, json: bool, show_report: bool) -> None:

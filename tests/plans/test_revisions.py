@@ -112,3 +112,46 @@ def test_a_rewording_deep_in_a_long_item_is_shown_not_cut_away():
     long = b"- [ ] Add `test_add_negative` to `test_calc.py` covering `add(-2, -3) == -5` with a clear message\n"
     notes = item_diff(b"# P\n" + long, b"# P\n" + long.replace(b"with a clear message", b"and zero, with a clear message"))
     assert len(notes) == 1 and "and zero" in notes[0] and notes[0].count("…") >= 1
+
+
+def bound_board(plan, tmp_path, **kwargs):
+    from cast.options import Options
+    from cast.runs import bind_revision
+    from cast.tools.tasks import TaskBoard
+
+    board = TaskBoard(plan)
+    bind_revision(board, tmp_path / "ws", Options(**kwargs))
+    return board
+
+
+def test_a_plan_changed_after_approval_is_shown_and_asked_before_the_next_item(plan, tmp_path):
+    from cast.safety.decision import Answers
+    from cast.tools.base import ToolError
+
+    asked = []
+    approver = Answers(lambda request: "yes", revision=lambda request: asked.append(request) or "no")
+    board = bound_board(plan, tmp_path, approver=approver)
+    approved = board.approved
+    plan.write_bytes(PLAN.replace(b"- [ ] Fix", b"- [x] Fix"))  # a tick: no question
+    board.update(2, "in_progress", "")
+    assert asked == []
+    plan.write_bytes(PLAN.replace(b"Update the README", b"Update the README and the changelog"))
+    with pytest.raises(ToolError, match="not started: the plan changed since revision"):
+        board.update(3, "in_progress", "")
+    (request,) = asked
+    assert request.approved == approved and request.author == "user"
+    assert any("reworded" in change and "changelog" in change for change in request.changes)
+    approver.revision = lambda request: "yes"
+    board.update(3, "in_progress", "")
+    assert board.approved == request.current
+
+
+def test_with_nobody_to_ask_a_change_goes_on_unless_the_run_is_pinned(plan, tmp_path):
+    from cast.tools.base import ToolError
+
+    free = bound_board(plan, tmp_path)
+    pinned = bound_board(plan, tmp_path, revision=free.approved)
+    plan.write_bytes(PLAN + b"- [ ] Tag a release\n")
+    free.update(1, "in_progress", "")
+    with pytest.raises(ToolError, match="has not approved the change"):
+        pinned.update(1, "in_progress", "")
