@@ -40,11 +40,13 @@ def verify(
     from cast.runs import Options, approval_for, setup
     from cast.state import StateError
     from cast.tools.base import ToolContext
+    from cast.trust import ask_here as ask_trust
     from cast.ui.oneshot import terminal_approver
 
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
     options = Options(json=json, yes=yes, approver=approver)
     try:
+        ask_trust(json)  # its verifications run under the allow rules: may this workspace's config loosen them?
         workspace, config = setup(options)
         path = verifying.plan_with_ticks(workspace.root, plan)
         data = Path(path).read_bytes()
