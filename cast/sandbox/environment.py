@@ -22,7 +22,7 @@ KEEP = frozenset(
         *("PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "COLUMNS", "LINES"),
         *("NO_COLOR", "CLICOLOR", "SOURCE_DATE_EPOCH", "PAGER", "CAST_REAL_GIT"),
         *("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "PYENV_VERSION", "JAVA_HOME", "GOROOT"),
-        *("CARGO_HOME", "RUSTUP_HOME", "NVM_DIR", "NODE_PATH"),
+        *("CARGO_HOME", "RUSTUP_HOME", "NVM_DIR", "NODE_PATH", "PYTHONUSERBASE", "VOLTA_HOME", "RBENV_ROOT", "GOPATH"),
         # what cast sets for the git it runs (cast/git.py): pinned repository, overridden config
         *("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_INDEX_FILE", "GIT_CONFIG_COUNT"),
         *("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "GIT_ATTR_NOSYSTEM", "GIT_NO_LAZY_FETCH"),
@@ -59,6 +59,21 @@ def _pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns) or "(?!)")
 
 
+# Toolchains find themselves through HOME unless told otherwise; HOME is the scratch dir, so each
+# is pointed at its real (read-only) place in the user's home when that exists and the variable
+# is not set already. cast/sandbox/visible.py keeps these directories readable.
+TOOLCHAIN_HOMES = {
+    "PYTHONUSERBASE": ".local",  # pip install --user
+    "PYENV_ROOT": ".pyenv",
+    "RUSTUP_HOME": ".rustup",
+    "CARGO_HOME": ".cargo",
+    "NVM_DIR": ".nvm",
+    "VOLTA_HOME": ".volta",
+    "RBENV_ROOT": ".rbenv",
+    "GOPATH": "go",
+}
+
+
 def _matches(name: str, patterns: Sequence[str]) -> bool:
     return _pattern(tuple(patterns)).match(name) is not None
 
@@ -80,6 +95,10 @@ def sandbox_env(env: Mapping[str, str], scratch: str, passthrough: Sequence[str]
     """`env` reduced to what may pass, with HOME, the temp dirs and XDG dirs inside `scratch`
     (HOME is created empty)."""
     kept = {name: value for name, value in env.items() if allowed(name, passthrough)}
+    home = env.get("HOME", "")
+    for name, place in TOOLCHAIN_HOMES.items():
+        if name not in kept and home and os.path.isdir(os.path.join(home, place)):
+            kept[name] = os.path.join(home, place)
     for name, template in SET.items():
         kept[name] = template.format(scratch=scratch)
     os.makedirs(kept["HOME"], exist_ok=True)

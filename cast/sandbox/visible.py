@@ -25,7 +25,8 @@ SYSTEM_ROOTS = (
 )
 # Directories inside a home dir that hold toolchains, not credentials: shown read-only.
 HOME_TOOLCHAINS = (
-    *(".pyenv", ".rbenv", ".nvm", ".volta", ".rustup", ".cargo/bin", ".local/bin", ".local/lib"),
+    *(".pyenv", ".rbenv", ".nvm", ".volta", ".rustup", ".cargo/bin", ".cargo/registry", ".cargo/git"),
+    *(".local/bin", ".local/lib", "go/pkg/mod"),
     *(".deno/bin", ".bun/bin", "go/bin", ".sdkman/candidates", ".asdf/installs", ".asdf/shims"),
     *("miniconda3", "anaconda3", "miniforge3", ".elan/toolchains", ".ghcup/bin"),
 )
@@ -83,7 +84,6 @@ def reachable() -> list[str]:
     return list(_reachable(os.environ.get("HOME", ""), os.environ.get("PATH", "")))
 
 
-@lru_cache(maxsize=8)
 def _reachable(home: str, path: str) -> tuple[str, ...]:
     package = str(Path(__file__).resolve().parents[2])
     paths = [package, sys.prefix, sys.base_prefix, sys.exec_prefix]

@@ -197,3 +197,15 @@ def test_system_secrets_are_empty_under_bubblewrap(layer, work):
         pytest.skip("needs bubblewrap and a readable, non-empty /etc/shadow (root)")
     result = _run("cat /etc/shadow 2>/dev/null | wc -c; ls -A /etc/ssh | wc -l", work)
     assert result.output.split() == ["0", "0"], result.output
+
+
+def test_toolchains_in_the_home_still_work(layer, work, planted_home):
+    """HOME is a scratch dir, yet a `pip install --user` module (~/.local) is importable: the
+    toolchain's own directory is shown read-only and pointed at, nothing else of the home."""
+    site = planted_home / ".local" / "lib" / "python3.11" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "castusermod.py").write_text("print('usermod-ok')\n")
+    result = _run(
+        "python3 -c 'import site, sys; sys.path.append(site.getusersitepackages()); import castusermod'; cat ~/.ssh/id_rsa", work
+    )
+    assert "usermod-ok" in result.output and "PLANTED" not in result.output, result.output
