@@ -20,12 +20,14 @@ counts input and output, so a summary call is paid for in full.
 
 Rows: a mixed planning session as a naive agent would send it (no caching, no aging), cached but
 never aged, and with cast's defaults on a model without server-side context editing (client
-aging at 80k tokens, which switches the conversation to drop_block); a read-heavy session with
+aging at 80k tokens, which switches the conversation to drop_block) and on Sonnet 5.5 as it is
+(server-side context editing, cleared in batches: cast/models/clearing.py); a read-heavy session with
 aging forced early (20k tokens) in epochs and on every step. Then the mode switch: the mixed
 session followed by 12 execute-mode steps, switched three ways: with mid-conversation tool
 changes (nothing sent changes; Claude Opus 5, the fake's model with that beta, billed at the same
 multiples), by declaring the new tools with drop_block (every message kept), and by a fresh
-conversation from a summary (compaction into the new mode).
+conversation from a summary (compaction into the new mode). Last, the mixed session's figure per
+model family: the same tokens at each family's multiples (docs/context-and-cost.md).
 
     python3 bench/bench_cache.py          # prints Markdown tables and the headline ratios
 """
