@@ -130,10 +130,9 @@ def test_repository_model_and_allow_run_nothing_until_trusted_and_script_never(r
     assert "ignored allow" not in err and "ignored model: a script: model" in err
     assert all(b["model"] == "claude-sonnet-5-5" for b in fake_api.bodies() if b.get("tools"))
 
-    revoked = run_cast(repo, "trust", "--revoke")
-    assert revoked.returncode == 0 and decision(repo) == "untrusted"
-    from cast.trust import status
+    from cast.trust import change, status
 
+    assert "no longer trusted" in change(repo, trusted=False) and decision(repo) == "untrusted"  # cast trust --revoke
     ok, detail = status(repo)
     assert not ok and "not trusted" in detail and "allow" in detail
 
