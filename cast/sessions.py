@@ -249,8 +249,8 @@ class Session:
         """Keep meta.json current from the loop's events (one write per step, not per delta)."""
         if isinstance(event, ev.UsageUpdate):
             self.update(
-                durable=False, usage=event.usage.to_dict(), cost=round(event.cost, 6)
-            )  # every step: not worth a disk sync
+                durable=False, usage=event.usage.to_dict(), cost=round(event.cost, 6), context=event.context_tokens
+            )  # every step: not worth a disk sync; context: what a resume shows until the next request
         elif isinstance(event, ev.StepStarted):
             self.meta["steps"] = self.meta.get("steps", 0) + 1  # written with the next usage/stop
         elif isinstance(event, ev.Stopped):

@@ -19,13 +19,12 @@ if TYPE_CHECKING:
     from cast.repl.state import ReplState
 
 
-def banner(state: ReplState) -> str:
+def banner(state: ReplState, resuming: bool = False) -> str:
+    """What to do first, true for the mode the REPL opens in (a resumed session says its own)."""
     from cast.version import VERSION
 
-    return (
-        f"cast {VERSION} · {state.root} · describe a task to {state.mode} it; "
-        "/help lists commands, Shift+Tab switches plan ⇄ execute"
-    )
+    first = "" if resuming else "describe a task to plan it; " if state.mode == "plan" else "/execute runs a plan; "
+    return f"cast {VERSION} · {state.root} · {first}/help lists commands, Shift+Tab switches plan ⇄ execute"
 
 
 class PrivateHistory(FileHistory):

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cast.agent import events as ev
+from cast.models.base import Usage
 from cast.options import Options
 
 if TYPE_CHECKING:  # a run (and all it imports) is built on the first task, never at start-up
@@ -114,6 +115,11 @@ class ReplState:
         run = runs.resume_run(session_id, self.options)
         self.mode = run.mode.name
         self._adopt(run)
+        meta = run.session.meta if run.session is not None else {}
+        with self._lock:  # what the session spent before: the toolbar's figures go on from there
+            before = ev.UsageUpdate(Usage.from_dict(meta.get("usage")), 0, float(meta.get("cost") or 0.0))
+            self.spent = ev.UsageUpdate(self.spent.usage + before.usage, 0, self.spent.cost + before.cost)
+            self.usage = ev.UsageUpdate(Usage(), int(meta.get("context") or 0), 0.0)
         return run
 
     def set_model(self, spec: str) -> None:

@@ -45,7 +45,7 @@ def prompt_label(mode: str) -> StyleAndTextTuples:
     return [(f"class:mode.{mode}", f"{mode} ›"), ("", " ")]
 
 
-def toolbar_fragments(state: ReplState, busy: bool, width: int) -> StyleAndTextTuples:
+def toolbar_fragments(state: ReplState, busy: bool, width: int, asking: bool = False) -> StyleAndTextTuples:
     """One line that fits `width`: the least useful parts go first, then long ones shorten; the
     mode, the cost and the attached plan's progress stay to the last."""
     usage = state.total()
@@ -58,7 +58,7 @@ def toolbar_fragments(state: ReplState, busy: bool, width: int) -> StyleAndTextT
     progress = f"plan {plan.split()[-1]}" if plan else ""
     named = f"plan {short_id(plan.split()[0].split('/')[0])} {plan.split()[-1]}" if plan else ""
     ctx, cost = f"ctx {tokens(usage.context_tokens)}/{tokens(_window(model))}", state.cost_label()
-    hint = "working · Esc interrupts" if busy else "⇧Tab mode · /help"
+    hint = "answer above · Esc: its default" if asking else "working · Esc interrupts" if busy else "⇧Tab mode · /help"
     plan_label = f"plan {plan}" if plan else ""
     candidates = [
         [model, session, plan_label, ctx, cost, hint],

@@ -109,7 +109,8 @@ class PromptView:
         return fragments
 
     def toolbar(self) -> Fragments:
-        return toolbar_fragments(self.repl.state, self.repl.busy, self.columns())
+        asking = self.repl.asker.current is not None  # the agent waits for the user: not "working"
+        return toolbar_fragments(self.repl.state, self.repl.busy and not asking, self.columns(), asking=asking)
 
     def placeholder(self) -> Fragments:
         repl = self.repl

@@ -151,3 +151,25 @@ def test_esc_at_an_approval_is_no_and_the_run_goes_on(harness, repo):
     out = h.out.text()
     assert "declined (left the question): touch made.txt" in out and "interrupted" not in out
     assert not (repo / "made.txt").exists()
+
+
+def test_the_toolbar_and_banner_tell_the_truth(harness, repo):
+    h = harness([write(PLAN_A), {"text": "Planned sub."}])
+    h.send("add sub\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the hand-off")
+    h.repl.view.columns = lambda: 200  # room for the hint
+    assert h.repl.busy and "working" not in toolbar(h) and "answer above" in toolbar(h)
+    h.send("n\r")
+    h.wait_idle()
+    session = h.repl.state.session_id
+    h.send("/clear\r")
+    h.wait_text("Conversation cleared")
+    assert "ctx 0/" in toolbar(h)
+    h.send(f"/resume {session}\r")
+    h.wait_text("Type to continue.")
+    h.wait_idle()
+    assert "ctx 0/" not in toolbar(h), toolbar(h)  # the resumed conversation's size, before any new request
+    other = harness(mode="execute")
+    other.wait_text("/help lists commands")
+    said = " ".join(other.out.text().split())
+    assert "describe a task to plan it" not in said and "/execute runs a plan" in said
