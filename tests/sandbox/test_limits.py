@@ -55,7 +55,7 @@ def test_xargs_without_a_process_limit_is_bounded(layer, tmp_path):
     configure(limits={"processes": 100})
     marker = f"cast-xargs-bomb-{layer}-{os.getpid()}"
     command = f"seq 5000 | xargs -P 0 -I{{}} bash -c 'exec -a {marker} sleep 30'"
-    runner = threading.Thread(target=run_command, args=(command, tmp_path, 6), kwargs={"sandbox": READ_ONLY})
+    runner = threading.Thread(target=run_command, args=(command, tmp_path, 3), kwargs={"sandbox": READ_ONLY})
     runner.start()
     most = 0
     while runner.is_alive():
