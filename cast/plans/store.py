@@ -178,7 +178,7 @@ def _enter(parent_fd: int, name: str, shown: str) -> int:
         raise PlanError(f"refusing to write the plan: cannot open {shown} as a directory ({exc.strerror})") from None
 
 
-def _strip_front_matter(body: str) -> str:
+def strip_front_matter(body: str) -> str:
     lines = body.split("\n")
     rest = "\n".join(lines[front_matter_lines(lines) :]).lstrip("\r\n")
     return rest if rest.endswith("\n") or not rest else rest + "\n"
@@ -198,8 +198,8 @@ def write_plan(
     file_name = _file_name(name)
     if not PLAN_NAME.fullmatch(session) or ".." in session:
         raise PlanError(f"invalid session id {session!r}")
-    validate(_strip_front_matter(body))
-    text = front_matter(task, session, created, base_commit) + _strip_front_matter(body)
+    validate(strip_front_matter(body))
+    text = front_matter(task, session, created, base_commit) + strip_front_matter(body)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:

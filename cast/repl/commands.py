@@ -29,6 +29,12 @@ def _plan(repl: Repl, arg: str) -> None:
         repl.start_task(arg.strip(), new=True)
 
 
+def _replan(repl: Repl, arg: str) -> None:
+    from cast.repl import jobs
+
+    repl.worker.start(lambda: jobs.replan(repl, arg.strip()))
+
+
 def _execute(repl: Repl, arg: str) -> None:
     repl.start_execute(arg.strip() or None)
 
@@ -190,6 +196,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "execute", "[plan]", "Execute a plan's checklist: a plan path or session id, default the newest unfinished.", _execute
     ),
+    Command("replan", "[what to change]", "Revise the plan being executed (its unticked items); you confirm it.", _replan),
     Command("tasks", "", "Show the task list of the current run.", _tasks, while_busy=True),
     Command("plans", "", "List plans with their progress, newest first.", _plans, while_busy=True),
     Command("cost", "", "Tokens used and cost so far in this REPL.", _cost, while_busy=True),

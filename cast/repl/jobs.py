@@ -93,6 +93,41 @@ def run_task(repl: Repl, text: str, *, new: bool = False) -> None:
         handoff(repl, run)
 
 
+def replan(repl: Repl, text: str) -> None:
+    """/replan: the executor's own run goes to plan mode to revise the plan it executes (its
+    unticked items only; write_plan keeps done items byte for byte), then the hand-off shows what
+    changed and, approved, the same run goes on at the first unticked item."""
+    run = repl.state.run
+    if run is None or run.tasks is None:
+        repl.say("Nothing is being executed: /plan TASK starts a new plan.", "dim")
+        return
+    rel = _rel(run, run.tasks.plan.path)
+    if run.mode.name != "plan":
+        run.switch("plan")
+    repl.state.mode = "plan"
+    brief = (
+        f"Replan: revise the plan being executed ({rel}) and write it with write_plan. Keep every ticked "
+        "item exactly as it is; change, add or remove only unticked items."
+    )
+    before = _plan_stamp(run)
+    stopped = drive(repl, run, brief + (f"\n\nWhat to change: {text}" if text else ""))
+    if _plan_stamp(run) != before and stopped.status != "interrupted":
+        handoff(repl, run)
+
+
+def _continue(repl: Repl, run: Run, path: Path) -> None:
+    """A replanned run approved at the hand-off: the revision shown is the one approved, and the
+    same run goes on in execute mode."""
+    from cast.plans.revisions import current_id
+
+    board = run.tasks
+    assert board is not None
+    board.approved = current_id(path)
+    run.switch("execute")
+    repl.state.mode = "execute"
+    drive(repl, run, "The user approved the revised plan: go on with its first unticked item.", execute=True)
+
+
 def execute_plan(repl: Repl, plan_ref: str | None) -> None:
     if plan_ref is None:
         plan_ref = choose_plan(repl)
@@ -211,7 +246,10 @@ def handoff(repl: Repl, run: Run) -> None:
                 repl.approver.edits_auto = True
             repl.say("› execute, edits auto-approved" if auto else "› execute (edits and commands asked)", "cyan")
             repl.say(f"Executing {_rel(run, path)}", "yellow")
-            execute_plan(repl, str(path))
+            if run.tasks is not None and run.tasks.plan.path == path:
+                _continue(repl, run, path)
+            else:
+                execute_plan(repl, str(path))
         elif reply.value == KEEP:
             if reply.text:
                 repl.echo(reply.text)
@@ -235,10 +273,27 @@ def show_plan(repl: Repl, run: Run, path: Path, limit: int = PLAN_LINES) -> None
         end = text.find("\n---\n", 4)
         text = text[end + 5 :] if end >= 0 else text
     body, cut = _clip(text.strip("\n"), limit)
+    changes = _since_approved(run, path)
+    if changes:
+        repl.say("\n".join(["Changed since the revision you approved:", *(f"  {c}" for c in changes)]), "yellow")
     repl.say(f"── {_rel(run, path)}", "dim")
     repl.show(repl.renderer.markdown(body) if body.strip() else Text("(empty)", style="dim"))
     if cut:
         repl.say(f"… {cut} more lines ([o]pen in editor shows them all)", "dim")
+
+
+def _since_approved(run: Run, path: Path) -> list[str]:
+    """A replan's item diff against the revision the run was approved at ([] for a new plan)."""
+    from cast.plans.checklist import PlanError
+    from cast.plans.revisions import item_diff
+
+    board = run.tasks
+    if board is None or board.approved is None or board.revisions is None or board.plan.path != path:
+        return []
+    try:
+        return item_diff(board.revisions.text(board.approved), path.read_bytes())
+    except (PlanError, OSError):
+        return []
 
 
 def _clip(text: str, limit: int) -> tuple[str, int]:

@@ -1,4 +1,9 @@
-"""write_plan: the one write plan mode allows, confined to this session's plan directory."""
+"""write_plan: the one write plan mode allows, confined to this session's plan directory.
+
+In plan mode inside an execute run (Shift+Tab or /replan while it works), write_plan revises the
+plan being executed instead of starting another: only its unticked items may change, every ticked
+item's line stays byte for byte, and the new revision is shown item by item and confirmed by the
+user before the next item starts (the run's approval binds to a revision: tools/tasks.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +11,9 @@ from datetime import UTC, datetime
 
 from pydantic import Field
 
-from cast.plans.checklist import PlanError
+from cast.plans.checklist import PlanError, parse
 from cast.plans.revisions import Revisions
-from cast.plans.store import base_commit, write_plan
+from cast.plans.store import base_commit, parse_front_matter, strip_front_matter, write_plan
 from cast.safety.paths import relative
 from cast.text import plural
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
@@ -20,6 +25,8 @@ class WritePlanParams(Params):
 
 
 def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
+    if ctx.tasks is not None:
+        return _replan(args, ctx)
     session = ctx.session_id
     if not session:
         raise ToolError("write_plan needs a planning session; start one with `cast plan`")
@@ -66,3 +73,53 @@ WRITE_PLAN = Tool(
     WritePlanParams,
     execute_write_plan,
 )
+
+
+def _replan(args: WritePlanParams, ctx: ToolContext) -> Observation:
+    """Revise the remaining items of the plan this run executes; done items stay as they are."""
+    board = ctx.tasks
+    assert board is not None
+    path, root = board.plan.path, ctx.workspace.root
+    try:
+        old = path.read_bytes().decode("utf-8", "surrogateescape")
+    except OSError as exc:
+        raise ToolError(f"cannot read the plan being executed ({path}): {exc.strerror}") from None
+    lines = old.split("\n")
+    body = strip_front_matter(args.content).split("\n")
+    at = 0
+    for item in (i for i in parse(old) if i.checked):
+        kept = lines[item.line]
+        found = next((n for n in range(at, len(body)) if body[n] == kept.rstrip("\r")), None)
+        if found is None:
+            raise ToolError(
+                f"not written: item {item.number} is done, and a replan keeps done items exactly as they are, in order. "
+                f"Keep this line unchanged: {kept.strip()!r}; revise only the unticked items."
+            )
+        at = found + 1
+    meta = parse_front_matter(old)
+    try:
+        created = datetime.strptime(meta.get("created", ""), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        created = datetime.now(UTC).replace(microsecond=0)
+    try:
+        written, items = write_plan(
+            root,
+            path.parent.name,
+            path.stem,
+            args.content,
+            task=meta.get("task", ctx.task),
+            created=created,
+            base_commit=meta.get("base_commit") or None,
+        )
+    except PlanError as exc:
+        raise ToolError(str(exc)) from exc
+    if written.resolve() != path.resolve():
+        raise ToolError(f"internal error: the revised plan went to {written}, not {path}")
+    revision, _ = Revisions(root, path).record("model")
+    rel = relative(root, path)
+    return Observation(
+        f"revised {rel}, the plan being executed ({plural(items, 'checklist item')}; revision {revision.id}); done items kept "
+        "as they were. The user sees what changed and confirms it before the next item starts.",
+        summary=f"replanned → {rel}",
+        facts={"plan_path": str(path), "items": items, "plan_revision": revision.id},
+    )
