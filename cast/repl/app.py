@@ -64,7 +64,7 @@ class Repl:
         set_announcer(lambda message: self.say(f"cast: {message}", "yellow"))  # above the prompt, not under it
         self._renderer: Renderer | None = None  # built on first use: rich loads after the first prompt
         self._renderer_lock = threading.Lock()
-        self.asker = Asker(on_change=self.screen.invalidate)
+        self.asker = Asker(on_change=self.screen.invalidate, on_answered=self._restart_clocks)
         self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate, on_idle=self._idle)
         self._deferred: list[str] = []  # slash commands that wait for the job to end
         self.files = FileIndex(self.state.root)
@@ -101,6 +101,10 @@ class Repl:
 
                 self._renderer = Renderer(self.screen.commit, plain=self._plain, on_change=self.screen.invalidate)
             return self._renderer
+
+    def _restart_clocks(self) -> None:
+        if self._renderer is not None:
+            self._renderer.restart_clocks()
 
     def live(self) -> Any:
         """The live area's renderable (running calls, streaming text), or None: nothing is live

@@ -69,8 +69,9 @@ class Question:
 
 
 class Asker:
-    def __init__(self, on_change: Callable[[], None] = lambda: None):
+    def __init__(self, on_change: Callable[[], None] = lambda: None, on_answered: Callable[[], None] = lambda: None):
         self.on_change = on_change
+        self.on_answered = on_answered  # a command approved now starts now: its clock restarts
         self._current: Question | None = None
         self._turn = threading.Lock()  # one question at a time
         self._lock = threading.Lock()
@@ -92,6 +93,7 @@ class Asker:
             finally:
                 with self._lock:
                     self._current = None
+                self.on_answered()
                 self.on_change()
             assert question.reply is not None
             return question.reply

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from cast.text import one_line
+
 if TYPE_CHECKING:
     from cast.safety.approval import ApprovalPolicy
     from cast.tools.tasks import TaskBoard
@@ -109,7 +111,9 @@ def run_tool(tool: Tool[Any], arguments: Any, ctx: ToolContext) -> Observation:
     try:
         return tool.execute(params, ctx)
     except ToolError as exc:
-        return Observation(f"error: {exc}", ok=False, summary=str(exc).splitlines()[0][:80])
+        return Observation(
+            f"error: {exc}", ok=False, summary=one_line(str(exc), 600)
+        )  # whole: a reason cut before its point misleads
     except Exception as exc:  # a bug in cast must not end the user's session
         return Observation(
             f"error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}", ok=False, summary="internal error"

@@ -90,6 +90,7 @@ class Renderer:
         self._thinking: list[str] = []
         self._running: dict[str, str] = {}  # tool call id -> label, for calls not answered yet
         self._started: dict[str, float] = {}  # tool call id -> when it started (the live view's clock)
+        self._shown_diffs: set[str] = set()  # diffs shown at an approval: the result does not repeat them
         self._commands: dict[str, str] = {}  # bash call id -> its command, to place the lines it prints
         self._lines: dict[str, str] = {}  # bash call id -> the newest line it printed
         self.last_output: tuple[str, str] | None = None  # the last command's label and output
@@ -142,7 +143,10 @@ class Renderer:
                 if event.name in ("edit_file", "write_file") and event.ok
                 else ""
             )
-            if diff:
+            with self._lock:
+                seen = diff in self._shown_diffs
+                self._shown_diffs.discard(diff)
+            if diff and not seen:
                 self.commit(self.diff(diff))
         elif isinstance(event, ev.TaskUpdate):
             with self._lock:
@@ -225,6 +229,9 @@ class Renderer:
         return line
 
     def diff(self, diff: str) -> RenderableType:
+        """A diff to show; one shown before the edit ran (at its approval) is not shown again after."""
+        with self._lock:
+            self._shown_diffs.add(diff)
         body, cut = clip_lines(diff, DIFF_LINES)
         parts: list[RenderableType] = [Text(body) if self.plain else DiffView(body)]
         if cut:
@@ -241,6 +248,12 @@ class Renderer:
         return line
 
     # -- live -----------------------------------------------------------------------------
+    def restart_clocks(self) -> None:
+        """The running calls start now: they waited for an answer (an approval) until now."""
+        with self._lock:
+            now = time.monotonic()
+            self._started = {key: now for key in self._started}
+
     def live(self) -> RenderableType | None:
         """What is still changing, or None when nothing is."""
         with self._lock:

@@ -1,0 +1,58 @@
+"""Text that reads well: a reason is never cut before its point, each diff is shown once, and a
+command's clock starts when it runs, not while its approval waited."""
+
+from __future__ import annotations
+
+import re
+
+from replkit import harness  # noqa: F401  (a fixture)
+
+from cast.agent import events as ev
+from cast.tools.base import Params, Tool, ToolError, run_tool
+from cast.ui.render import Renderer
+
+
+def test_an_error_summary_keeps_the_whole_reason_and_the_users_words(tmp_path):
+    from cast.tools.base import ToolContext
+    from cast.workspace import Workspace
+
+    words = "use the Makefile target instead, it cleans the cache too"
+
+    def refuse(args, ctx):
+        raise ToolError(
+            "the user declined to run this command because it may run arbitrary code from the repository. "
+            f"Plan mode only runs proven read-only commands and said instead:\n{words}"
+        )
+
+    obs = run_tool(Tool("bash", "", Params, refuse), {}, ToolContext(workspace=Workspace(tmp_path)))
+    assert obs.summary.endswith(words) and "\n" not in obs.summary
+
+
+def test_a_diff_shown_at_its_approval_is_not_shown_again(harness, repo):
+    plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n\n- [ ] Add sub\n")
+    h = harness(
+        [
+            {"tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]},
+            {"tool_uses": [{"name": "edit_file", "input": {"path": "app.py", "old_string": "a + b", "new_string": "b + a"}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+            {"text": "Done."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+        ]
+    )
+    h.send("/execute 2026-01-01-sub\r")
+    h.wait(lambda: h.repl.asker.current is not None and "app.py" in h.repl.asker.current.title, "the edit question")
+    h.send("y\r")
+    h.wait_text("Plan: 1/1 items done")
+    h.wait_idle()
+    assert len(re.findall(r"\+\s*return b \+ a", h.out.text())) == 1, h.out.text()
+
+
+def test_the_clock_of_a_command_restarts_once_its_approval_is_answered():
+    renderer = Renderer(lambda renderable: None, plain=True)
+    renderer.handle(ev.ToolCall("t1", "bash", {"command": "make install"}))
+    renderer._started["t1"] -= 62  # the approval took a minute
+    assert "· 62s" in str(renderer.live().renderables[0])
+    renderer.restart_clocks()
+    assert "· 0s" in str(renderer.live().renderables[0])
