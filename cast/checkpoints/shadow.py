@@ -205,7 +205,7 @@ class Shadow:
         if tree == self._head:
             return
         commit = self.git("commit-tree", tree, "-m", "cast checkpoint").decode().strip()
-        self.git("update-ref", "--no-deref", "HEAD", commit)
+        store.write_own(self.git_dir / "HEAD", commit + "\n")  # a detached HEAD, as update-ref writes it
         self._head = tree
 
     def head_tree(self) -> str:
@@ -247,6 +247,8 @@ class Shadow:
             self.git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", data=_nul(literal), borrow=False)
         if skipped:
             self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted(skipped)), borrow=False)
+        if not listed and self._head:  # status compares the index with HEAD too: nothing listed, nothing differs
+            return Snap(self._head)
         tree = self.git("write-tree").decode().strip()
         self._commit(tree)
         return Snap(tree, skipped)
