@@ -120,6 +120,8 @@ class Run:
         assert board is not None, "execute needs an execute run"
         board.sync()
         handle(tasklist.task_event(board))
+        if self.checkpoints is not None:  # the first snapshot, with progress on a big tree
+            self.checkpoints.start(lambda text: handle(ev.Notice(text)))
         brief = tasklist.brief(board, self.workspace.root)
         return self.turn(brief + (f"\n\n{message}" if message else ""), handle, **kwargs)
 

@@ -158,3 +158,25 @@ def test_checkpoints_false_counts_from_the_user_config_not_from_an_untrusted_rep
     user.parent.mkdir(parents=True, exist_ok=True)
     user.write_text("checkpoints = false\n")
     assert config.load(root).checkpoints is False
+
+
+def test_a_long_first_snapshot_says_how_far_it_got(tmp_path, monkeypatch):
+    from cast.checkpoints import shadow
+    from cast.checkpoints.recorder import Recorder
+
+    monkeypatch.setattr(shadow, "CHUNK", 100)
+    root = tmp_path / "w"
+    make_tree(root, 250)
+    said: list[str] = []
+    recorder = Recorder(Journal(root), "s", root / "plan.md", lambda n: "")
+    recorder.start(said.append, after=0)
+    assert said == [
+        "recording the working tree for checkpoints: 100 / 250 files",
+        "recording the working tree for checkpoints: 200 / 250 files",
+        "recording the working tree for checkpoints: 250 / 250 files",
+        said[-1],
+    ]
+    assert said[-1].startswith("working tree recorded in ")
+    assert len(tree_paths(recorder.journal.shadow, recorder.journal.records()[0]["tree"])) == 250
+    recorder.start(said.append, after=0)  # once per run
+    assert len(said) == 4

@@ -19,6 +19,7 @@ report says why.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from cast.checkpoints.journal import Journal
 from cast.checkpoints.shadow import ShadowError
 
 WRITING_TOOLS = frozenset({"edit_file", "write_file", "bash"})
+LARGE = 100_000  # files: a first snapshot this big says so before it starts
 FILE_TOOLS = frozenset({"edit_file", "write_file"})  # what they change is the path they name
 
 
@@ -63,6 +65,42 @@ class Recorder:
             self.error = str(exc)
             return
         self.skipped.update(record.get("skipped") or {})
+
+    def start(self, say: Callable[[str], None], after: float = 1.0) -> None:
+        """The run's first snapshot, before the first request: the one that can take long on a
+        big tree, so past a second it says how far it got (`say` is the front-end's)."""
+        if self.started or not self.active():
+            return
+        began = time.monotonic()
+        shown = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - began >= after and now - shown[0] >= after:
+                shown[0] = now
+                say(f"recording the working tree for checkpoints: {done:,} / {total:,} files")
+
+        tracked = self._tracked()
+        if tracked >= LARGE:  # a git status of this many files takes a second or more
+            say(f"recording the working tree for checkpoints ({tracked:,} files)")
+            shown[0] = began
+        self.journal.shadow.progress = progress
+        try:
+            self.started = True
+            self._record("probe", text="run start")
+        finally:
+            self.journal.shadow.progress = None
+        if shown[0]:
+            say(f"working tree recorded in {time.monotonic() - began:.1f} s")
+
+    def _tracked(self) -> int:
+        """How many files the store's index lists (its header says), without running git."""
+        try:
+            with open(self.journal.shadow.git_dir / "index", "rb") as index:
+                head = index.read(12)
+        except OSError:
+            return 0
+        return int.from_bytes(head[8:12], "big") if head[:4] == b"DIRC" else 0
 
     def observe(self, event: ev.Event) -> None:
         if not self.active():

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from cast.checkpoints import store
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+CHUNK = 5000  # files hashed per update-index call
 MANY_PATHS = 500  # a restore of more paths lists the whole tree rather than name each one
 IDENTITY = {
     "GIT_AUTHOR_NAME": "cast",
@@ -113,6 +115,7 @@ class Shadow:
         self.borrowed: str | None = None  # the user's object directory, read through an alternate
         self._open = False
         self._head: str | None = None  # the tree the store's HEAD commit holds, once known
+        self.progress: Callable[[int, int], None] | None = None  # (files recorded, of how many) in a long snapshot
 
     def exists(self) -> bool:
         return os.path.lexists(self.git_dir)
@@ -240,8 +243,11 @@ class Shadow:
                 skipped[path] = info.st_size
         changed = [p for p in listed if p not in skipped]
         try:
-            if changed:
-                self.git("update-index", "--add", "--remove", "--replace", "-z", "--stdin", data=_nul(changed), borrow=False)
+            for start in range(0, len(changed), CHUNK):  # in chunks, so a long first snapshot can show progress
+                part = changed[start : start + CHUNK]
+                self.git("update-index", "--add", "--remove", "--replace", "-z", "--stdin", data=_nul(part), borrow=False)
+                if self.progress is not None and len(changed) > CHUNK:
+                    self.progress(start + len(part), len(changed))
         except ShadowError:  # a path turned from file to directory or back in ways update-index refuses
             literal = [f":(literal){p}" for p in changed]
             self.git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", data=_nul(literal), borrow=False)
