@@ -100,6 +100,8 @@ def plan(
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
+    except OSError as exc:  # a full disk, a read-only state dir: said in one line, never a traceback
+        raise fail(f"cannot start: {exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else ""), 1) from None
     _drive(json, lambda handle, on_output: run.turn(task, handle, on_output=on_output))
     outcome = run.close(plan_required=True)
     if outcome.status == "no plan":
@@ -147,6 +149,8 @@ def execute(
         )
     except (ConfigError, ModelError, PlanError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
+    except OSError as exc:  # a full disk, a read-only state dir: said in one line, never a traceback
+        raise fail(f"cannot start: {exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else ""), 1) from None
     board = run.tasks
     assert board is not None
     if not board.rows():

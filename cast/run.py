@@ -9,6 +9,7 @@ reach into the agent. `cast.runs` builds runs; this module is what a built run c
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -108,8 +109,19 @@ class Run:
             self.ctx.on_output = on_output
         if self.tasks is not None:
             self.tasks.sync()  # an undo, a redo or a hand edit since the last turn
-        self.last = drive(self.agent, self.agent.run(message), handle)
+        try:
+            self.last = drive(self.agent, self.agent.run(message), handle)
+        except OSError as exc:  # the disk, not cast: end cleanly, saying what is kept
+            self.last = ev.Stopped("failed", self._io_reason(exc), self.agent.steps_total, {"exit_code": 1})
+            handle(self.last)
         return self.last
+
+    def _io_reason(self, exc: OSError) -> str:
+        where = f" ({exc.filename})" if exc.filename else ""
+        kept = (
+            "the plan file and the changes made so far are kept" if self.tasks is not None else "the plan written so far is kept"
+        )
+        return f"{exc.strerror or exc}{where}: {kept}; once that is fixed, `cast resume {self.session_id}` goes on from here"
 
     def execute(self, handle: Handler, message: str = "", **kwargs: Any) -> ev.Stopped:
         """Start (or resume) executing the plan: show the task list, brief the executor (with the
@@ -224,8 +236,9 @@ class Run:
         from cast.agent.selfcheck import SelfCheck
 
         if self.session is not None and self.usage is not None:
-            self.session.update(cost=self.usage.cost())  # None: no price known, never a made-up 0.0
-            self.session.close()
+            with suppress(OSError):  # a full disk: the transcript up to here stands, the figures are the loss
+                self.session.update(cost=self.usage.cost())  # None: no price known, never a made-up 0.0
+                self.session.close()
         if self.report is None:
             return None
         if self.report.plan_path is None and self.plan_path is not None:
@@ -238,5 +251,6 @@ class Run:
             report.by_item, report.notes = self.checkpoints.item_stats(), report.notes + self.checkpoints.notes()
             self.checkpoints.finish()  # pack the store if it has grown
         if self.session is not None and report.status != report.stopped and report.stopped == "done":
-            self.session.update(status=report.status, reason=report.reason)  # the facts' word, not the loop's
+            with suppress(OSError):
+                self.session.update(status=report.status, reason=report.reason)  # the facts' word, not the loop's
         return report

@@ -132,7 +132,10 @@ class Repeats:
         return count
 
     def check(self, obs: Observation) -> str | None:
-        """Record a result; a second repeat gets the nudge appended, a third returns why the run ends."""
+        """Record a result; a second repeat gets the nudge appended, a third returns why the run ends
+        (as does an error no retry can fix: a full disk)."""
+        if obs.facts.get("fatal"):
+            return str(obs.facts["fatal"])
         repeats = self.record(obs.facts, bool(obs.changed))
         if repeats == REPEAT_NUDGE_AT:
             obs.text += "\n" + self.nudge(obs.facts["command"], obs.facts["exit_code"])

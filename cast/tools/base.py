@@ -7,6 +7,7 @@ so one bad call can never take down a session.
 
 from __future__ import annotations
 
+import errno
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -114,10 +115,31 @@ def run_tool(tool: Tool[Any], arguments: Any, ctx: ToolContext) -> Observation:
         return Observation(
             f"error: {exc}", ok=False, summary=one_line(str(exc), 600)
         )  # whole: a reason cut before its point misleads
+    except OSError as exc:  # the machine, not cast: say which file and what the system said
+        return io_error(exc, ctx)
     except Exception as exc:  # a bug in cast must not end the user's session
         return Observation(
             f"error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}", ok=False, summary="internal error"
         )
+
+
+FATAL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO})  # no retry by the model can fix these
+
+
+def io_error(exc: OSError, ctx: ToolContext) -> Observation:
+    """An I/O error as an observation naming the path; a full disk or a failing device also ends the
+    run (facts["fatal"]): the model cannot fix it, and every retry fails the same way."""
+    where = str(exc.filename or "")
+    try:
+        where = str(Path(where).resolve().relative_to(ctx.workspace.root)) if where else ""
+    except (ValueError, OSError):
+        pass
+    said = exc.strerror or str(exc)
+    text = f"{where}: {said}" if where else said
+    if exc.errno in FATAL_ERRNOS:
+        text += "; the run stops here: what was done so far is kept, and it can go on once this is fixed"
+    facts = {"fatal": text} if exc.errno in FATAL_ERRNOS else {}
+    return Observation(f"error: {text}", ok=False, summary=text, facts=facts)
 
 
 def _invalid(tool: Tool[Any], problem: str) -> Observation:
