@@ -29,6 +29,31 @@ def normal(text: str, workspace: Path) -> str:
     return DATE.sub("DATE", text.replace(str(workspace), "/tmp/calc")).strip()
 
 
+def same_story(real: str, shown: str) -> bool:
+    """The README's block is the real output, verbatim, except that a line `…` stands for lines
+    left out: the parts between them appear in order, the first at the start, the last at the end."""
+    parts = ["\n".join(part).strip("\n") for part in _split(shown.splitlines())]
+    if len(parts) == 1:
+        return real == shown
+    at = 0
+    for n, part in enumerate(parts):
+        found = real.find(part, at)
+        if found < 0 or (n == 0 and found != 0):
+            return False
+        at = found + len(part)
+    return real.endswith(parts[-1])
+
+
+def _split(lines: list[str]) -> list[list[str]]:
+    parts: list[list[str]] = [[]]
+    for line in lines:
+        if line == "…":
+            parts.append([])
+        else:
+            parts[-1].append(line)
+    return parts
+
+
 def test_readme_plan_and_execute_transcripts_match_a_real_run(tmp_path):
     calc = tmp_path / "calc"
     shutil.copytree(ROOT / "examples" / "calc", calc)
@@ -45,10 +70,18 @@ def test_readme_plan_and_execute_transcripts_match_a_real_run(tmp_path):
 
     assert "trusted" in cast("trust")  # the example's config allows its test command: a loosening key
     planned = cast("--model", f"script:{ROOT / 'examples/scripts/plan.jsonl'}", "plan", "Fix add and cover negative numbers")
-    assert normal(planned, calc) == normal(shown('cast plan "Fix add and cover negative numbers"'), calc)
+    assert same_story(normal(planned, calc), normal(shown('cast plan "Fix add and cover negative numbers"'), calc))
     executed = cast("--model", f"script:{ROOT / 'examples/scripts/execute.jsonl'}", "execute")
-    assert normal(executed, calc) == normal(shown("cast execute"), calc)
+    assert same_story(normal(executed, calc), normal(shown("cast execute"), calc))
+    assert "\n…\n" in shown("cast execute")  # the elision is used, and checked
     assert normal(cast("plans"), calc) == normal(shown("cast plans"), calc)
+
+
+def test_an_elided_transcript_must_still_be_the_real_output_in_order():
+    real = "a\nb\nc\nd"
+    assert same_story(real, "a\n…\nc\nd") and same_story(real, "a\nb\n…\nd")
+    assert not same_story(real, "a\n…\nx\n…\nd") and not same_story(real, "b\n…\nd") and not same_story(real, "a\n…\nc")
+    assert not same_story(real, "a\n…\nd\n…\nc")
 
 
 def test_readme_configuration_example_is_accepted_by_the_loader():
@@ -60,7 +93,7 @@ def test_readme_configuration_example_is_accepted_by_the_loader():
     block = readme[readme.index("```toml\n") + len("```toml\n") :]
     values = tomllib.loads(block[: block.index("```")])
     config = _merge(Config(), values, "README")
-    assert config.allow == ("python3 -m pytest*",) and config.keep_recent_steps == 6
+    assert config.allow == ("python3 -m pytest*",) and config.keep_recent_steps == 6 and config.plan_commands == "sandboxed"
 
 
 HIDE_TEST_EXTRA = '''\
