@@ -180,3 +180,24 @@ def test_a_long_first_snapshot_says_how_far_it_got(tmp_path, monkeypatch):
     assert len(tree_paths(recorder.journal.shadow, recorder.journal.records()[0]["tree"])) == 250
     recorder.start(said.append, after=0)  # once per run
     assert len(said) == 4
+
+
+def test_the_store_is_packed_once_it_holds_many_loose_objects(tmp_path, monkeypatch):
+    from cast.checkpoints import shadow
+
+    monkeypatch.setattr(shadow, "PACK_AT", 50)
+    root = tmp_path / "w"
+    make_tree(root, 60)
+    journal = Journal(root)
+    first = journal.record("item", "s", "plan.md", 1, "one")
+    (root / "d000" / "f00001.txt").write_text("changed\n")
+    second = journal.record("done", "s", "plan.md", 1, "one")
+
+    def counts() -> dict[str, str]:
+        return dict(line.partition(": ")[::2] for line in journal.shadow.git("count-objects", "-v").decode().splitlines())
+
+    assert int(counts()["count"]) >= 60 and counts()["packs"] == "0"
+    journal.shadow.maintain()
+    assert int(counts()["count"]) < 5 and counts()["packs"] == "1"  # left loose: an older HEAD commit, unreachable
+    assert [(c.status, c.path) for c in journal.shadow.changes(first["tree"], second["tree"])] == [("M", "d000/f00001.txt")]
+    assert "changed" in journal.shadow.patch(first["tree"], second["tree"])

@@ -35,6 +35,7 @@ from cast.checkpoints import store
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+PACK_AT = 6700  # loose objects: git's own gc.auto threshold
 CHUNK = 5000  # files hashed per update-index call
 MANY_PATHS = 500  # a restore of more paths lists the whole tree rather than name each one
 IDENTITY = {
@@ -268,9 +269,14 @@ class Shadow:
             (refs / tree).write_text(tree + "\n")
 
     def maintain(self) -> None:
-        """Pack the store when it has grown (git's own threshold), in the store only."""
-        if self._open:
-            self.git("-c", "gc.auto=6700", "-c", "gc.autoPackLimit=50", "gc", "--auto", "--quiet")
+        """Pack the store's loose objects once there are many (a first snapshot of a tree git
+        does not know stores one per file), in the store only."""
+        if not self._open:
+            return
+        counts = dict(line.partition(": ")[::2] for line in self.git("count-objects", "-v").decode().splitlines())
+        if int(counts.get("count", "0")) >= PACK_AT:
+            self.git("repack", "-d", "-l", "-q")
+            self.git("prune-packed", "-q")
 
     def changes(self, old: str, new: str) -> list[Change]:
         if old == new:
