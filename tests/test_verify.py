@@ -24,14 +24,21 @@ def cast(*args: str):
 
 
 @pytest.fixture
-def executed(tmp_path, monkeypatch) -> Path:
+def calc(tmp_path, monkeypatch) -> Path:
+    """The offline demo's project, committed, trusted (its config allows its test command), as cwd."""
     root = tmp_path / "calc"
     shutil.copytree(EXAMPLES / "calc", root)
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "calc")
-    record(root, trusted=True)  # its config allows its test command
+    record(root, trusted=True)
     monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def executed(calc) -> Path:
+    root = calc
     planned = cast("--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add and cover negative numbers")
     assert planned.exit_code == 0, planned.output
     done = cast("--model", f"script:{EXAMPLES / 'scripts' / 'execute.jsonl'}", "execute")
@@ -79,13 +86,10 @@ def test_verify_without_a_ticked_plan_is_a_usage_error(tmp_path, monkeypatch):
     assert done.exit_code == 2 and "no plan has a ticked item" in done.output
 
 
-def test_plan_writes_are_revisions_by_the_model_and_edits_between_runs_by_the_user(tmp_path, monkeypatch):
+def test_plan_writes_are_revisions_by_the_model_and_edits_between_runs_by_the_user(calc, tmp_path):
     from cast.plans.revisions import Revisions, revision_id
 
-    root = tmp_path / "calc"
-    shutil.copytree(EXAMPLES / "calc", root)
-    git(root, "init", "-q")
-    monkeypatch.chdir(root)
+    root = calc
     planned = cast("--json", "--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add")
     result = json.loads(planned.stdout.strip().splitlines()[-1])
     plan = Path(result["plan_path"])
@@ -94,22 +98,15 @@ def test_plan_writes_are_revisions_by_the_model_and_edits_between_runs_by_the_us
     assert [(r.id, r.author) for r in store.history()] == [(result["plan_revision"], "model")]
     plan.write_text(plan.read_text().replace("- [ ] Add", "- [x] Add"))  # a tick: no revision
     plan.write_text(plan.read_text() + "- [ ] Update the changelog\n")
-    record(root, trusted=True)
     cast("--model", f"script:{tmp_path / 'none.jsonl'}", "execute")  # fails on the missing script, after opening the plan
     history = store.history()
     assert [r.author for r in history] == ["model", "user"] and history[-1].items == 3
 
 
-def test_execute_revision_refuses_a_changed_plan_and_runs_one_changed_only_by_ticks(tmp_path, monkeypatch):
+def test_execute_revision_refuses_a_changed_plan_and_runs_one_changed_only_by_ticks(calc):
     from cast.plans.revisions import revision_id
 
-    root = tmp_path / "calc"
-    shutil.copytree(EXAMPLES / "calc", root)
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "calc")
-    record(root, trusted=True)
-    monkeypatch.chdir(root)
+    root = calc
     planned = cast("--json", "--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add")
     result = json.loads(planned.stdout.strip().splitlines()[-1])
     plan, approved = Path(result["plan_path"]), result["plan_revision"]
@@ -129,11 +126,8 @@ def test_execute_revision_refuses_a_changed_plan_and_runs_one_changed_only_by_ti
     assert "return a + b" in (root / "calc.py").read_text()
 
 
-def test_history_and_revision_diff_show_who_changed_which_items(tmp_path, monkeypatch):
-    root = tmp_path / "calc"
-    shutil.copytree(EXAMPLES / "calc", root)
-    git(root, "init", "-q")
-    monkeypatch.chdir(root)
+def test_history_and_revision_diff_show_who_changed_which_items(calc):
+    root = calc
     cast("--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add")
     plan = next((root / ".cast" / "plans").glob("*/plan.md"))
     session = plan.parent.name
