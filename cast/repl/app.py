@@ -230,15 +230,7 @@ class Repl:
         if session_id:
             self.worker.start(lambda: jobs.resume_session(self, session_id))
             return
-        from cast.sessions import list_sessions
-
-        found = list_sessions(self.state.root)[:10]
-        if not found:
-            self.say("No sessions to resume yet.", "dim")
-            return
-        from cast.sessions import format_sessions
-
-        self.say("\n".join(format_sessions(found, task_width=50)) + "\n/resume ID continues one.")
+        commands.list_sessions(self)
 
     def set_mode(self, mode: str) -> None:
         if mode not in MODES or mode == self.state.mode:

@@ -60,8 +60,9 @@ def _plans(repl: Repl, arg: str) -> None:
         repl.say("No plans yet: describe a task in plan mode and cast writes one.", "dim")
         return
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
-    for column in ("done", "session", "task"):
-        table.add_column(column, overflow="fold")
+    table.add_column("done", no_wrap=True)
+    table.add_column("session", no_wrap=True)  # an id is one word: never broken
+    table.add_column("task", overflow="fold")  # wrapped at spaces; only a word wider than the column is folded
     for info in found[:20]:  # Text, never markup: a task may well contain [brackets]
         table.add_row(Text(f"{info.done}/{info.total}"), Text(info.session), Text(info.task))
     repl.show(table)
@@ -104,6 +105,28 @@ def _compact(repl: Repl, arg: str) -> None:
 
 def _resume(repl: Repl, arg: str) -> None:
     repl.resume(arg.strip() or None)
+
+
+def list_sessions(repl: Repl) -> None:
+    """/resume without an id: the recent sessions, ids and words kept whole, the task wrapped."""
+    from cast.sessions import list_sessions as listed
+
+    found = listed(repl.state.root)[:10]
+    if not found:
+        repl.say("No sessions to resume yet.", "dim")
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    for name in ("session", "mode", "status", "steps"):
+        table.add_column(name, no_wrap=True)  # ids and words stay whole; the task wraps at spaces
+    table.add_column("task", overflow="fold")
+    for info in found:
+        steps = f"{info.steps} step{'' if info.steps == 1 else 's'}"
+        table.add_row(Text(info.id), Text(info.mode), Text(info.status), Text(steps), Text(" ".join(info.task.split())))
+    repl.show(table)
+    repl.say("/resume ID continues one.")
 
 
 def _clear(repl: Repl, arg: str) -> None:

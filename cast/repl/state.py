@@ -83,11 +83,12 @@ class ReplState:
     def ensure_run(self, first_task: str, *, new: bool = False) -> Run:
         """The run `first_task` belongs to: the current one, or a new planning session named after
         it. A task typed in plan mode after an execute run (finished, resumed or switched from) is a
-        new task: it gets its own session and plan, never the executed plan's. `new` asks for a new
+        new task: it gets its own session and plan, never the executed plan's (an execute run that
+        /replan put in plan mode is revising its plan: its feedback stays in it). `new` asks for a new
         session whatever the current run is (`/plan TASK`)."""
         from cast import runs
 
-        if self.run is None or new or (self.mode == "plan" and self.run.tasks is not None):
+        if self.run is None or new or (self.mode == "plan" and self.run.tasks is not None and self.run.mode.name != "plan"):
             run = runs.plan_run(first_task, self.options, model=self._reusable_model("plan"))
             if self.mode != "plan":
                 run.switch(self.mode)

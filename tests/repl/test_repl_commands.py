@@ -15,6 +15,7 @@ def test_every_command_has_help_and_a_handler():
     assert [c.name for c in commands.COMMANDS] == [
         "plan",
         "execute",
+        "replan",
         "tasks",
         "plans",
         "cost",
