@@ -1,11 +1,13 @@
-"""The first process of every command cast runs: `python -I -S launch.py SPEC -- bash -c ...`.
+"""The first process of every command cast runs: `python -I -S -c <import this> SPEC -- bash -c ...`.
 
 It exists because a process group is not a boundary: GNU `timeout`, `setsid` and daemons leave
 it. The launcher makes itself a child subreaper, so every orphan in the tree becomes its child
 and stays findable; when the command ends, or cast sends SIGTERM, it kills every descendant it
-can find and reaps them before it exits. It also applies the Landlock policy (and drops root's
-capabilities) to itself before the command starts, so nothing below it can undo them. It fails
-closed: if the policy in SPEC cannot be applied, the command does not run.
+can find and reaps them before it exits. It also applies what SPEC asks before the command
+starts, so nothing below it can undo them: a capped pid namespace, Landlock (to itself), and in
+the command's own process the rlimits, no capabilities and the seccomp filter. It fails closed:
+if the policy in SPEC cannot be applied, the command does not run (the pid cap alone is best
+effort, and cast.sandbox.policy.isolation() says where it holds).
 
 Standard library only, and run with -I -S: neither PYTHONPATH nor site-packages can change it.
 It starts for every command, so it imports little: the spec is marshal (no json, hence no re),

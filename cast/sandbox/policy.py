@@ -3,6 +3,9 @@
 The checker decides and explains; the layer guarantees. It is probed once per process (the
 strongest that works: bubblewrap, then Landlock, then sandbox-exec on macOS) and named in
 `cast doctor` and /help. CAST_SANDBOX=off turns it off, so the checker-alone path can be proven.
+isolation() says what the layer guarantees (docs/safety.md has the measured facts); the mounts
+are bwrap.py's, what stays readable visible.py's, the environment environment.py's, and what
+the launcher applies inside (seccomp, limits, the pid cap) _confinement()'s.
 """
 
 from __future__ import annotations
