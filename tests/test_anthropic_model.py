@@ -27,7 +27,7 @@ from fakeapi import (  # noqa: F401  (fake_api is a fixture)
 from cast.agent.cost import price_for
 from cast.config import Config
 from cast.models import base as m
-from cast.models.anthropic import AnthropicModel, preload
+from cast.models.anthropic import AnthropicModel
 from cast.models.registry import resolve
 from cast.models.scripted import ScriptedModel
 
@@ -412,12 +412,13 @@ class TestSetup:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         assert out.strip() == "False"
 
-    def test_preload_imports_the_sdk_in_the_background(self):
-        import cast.models.anthropic as provider
-
-        preload()
-        provider._preload_thread.join(timeout=30)
-        assert provider._preload_thread.daemon and "anthropic" in sys.modules
+    def test_preload_imports_the_direct_client_in_the_background_and_never_the_sdk(self):
+        code = (
+            "import sys, cast.models.anthropic as p; p.preload(); p._preload_thread.join(timeout=30); "
+            "print(p._preload_thread.daemon, 'cast.models.direct' in sys.modules, 'anthropic' in sys.modules)"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.split() == ["True", "True", "False"]
 
     def test_closing_the_stream_midway_is_clean(self, fake_api):
         fake_api.reply(text("a long reply " * 20))

@@ -39,8 +39,8 @@ Prompt caching: breakpoints on the last tool that is not `defer_loading` (the AP
 two user messages (the newest end of the transcript, and the previous request's end so its cache
 entry is read): at most four, the API's limit. The request is copied, never mutated.
 
-`import anthropic` takes over a second, so nothing here imports it at module level: the client is
-built on the first call, and `preload()` imports the SDK in a background thread.
+The first-party API goes through `direct.py` (the SDK's wire format and errors on httpx2, without
+the SDK's 2-3 s import); Bedrock and Vertex through the SDK. Neither is imported at module level.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ _preload_thread: threading.Thread | None = None
 
 
 def preload() -> None:
-    """Import the SDK in a daemon thread, so the first request does not pay for it."""
+    """Import the HTTP client in a daemon thread, so the first request does not pay for it."""
     global _preload_thread
     with _preload_lock:
         if _preload_thread is None:
@@ -79,7 +79,7 @@ def preload() -> None:
 
 def _quiet_import() -> None:
     try:
-        import anthropic  # noqa: F401
+        import cast.models.direct  # noqa: F401
     except Exception:  # the import on the request path reports it
         pass
 
@@ -92,16 +92,18 @@ def _sdk() -> Any:
     return anthropic
 
 
+def _errors(client: Any) -> Any:
+    """The module whose error types `client` raises: the direct client's own, or the SDK's."""
+    from cast.models import direct
+
+    return direct if isinstance(client, direct.Client) else _sdk()
+
+
 def _transport_errors() -> tuple[type[BaseException], ...]:
     """Errors of the HTTP library raised while reading a stream (the SDK does not wrap those)."""
-    try:
-        import httpx2
+    import httpx2  # what the SDK and the direct client are built on
 
-        return (httpx2.TransportError,)
-    except ImportError:
-        import httpx
-
-        return (httpx.TransportError,)
+    return (httpx2.TransportError,)
 
 
 class AnthropicModel:
@@ -174,7 +176,7 @@ class AnthropicModel:
 
     # -- one attempt ----------------------------------------------------------------------
     def _attempt(self, client: Any, model: str, params: dict[str, Any], state: _Attempt) -> Iterator[ModelEvent]:
-        sdk = _sdk()
+        sdk = _errors(client)
         betas = wire.betas(params)
         wire_model = self.provider.wire_id(model)
         try:
@@ -290,7 +292,8 @@ class AnthropicModel:
         with self._lock:
             if self._client is None:
                 check_base_url(self.base_url)
-                _sdk()  # a missing SDK is a configuration error with its own words
+                if self.provider.name != "anthropic":
+                    _sdk()  # a missing SDK is a configuration error with its own words
                 options: dict[str, Any] = {"max_retries": 0, "timeout": float(self.config.model_timeout)}
                 if self.api_key:
                     options["api_key"] = self.api_key

@@ -210,11 +210,14 @@ class Provider:
     # -- the client ---------------------------------------------------------------------------
     def client(self, options: dict[str, Any]) -> Any:
         """The SDK client for this platform; `options` are the common ones (timeout, retries,
-        and for `anthropic` an explicit key or base URL)."""
+        and for `anthropic` an explicit key or base URL). The first-party API's is cast's direct
+        client (`direct.py`: the same wire format without the SDK's import time)."""
+        if self.name == "anthropic":
+            from cast.models.direct import Client
+
+            return Client(**options)
         import anthropic
 
-        if self.name == "anthropic":
-            return anthropic.Anthropic(**options)
         common = {k: v for k, v in options.items() if k in ("timeout", "max_retries", "base_url")}
         if self.name == "bedrock":
             return _guarded(_bedrock_class(anthropic), self)(aws_region=self.region, **common)
