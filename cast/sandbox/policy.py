@@ -76,11 +76,14 @@ def bwrap_binary() -> str | None:
 
 
 def _bwrap_works(binary: str) -> bool:
+    """bubblewrap starts, and the launcher inside applies everything it will for a command (the
+    filter, limits, no capabilities): a machine where any of it fails falls back to the layer below."""
     from cast.sandbox import bwrap
 
+    inside = launcher({**_confinement(READ_ONLY, inet=True), "in_pid_namespace": True})
     try:
         done = subprocess.run(
-            [binary, *bwrap.args(READ_ONLY, None, None), "--", "true"],
+            [binary, *bwrap.args(READ_ONLY, None, None), "--", *inside, "true"],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=10,
