@@ -333,14 +333,28 @@ class TestFaults:
         assert "timed out" in of(events, m.Retrying)[0].reason
         assert events[-1].content == (text("fast"),)
 
-    def test_unreachable_server_is_retried_then_reported(self, fake_api, monkeypatch):
+    def test_connection_refused_fails_at_once_in_one_line(self, fake_api, monkeypatch):
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
         monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
-        with pytest.raises(m.ModelError, match="unreachable.*after 3 attempts") as caught:
-            list(model().stream(request()))
-        assert caught.value.retryable
+        events: list = []
+        with pytest.raises(m.ModelError) as caught:
+            events.extend(model().stream(request()))
+        said = str(caught.value)
+        assert said == f"cannot reach http://127.0.0.1:{port}: connection refused: nothing listens at that address"
+        assert not caught.value.retryable and of(events, m.Retrying) == []  # no retry can fix it
+
+    def test_a_host_name_that_does_not_resolve_fails_at_once(self, fake_api, monkeypatch):
+        def no_such_host(*args, **kwargs):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+        monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://api.example.invalid")
+        events: list = []
+        with pytest.raises(m.ModelError, match=r"^cannot reach http://api\.example\.invalid: the host name does not resolve"):
+            events.extend(model().stream(request()))
+        assert of(events, m.Retrying) == []
 
     def test_500_then_success(self, fake_api):
         fake_api.push(Failure(502, "<html>bad gateway</html>"))

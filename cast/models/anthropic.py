@@ -237,10 +237,13 @@ class AnthropicModel:
             return ModelError(f"the request is too large for the API (413): {message}")
         return ModelError(f"the API rejected the request ({label}): {message}")
 
-    def _connection_failure(self, exc: BaseException, midstream: bool) -> Transient:
+    def _connection_failure(self, exc: BaseException, midstream: bool) -> Exception:
         name = type(exc).__name__
         if "Timeout" in name:
             return Transient("timed out", f"no data for {self.config.model_timeout:g}s")
+        hopeless = None if midstream else _hopeless(exc)
+        if hopeless:  # no retry can fix it: said at once, in one line
+            return ModelError(f"cannot reach {getattr(self._client, 'base_url', 'the API')}: {hopeless}")
         detail = str(exc) or name
         cause = exc.__cause__ or exc.__context__
         if cause is not None and str(cause) and str(cause) not in detail:
@@ -369,3 +372,25 @@ def _retry_after(headers: Any) -> float | None:
             if parsed is not None:
                 return max(0.0, email.utils.mktime_tz(parsed) - time.time())
     return None
+
+
+def _hopeless(exc: BaseException) -> str:
+    """Why a connection can never succeed by retrying (the host name does not resolve, nothing
+    listens at the address), from the exception's causes; "" when a retry may help."""
+    import socket
+
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            break
+        if isinstance(seen, socket.gaierror):
+            return f"the host name does not resolve ({seen.strerror or seen}); check the address and the network"
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused: nothing listens at that address"
+        text = str(seen)
+        if "Name or service not known" in text or "nodename nor servname" in text or "getaddrinfo failed" in text:
+            return "the host name does not resolve; check the address and the network"
+        if "Connection refused" in text:
+            return "connection refused: nothing listens at that address"
+        seen = seen.__cause__ or seen.__context__
+    return ""
