@@ -46,6 +46,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "work"
         root.mkdir()
+        os.environ["XDG_STATE_HOME"] = str(Path(tmp) / "state")  # the store goes with the tree
         make_tree(root, args.files)
         journal = Journal(root)
         started = time.perf_counter()

@@ -115,8 +115,26 @@ def planted_digest(root: Path) -> str:
 PLANTS = ["fake store", "symlink into .git", "symlink outside", "regular file"]
 
 
+def in_process(root: Path, command: str) -> tuple[int, list[str], list[str]]:
+    """`cast undo --yes`, `redo --yes`, `diff` or `checkpoints` through the functions the CLI
+    calls (cast/checkpoints/commands.py): the exit code, what they said, what they said as errors."""
+    from cast.checkpoints import commands
+
+    out: list[str] = []
+    err: list[str] = []
+    calls = {
+        "undo": lambda: commands.undo(root, None, None, True, False, out.append, None, err=err.append),
+        "redo": lambda: commands.redo(root, True, False, out.append, None, err=err.append),
+        "diff": lambda: commands.diff(root, None, None, out.append, err=err.append),
+        "checkpoints": lambda: commands.listing(root, out.append, err.append),
+    }
+    return calls[command](), out, err
+
+
 @pytest.mark.parametrize("kind", PLANTS)
 def test_a_planted_store_is_never_used_nor_written(tmp_path: Path, kind: str) -> None:
+    """End to end through every command for the fake store (the plant that ran code); through
+    `cast execute` and the commands' own functions for the others."""
     root, outside, marker = clone(tmp_path, kind)
     before = (tree_digest(root / ".git"), tree_digest(outside), planted_digest(root))
 
@@ -124,22 +142,28 @@ def test_a_planted_store_is_never_used_nor_written(tmp_path: Path, kind: str) ->
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "checkpoints are off" not in ran.stdout + ran.stderr  # they worked, elsewhere
     assert (root / "app.py").read_text() == "VALUE = 2\n"
-    shown = cast(root, "diff", "1")
-    assert shown.returncode == 0 and "+VALUE = 2" in shown.stdout, shown.stderr
-    undone = cast(root, "undo", "--yes")
-    assert undone.returncode == 0, undone.stdout + undone.stderr
-    assert (root / "app.py").read_text() == "VALUE = 1\n"
-    redone = cast(root, "redo", "--yes")
-    assert redone.returncode == 0 and (root / "app.py").read_text() == "VALUE = 2\n", redone.stderr
-    listed = cast(root, "checkpoints")
-    assert listed.returncode == 0 and ".cast/plans/2026-12-01-touch/plan.md" in listed.stdout
-    assert len([line for line in listed.stderr.splitlines() if ".cast/checkpoints" in line]) == 1  # one notice
+    if kind == "fake store":
+        shown, undone = cast(root, "diff", "1"), cast(root, "undo", "--yes")
+        assert shown.returncode == 0 and "+VALUE = 2" in shown.stdout, shown.stderr
+        assert undone.returncode == 0 and (root / "app.py").read_text() == "VALUE = 1\n", undone.stdout + undone.stderr
+        redone, listed = cast(root, "redo", "--yes"), cast(root, "checkpoints")
+        assert redone.returncode == 0 and (root / "app.py").read_text() == "VALUE = 2\n", redone.stderr
+        assert listed.returncode == 0 and ".cast/plans/2026-12-01-touch/plan.md" in listed.stdout
+        assert len([line for line in listed.stderr.splitlines() if ".cast/checkpoints" in line]) == 1  # one notice
+        assert all("Traceback" not in out.stderr for out in (ran, shown, undone, redone, listed))
+        kinds = [json.loads(line)["kind"] for line in (shadow_dir(root) / "journal.jsonl").read_text().splitlines()]
+        assert kinds[:2] == ["probe", "item"] and {"done", "undo", "redo"} <= set(kinds)
+        assert root not in shadow_dir(root).parents and shadow_dir(root).stat().st_mode & 0o777 == 0o700
+    else:
+        assert in_process(root, "diff")[0] == 0
+        assert in_process(root, "undo")[0] == 0 and (root / "app.py").read_text() == "VALUE = 1\n"
+        assert in_process(root, "redo")[0] == 0 and (root / "app.py").read_text() == "VALUE = 2\n"
+        code, _, errors = in_process(root, "checkpoints")
+        assert code == 0 and len(errors) == 1 and ".cast/checkpoints" in errors[0]
 
     assert not marker.exists()
     assert (tree_digest(root / ".git"), tree_digest(outside), planted_digest(root)) == before
     assert git(root, "diff", "--cached", "--name-only") == ""  # nothing staged in the user's index
-    for out in (ran, shown, undone, redone, listed):
-        assert "Traceback" not in out.stderr
 
 
 def test_a_hostile_model_cannot_arm_the_store(tmp_path: Path) -> None:
@@ -180,10 +204,21 @@ def test_a_store_changed_behind_casts_back_is_put_right_before_git_reads_it(tmp_
     assert (root / "app.py").read_text() == "VALUE = 1\n"
 
 
+def with_checkpoints(tmp_path: Path) -> Path:
+    """A clone with one recorded item (taken in-process: what is tested is what comes after)."""
+    from cast.checkpoints.journal import Journal
+
+    root, _, _ = clone(tmp_path, "none")
+    journal = Journal(root)
+    journal.record("item", "s", "plan.md", 1, "one")
+    (root / "app.py").write_text("VALUE = 2\n")
+    journal.record("done", "s", "plan.md", 1, "one")
+    return root
+
+
 @pytest.mark.parametrize("redirect", ["symlink", "commondir"])
 def test_a_redirected_store_is_refused_in_one_line(tmp_path: Path, redirect: str) -> None:
-    root, outside, marker = clone(tmp_path, "none")
-    assert execute(root, tmp_path, edit_turns()).returncode == 0
+    root = with_checkpoints(tmp_path)
     real = shadow_dir(root) / "git"
     if redirect == "symlink":
         (real / "objects").rename(tmp_path / "objects")
@@ -191,11 +226,12 @@ def test_a_redirected_store_is_refused_in_one_line(tmp_path: Path, redirect: str
     else:
         (real / "commondir").write_text(str(root / ".git") + "\n")
     before = tree_digest(root / ".git")
-    for command in (["diff"], ["undo", "--yes"], ["redo", "--yes"], ["checkpoints"]):
-        out = cast(root, *command)
-        lines = out.stderr.strip().splitlines()
-        assert out.returncode == 1 and len(lines) == 1 and "checkpoint store" in lines[0], (command, out.stderr)
-    assert tree_digest(root / ".git") == before
+    for command in ("diff", "undo", "redo", "checkpoints"):
+        code, _, errors = in_process(root, command)
+        assert code == 1 and len(errors) == 1 and "checkpoint store" in errors[0], (command, errors)
+    out = cast(root, "diff")
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1 and "checkpoint store" in out.stderr
+    assert tree_digest(root / ".git") == before and (root / "app.py").read_text() == "VALUE = 2\n"
 
 
 def test_checkpoints_false_turns_them_off_and_undo_says_so(tmp_path: Path) -> None:
@@ -206,21 +242,31 @@ def test_checkpoints_false_turns_them_off_and_undo_says_so(tmp_path: Path) -> No
     ran = execute(root, tmp_path, edit_turns())
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert not shadow_dir(root).exists()
-    for command in (["undo", "--yes"], ["diff"]):
-        out = cast(root, *command)
-        assert (
-            out.returncode == 1
-            and out.stderr.strip()
-            == f"cast: checkpoints are off (checkpoints = false in the configuration): there is nothing to {command[0]}"
-        )
+    out = cast(root, "undo", "--yes")
+    off = "cast: checkpoints are off (checkpoints = false in the configuration): there is nothing to"
+    assert out.returncode == 1 and out.stderr.strip() == f"{off} undo"
+    assert in_process(root, "diff") == (1, [], [f"{off} diff"])
     assert (root / "app.py").read_text() == "VALUE = 2\n"
 
 
-def test_the_journal_names_the_store_outside_the_workspace(tmp_path: Path) -> None:
-    root, outside, marker = clone(tmp_path, "none")
-    assert execute(root, tmp_path, edit_turns()).returncode == 0
-    journal = shadow_dir(root) / "journal.jsonl"
-    kinds = [json.loads(line)["kind"] for line in journal.read_text().splitlines()]
-    assert kinds[:2] == ["probe", "item"] and "done" in kinds
-    assert root not in shadow_dir(root).parents
-    assert oct(shadow_dir(root).stat().st_mode & 0o777) == "0o700"
+def test_the_users_repository_settings_run_nothing_through_checkpoints(tmp_path: Path) -> None:
+    """A repository whose own config arms a required filter, textconv, hooks, fsmonitor and a
+    split index, with stale stat data: execute, undo and diff run none of it, and .git is as it was."""
+    import hostile_repo
+
+    repo = hostile_repo.build(tmp_path / "hostile", traps=("hooks", "textconv", "filter", "fsmonitor", "splitindex"))
+    plan = repo.root / ".cast" / "plans" / "2026-12-01-touch" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(PLAN)
+    turns = edit_turns(("data.flt", "two\n"), ("notes.txt", "changed\n"))
+    before = repo.git_digest()
+    ran = execute(repo.root, tmp_path, turns)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "checkpoints are off" not in ran.stdout
+    shown = cast(repo.root, "diff", "1")
+    assert shown.returncode == 0 and "+two" in shown.stdout, shown.stderr
+    undone = cast(repo.root, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert (repo.root / "data.flt").read_text() == "one\n"
+    assert repo.fired() == []
+    assert repo.git_digest() == before
