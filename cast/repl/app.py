@@ -19,7 +19,7 @@ from prompt_toolkit.history import InMemoryHistory
 
 from cast.repl import commands, jobs
 from cast.repl.approvals import ReplApprover
-from cast.repl.ask import Asker
+from cast.repl.ask import Asker, Question, Reply
 from cast.repl.complete import FileIndex, ReplCompleter
 from cast.repl.keys import ESC_TIMEOUT, key_bindings
 from cast.repl.screen import Screen
@@ -329,6 +329,10 @@ class Repl:
 
     def show(self, renderable: Any) -> None:
         self.screen.commit(renderable)
+
+    def ask(self, question: Question, cancel: threading.Event | None = None) -> Reply:
+        """A question at the prompt (the REPL is a `View`); blocks the job until it is answered."""
+        return self.asker.ask(question, cancel)
 
     def buffer_text(self) -> str:
         return self.session.app.current_buffer.text

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from cast.safety.decision import ApprovalRequest
@@ -66,6 +66,19 @@ class Question:
 
     def labels(self) -> list[str]:
         return [c.label for c in self.choices]
+
+
+class View(Protocol):
+    """What a job may do with the screen and the user, and nothing else: say a line, show a
+    renderable, ask a question (blocking the job until it is answered or `cancel` is set). The
+    REPL is one; a test's recorder is another, so a job's words and questions are tested without
+    a terminal."""
+
+    def say(self, text: str, style: str = "") -> None: ...
+
+    def show(self, renderable: Any) -> None: ...
+
+    def ask(self, question: Question, cancel: threading.Event | None = None) -> Reply: ...
 
 
 class Asker:

@@ -194,7 +194,7 @@ def _checkpoint(repl: Repl, arg: str, what: str) -> None:
             hint="a key, then Enter · Esc: no",
             placeholder="y/n + Enter",
         )
-        return repl.asker.ask(asked).value == "yes"
+        return repl.ask(asked).value == "yes"
 
     root = repl.state.root
 

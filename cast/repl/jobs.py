@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cast.agent import events as ev
-from cast.repl.ask import Choice, Question, Reply
+from cast.repl.ask import Choice, Question, Reply, View
 
 if TYPE_CHECKING:
     from cast.repl.app import Repl
@@ -130,7 +130,7 @@ def _continue(repl: Repl, run: Run, path: Path) -> None:
 
 def execute_plan(repl: Repl, plan_ref: str | None) -> None:
     if plan_ref is None:
-        plan_ref = choose_plan(repl)
+        plan_ref = choose_plan(repl, repl.state.root)
         if plan_ref == "":
             return
     try:
@@ -146,19 +146,19 @@ def execute_plan(repl: Repl, plan_ref: str | None) -> None:
     drive(repl, run, None, execute=True)
 
 
-def choose_plan(repl: Repl) -> str | None:
+def choose_plan(view: View, root: Path) -> str | None:
     """Which plan /execute (or `cast execute`) without one means: the only unfinished plan, else
     the user's pick among them (up to 9, newest first); "" when the user picked none."""
     from cast.plans.housekeeping import unfinished
 
-    found = unfinished(repl.state.root)[:9]
+    found = unfinished(root)[:9]
     if len(found) < 2:
         return None
     choices = tuple(
         Choice(str(n), info.session, f"[{n}] {info.session} ({info.done}/{info.total})", (info.session,))
         for n, info in enumerate(found, 1)
     )
-    reply = repl.asker.ask(
+    reply = view.ask(
         Question(
             title=f"{len(found)} plans have unticked items. Which one?",
             choices=choices,
@@ -168,9 +168,9 @@ def choose_plan(repl: Repl) -> str | None:
         )
     )
     if not reply.value:
-        repl.say("› no plan executed", "cyan")
+        view.say("› no plan executed", "cyan")
         return ""
-    repl.say(f"› {reply.value}", "cyan")
+    view.say(f"› {reply.value}", "cyan")
     return reply.value
 
 
@@ -235,7 +235,7 @@ def handoff(repl: Repl, run: Run) -> None:
             placeholder="e/a/o/k/n + Enter, or feedback on the plan",
             commands_leave=True,
         )
-        reply = repl.asker.ask(question)
+        reply = repl.ask(question)
         if reply.value == EDIT:
             repl.say("› open in editor", "cyan")
             edit_plan(repl, run, path)

@@ -54,3 +54,38 @@ def test_execute_in_the_repl_asks_which_unfinished_plan(harness, repo):
     h.wait_text("Plan: 1/1 items done")
     h.wait_idle()
     assert "- [x] one" in older.read_text() and "- [ ] two" in newer.read_text()
+
+
+class Recorder:
+    """A `View` without a terminal: what was said, and scripted answers to what is asked."""
+
+    def __init__(self, *answers: str):
+        self.answers, self.said, self.asked = list(answers), [], []
+
+    def say(self, text: str, style: str = "") -> None:
+        self.said.append(text)
+
+    def show(self, renderable) -> None:
+        self.said.append(str(renderable))
+
+    def ask(self, question, cancel=None):
+        from cast.repl.ask import Reply
+
+        self.asked.append(question)
+        typed = self.answers.pop(0)
+        choice = question.choice_for(typed)
+        return Reply(choice.value) if choice else Reply(question.on_leave, left=True)
+
+
+def test_which_plan_is_asked_through_the_view(repo):
+    from cast.repl.jobs import choose_plan
+
+    plan(repo, "2026-01-02-old", "- [ ] one\n")
+    assert choose_plan(Recorder(), repo) is None  # one unfinished plan: nothing to ask
+    plan(repo, "2026-01-03-new", "- [ ] two\n")
+    view = Recorder("2")
+    assert choose_plan(view, repo) == "2026-01-02-old"
+    [asked] = view.asked
+    assert [c.label for c in asked.choices] == ["[1] 2026-01-03-new (0/1)", "[2] 2026-01-02-old (0/1)"]
+    left = Recorder("\x1b")
+    assert choose_plan(left, repo) == "" and left.said == ["› no plan executed"]
