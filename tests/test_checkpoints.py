@@ -201,3 +201,21 @@ def test_the_store_is_packed_once_it_holds_many_loose_objects(tmp_path, monkeypa
     assert int(counts()["count"]) < 5 and counts()["packs"] == "1"  # left loose: an older HEAD commit, unreachable
     assert [(c.status, c.path) for c in journal.shadow.changes(first["tree"], second["tree"])] == [("M", "d000/f00001.txt")]
     assert "changed" in journal.shadow.patch(first["tree"], second["tree"])
+
+
+def test_an_edit_through_a_symlinked_directory_is_recorded_where_it_landed(tmp_path):
+    from cast.agent import events as ev
+    from cast.checkpoints.recorder import Recorder
+
+    root = tmp_path / "w"
+    (root / "real").mkdir(parents=True)
+    (root / "real" / "f.txt").write_text("one\n")
+    (root / "link").symlink_to("real")
+    recorder = Recorder(Journal(root), "s", root / "plan.md", lambda n: "")
+    recorder.observe(ev.StepStarted(1))
+    recorder.observe(ev.ToolCall("c1", "write_file", {"path": "link/f.txt", "content": "two\n"}))
+    (root / "real" / "f.txt").write_text("two\n")
+    recorder.observe(ev.ToolResult("c1", "write_file", True, "", "", changed=("link/f.txt",)))
+    records = recorder.journal.records()
+    assert records[-1]["kind"] == "cast" and not recorder.error
+    assert [c.path for c in recorder.journal.shadow.changes(records[0]["tree"], records[-1]["tree"])] == ["real/f.txt"]

@@ -129,8 +129,11 @@ class Recorder:
         path = args.get("path") if isinstance(args, dict) else None
         if not isinstance(path, str) or not path:
             return None
-        rel = os.path.relpath(os.path.normpath(os.path.join(self.journal.root, path)), self.journal.root)
-        return None if rel.startswith("..") or rel == "." else [rel]
+        full = os.path.normpath(os.path.join(self.journal.root, path))
+        # Through a symlinked directory, git would not look (`link/x` is beyond a symlink): the real path.
+        real = os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+        rels = [os.path.relpath(p, self.journal.root) for p in dict.fromkeys((full, real))]
+        return None if any(r.startswith("..") or r == "." for r in rels) else rels
 
     def finish(self) -> None:
         """At the run's end: pack the store if it has grown."""

@@ -11,9 +11,13 @@ git config.
 In a git workspace the first snapshot costs about a `git status`, not a re-hash of the tree: the
 store starts from a copy of the user's index (its stat data says which files are unchanged) and
 reads the user's objects through an alternate (`GIT_ALTERNATE_OBJECT_DIRECTORIES`, reads only), so
-it stores only what differs. Commands that write objects run without the alternate: git
+it stores only what differs. Commands that write blobs run without the alternate: git
 "freshens" an object it finds in an alternate (it sets the file's time), and the user's `.git`
-must stay as it was. Each snapshot's tree is also committed as the store's HEAD, so the next
+must stay as it was. `write-tree` needs it (to reuse the user's trees instead of rewriting every
+one), so the one thing it can do to `.git` is set the time of a pack that holds a tree a snapshot
+recomputed identically, never a byte of its content. The user's objects must stay readable: a
+checkpoint whose objects the user's own `git gc` pruned (unreachable, weeks old) cannot be
+restored, and says so in one line. Each snapshot's tree is also committed as the store's HEAD, so the next
 snapshot is one `git status` in the store: it refreshes the stat data in the store's index (never
 the user's) and lists what changed, and only those paths are hashed. A snapshot after an edit
 cast made itself looks at that path alone.
