@@ -63,14 +63,15 @@ class Report:
         ]
         return data
 
-    def render_text(self) -> str:
+    def render_text(self, commands: str = "cast ") -> str:
+        """`commands`: how the reader runs cast's commands where they read it (`/` in the REPL)."""
         return "\n".join(
             [
                 *self.result_lines(),
                 *self.plan_lines(),
                 *self.command_lines(),
                 *self.file_lines(),
-                *self.item_lines(),
+                *self.item_lines(commands),
                 *self.claim_lines(),
             ]
         )
@@ -129,11 +130,11 @@ class Report:
             out.append(f"  {self.files_capped}")
         return out
 
-    def item_lines(self) -> list[str]:
+    def item_lines(self, commands: str = "cast ") -> list[str]:
         """The checkpoints' view: what each plan item changed."""
         out = []
         if self.by_item:
-            out.append("Changes by item (cast diff ITEM shows them, cast undo ITEM reverts them):")
+            out.append(f"Changes by item ({commands}diff ITEM shows them, {commands}undo ITEM reverts them):")
             for number, text, stat in self.by_item:
                 out += [f"  {number}. {text}", *("    " + line.strip() for line in stat.splitlines())]
         return out + [f"Note: {note}" for note in self.notes]

@@ -67,7 +67,7 @@ def _plans(repl: Repl, arg: str) -> None:
         table.add_row(Text(f"{info.done}/{info.total}"), Text(info.session), Text(info.task))
     repl.show(table)
     if len(found) > 20:
-        repl.say(f"… and {len(found) - 20} older plans (cast plans lists them all)", "dim")
+        repl.say(f"… and {len(found) - 20} older plans (`cast plans --all` in a shell lists them all)", "dim")
 
 
 def _cost(repl: Repl, arg: str) -> None:

@@ -163,7 +163,7 @@ def choose_plan(view: View, root: Path) -> str | None:
             title=f"{len(found)} plans have unticked items. Which one?",
             choices=choices,
             on_leave="",
-            hint="a number, then Enter · Esc: none (cast plans archive ID puts one away)",
+            hint="a number, then Enter · Esc: none (`cast plans archive ID` in a shell puts one away)",
             placeholder="1-9 + Enter",
         )
     )
@@ -179,7 +179,7 @@ def show_report(repl: Repl) -> None:
     model's claims."""
     outcome = repl.state.outcome()
     if outcome is not None and outcome.report is not None:
-        repl.say(outcome.report.render_text(), "dim")
+        repl.say(outcome.report.render_text(commands="/"), "dim")
 
 
 def resume_session(repl: Repl, session_id: str) -> None:

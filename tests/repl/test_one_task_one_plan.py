@@ -56,6 +56,8 @@ def test_plan_execute_undo_then_a_new_task_gets_its_own_plan(harness, repo):
     h.wait_idle()
     exec_session = h.repl.state.session_id
     assert exec_session.endswith("-exec") and "add-sub 1/1" in toolbar(h)
+    said = " ".join(h.out.text().split())
+    assert "/diff ITEM shows them, /undo ITEM reverts them" in said and "cast undo" not in said  # REPL commands
     h.send("/undo 1 --yes\r")
     h.wait_text("undo done")
     assert "- [ ] Add sub" in next(iter(plans(repo).values()))
