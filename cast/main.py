@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from cast.options import Options
 
 REPL_OPTIONS = {"--model": "model", "--max-steps": "max_steps"}
+MODEL_COMMANDS = {"plan", "execute", "resume"}  # what sends a request soon after it starts
 
 
 def main() -> None:
@@ -22,12 +23,19 @@ def main() -> None:
 
         print(f"cast {VERSION}")
         return
+    if argv in (["--help"], ["-h"]):
+        from cast.usage import answer
+
+        if answer(argv):
+            return
     from cast.state import StateError
 
     try:
         options = bare_repl(argv)
         if options is not None:
             sys.exit(start_repl(options))
+        if argv and argv[0] in MODEL_COMMANDS and "--help" not in argv:
+            preload(argv)
         from cast.cli import main as cli_main
 
         cli_main()
@@ -36,6 +44,19 @@ def main() -> None:
 
         sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
         sys.exit(exc.exit_code)
+
+
+def preload(argv: list[str]) -> None:
+    """Start importing the API client in the background while typer parses and cast reads its
+    config, the model facts, AGENTS.md and the git baseline (git runs outside the GIL); not for a
+    scripted model, which needs no client."""
+    import os
+
+    if os.environ.get("CAST_MODEL", "").startswith("script:") or any("script:" in arg for arg in argv):
+        return
+    from cast.models.anthropic import preload as start
+
+    start()
 
 
 def bare_repl(argv: list[str]) -> Options | None:

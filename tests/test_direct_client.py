@@ -153,3 +153,17 @@ def test_a_first_party_run_never_imports_the_sdk(api):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "({'type': 'text', 'text': 'hello'},) False", out.stderr
+
+
+def test_the_models_api_answers_as_the_sdks(api):
+    api.serve_models()
+    sdk, ours = clients(api)
+    listed = [m.to_dict(mode="json") for m in sdk.models.list(limit=2)]
+    assert [dict(m) for m in ours.models.list(limit=2)] == listed and len(listed) > 2  # more than one page
+    assert dict(ours.models.retrieve(MODEL)) == sdk.models.retrieve(MODEL).to_dict(mode="json")
+    missing = []
+    for client in (sdk, ours):
+        with pytest.raises(Exception) as caught:  # noqa: B017
+            client.models.retrieve("claude-nothing-1")
+        missing.append((type(caught.value).__name__, *error_fields(caught.value)))
+    assert missing[0] == missing[1] and missing[0][:3] == ("NotFoundError", "APIStatusError", 404)

@@ -79,6 +79,8 @@ def preload() -> None:
 
 def _quiet_import() -> None:
     try:
+        import httpcore2  # noqa: F401  (httpx2 imports its transport on the first client)
+
         import cast.models.direct  # noqa: F401
     except Exception:  # the import on the request path reports it
         pass

@@ -55,6 +55,10 @@ class APIStatusError(APIError):
         self.type = error.get("type") if isinstance(error, dict) else None
 
 
+class NotFoundError(APIStatusError):
+    """404, by the SDK's name for it (the Models API lookup tells "no such model" by it)."""
+
+
 class APIConnectionError(APIError):
     def __init__(self, *, message: str = "Connection error.", request: httpx2.Request):
         super().__init__(message, request)
@@ -99,6 +103,7 @@ class Client:
         self.http = httpx2.Client(timeout=timeout, follow_redirects=True)
         self.messages = _Messages(self, beta=False)
         self.beta = _Beta(self)
+        self.models = _Models(self)
 
     def headers(self) -> dict[str, str]:
         headers = {
@@ -112,6 +117,20 @@ class Client:
         if token:
             headers["authorization"] = f"Bearer {token}"
         return headers
+
+    def get(self, path: str, params: dict[str, Any] | None = None) -> Event:
+        """One JSON answer of a GET (the Models API), with the same errors as a streamed call."""
+        headers = {k: v for k, v in self.headers().items() if k != "content-type"}
+        request = self.http.build_request("GET", str(self.base_url).rstrip("/") + path, headers=headers, params=params)
+        try:
+            response = self.http.send(request)
+        except httpx2.TimeoutException as exc:
+            raise APITimeoutError(request) from exc
+        except Exception as exc:
+            raise APIConnectionError(request=request) from exc
+        if response.status_code >= 400:
+            raise _status_error(response)
+        return Event(response.json())
 
     def stream(self, body: dict[str, Any], betas: list[str] | None, timeout: float | None) -> Stream:
         headers = self.headers()
@@ -151,6 +170,27 @@ class _Messages:
 class _Beta:
     def __init__(self, client: Client):
         self.messages = _Messages(client, beta=True)
+
+
+class _Models:
+    """The Models API: one model by id, or every model page by page (`after_id`), as the SDK pages it."""
+
+    def __init__(self, client: Client):
+        self.client = client
+
+    def retrieve(self, model_id: str) -> Event:
+        from urllib.parse import quote
+
+        return self.client.get(f"/v1/models/{quote(model_id, safe='')}")
+
+    def list(self, *, limit: int = 20) -> Iterator[Event]:
+        params: dict[str, Any] = {"limit": limit}
+        while True:
+            page = self.client.get("/v1/models", params)
+            yield from (Event(item) for item in page.get("data") or [])
+            if not page.get("has_more") or not page.get("last_id"):
+                return
+            params = {"limit": limit, "after_id": page["last_id"]}
 
 
 class Stream:
@@ -226,4 +266,5 @@ def _status_error(response: httpx2.Response) -> APIStatusError:
     except Exception:
         message = text or f"Error code: {response.status_code}"
     response.close()
-    return APIStatusError(message, response=response, body=body)
+    kind = NotFoundError if response.status_code == 404 else APIStatusError
+    return kind(message, response=response, body=body)

@@ -54,12 +54,13 @@ def endpoint() -> str:
 
 
 def default_client() -> Any | None:
-    """An SDK client for the lookup, or None when there is no key to ask with."""
+    """A client for the lookup (cast's direct one: the SDK's import would double a first run's
+    start-up), or None when there is no key to ask with."""
     if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
         return None
-    import anthropic
+    from cast.models.direct import Client
 
-    return anthropic.Anthropic(max_retries=0, timeout=TIMEOUT)
+    return Client(max_retries=0, timeout=TIMEOUT)
 
 
 # -- the cache ------------------------------------------------------------------------------

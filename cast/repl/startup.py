@@ -82,6 +82,8 @@ def warm_up(repl: Repl) -> None:
                 preload()
             import rich.markdown  # noqa: F401
             import rich.syntax  # noqa: F401
+
+            import cast.runs  # noqa: F401  (what the first task builds its run with)
         except Exception:
             pass
 
