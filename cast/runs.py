@@ -35,6 +35,8 @@ from cast.sandbox import limits as sandbox_limits
 from cast.sessions import Session, execute_id
 from cast.sessions import load as load_session
 from cast.tools.base import ToolContext
+from cast.tools.evidence import Ledger
+from cast.tools.results import PlanWritten
 from cast.tools.tasks import TaskBoard
 from cast.workspace import Workspace
 
@@ -206,7 +208,8 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
             lambda: [k for k, _, status, _ in board.rows() if status == "done"],
         )
     run.session, run.usage = session, UsageLog(price)
-    run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board)
+    ledger = board.ledger if board is not None else Ledger()  # the run's one ledger: every observer below reads it
+    run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board, ledger=ledger)
     agent.transcript = Transcript(messages, on_append=session.append, prefix=prefix)
     economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
     run.economy = economy
@@ -214,12 +217,13 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
         prepare=economy,
         compact=economy.compact,
         price=price,
-        observers=[economy.observe, run.usage.observe, session.observe, run.report.observe, _plan_recorder(session)],
+        observers=[ledger_feed(ledger), economy.observe, run.usage.observe, session.observe, run.report.observe]
+        + [_plan_recorder(session)],
     )
     if board is not None:
-        check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add)
+        check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add, ledger=ledger)
         hooks.after_tools, hooks.on_finish = tasklist.watch(board), check
-        hooks.observers += [check.observe, ledger_feed(board.ledger)]  # what each tick can rest on
+        hooks.observers.append(check.observe)
         board.on_evidence = lambda evidence: session.update(evidence=evidence)
         if run.checkpoints is not None:
             hooks.observers.insert(0, run.checkpoints.observe)
@@ -234,9 +238,9 @@ def _plan_recorder(session: Session) -> Callable[[ev.Event], None]:
     def observe(event: ev.Event) -> None:
         if isinstance(event, ev.StepStarted) and event.step == 1 and session.meta.get("status") != "running":
             session.update(status="running", pid=os.getpid())
-        elif isinstance(event, ev.ToolResult) and event.ok and event.facts.get("plan_path"):
-            if session.meta.get("plan_path") != event.facts["plan_path"]:
-                session.update(plan_path=event.facts["plan_path"])
+        elif isinstance(event, ev.ToolResult) and isinstance(event.result, PlanWritten):
+            if session.meta.get("plan_path") != event.result.path:
+                session.update(plan_path=event.result.path)
 
     return observe
 

@@ -23,6 +23,7 @@ from typing import Any
 from cast.plans.checklist import parse
 from cast.tools.base import ToolContext, run_tool
 from cast.tools.evidence import item_body, named_checks
+from cast.tools.results import Ran
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 
@@ -72,7 +73,7 @@ def _run(command: str, ctx: ToolContext, check: ItemCheck) -> None:
     from cast.tools.shell import EXECUTE_BASH
 
     obs = run_tool(EXECUTE_BASH, {"command": command}, ctx)
-    code = obs.facts.get("exit_code")
+    code = obs.result.exit_code if isinstance(obs.result, Ran) else None
     check.commands.append({"command": command, "exit_code": code, "summary": obs.summary})
     if code is None:
         check.fail(f"`{command}` did not run: {obs.text.splitlines()[0] if obs.text else 'refused'}")

@@ -15,6 +15,7 @@ from conftest import cast_env, write_script
 from rich.console import Console
 
 from cast.agent import events as ev
+from cast.tools.results import Ran
 from cast.ui.oneshot import Printer
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -36,7 +37,7 @@ def test_on_a_terminal_the_newest_line_is_one_row_redrawn_then_erased():
     row = ANSI.sub("", out.getvalue())
     assert row.startswith("⋯ bash make · 0s │ building [bold]xx") and row.endswith("…") and len(row) == 39
     printer.on_output("make", "linking")
-    printer(ev.ToolResult("c1", "bash", True, "exit_code=0", "exit_code=0\n...", facts={"exit_code": 0}))
+    printer(ev.ToolResult("c1", "bash", True, "exit_code=0", "exit_code=0\n...", result=Ran("make", 0)))
     shown = out.getvalue()
     assert shown.count("\r\x1b[2K") == 2  # erased before each redraw and before the call's line
     assert ANSI.sub("", shown.rsplit("\r", 1)[-1]).startswith("✓ bash make · exit_code=0")

@@ -95,7 +95,7 @@ def test_bash_observation_puts_exit_code_first_and_counts_tests(tmp_path):
     lines = obs.text.splitlines()
     assert lines[0] == "exit_code=1"
     assert "[tests: 3 passed, 1 failed]" in lines
-    assert obs.facts["tests"] == {"passed": 3, "failed": 1}
+    assert obs.result.tests == {"passed": 3, "failed": 1}
 
 
 def test_counts_from_plain_closing_line():

@@ -41,7 +41,7 @@ def test_a_replan_revises_the_executed_plan_and_keeps_done_items_byte_for_byte(e
     assert plan.read_text() == FRONT + revised  # same file, same front matter, the done item untouched
     assert not (plan.parent.parent / "2026-12-01-fix-add-exec").exists()  # no second plan
     history = Revisions(plan.parents[3], plan).history()
-    assert [r.author for r in history] == ["user", "model"] and history[-1].id == obs.facts["plan_revision"]
+    assert [r.author for r in history] == ["user", "model"] and history[-1].id == obs.result.revision
     ctx.tasks.sync()
     ctx.tasks.update(2, "in_progress", "")  # the next item starts only after the user saw the change
     (request,) = asked

@@ -19,6 +19,7 @@ from cast.agent.selfcheck import VERDICT_SCHEMA, VERDICT_SYSTEM, SelfCheck, pars
 from cast.agent.tasklist import task_event
 from cast.models.scripted import ScriptedModel
 from cast.tools.base import Observation, Tool, ToolContext, ToolError
+from cast.tools.results import Declined, Edited, Ran
 from cast.tools.shell import BashParams
 from cast.tools.tasks import UPDATE_TASK, TaskBoard
 from cast.workspace import Workspace
@@ -49,8 +50,8 @@ def fake_bash(outcomes: dict[str, dict]) -> Tool:
     """A bash stand-in that reports the facts the real one would, without approvals."""
 
     def execute(args, ctx):
-        facts = {"command": args.command, "exit_code": 0, "tests": {}} | outcomes.get(args.command, {})
-        return Observation(f"exit_code={facts['exit_code']}", ok=True, summary=f"exit_code={facts['exit_code']}", facts=facts)
+        ran = Ran(args.command, **({"exit_code": 0} | outcomes.get(args.command, {})))
+        return Observation(f"exit_code={ran.exit_code}", ok=True, summary=f"exit_code={ran.exit_code}", result=ran)
 
     return Tool("bash", "", BashParams, execute)
 
@@ -227,12 +228,14 @@ class TestSelfCheck:
         assert parse_verdict(json.dumps({"complete": True, "missing": [], "claims": claims})).claims == claims[:1]
 
 
-def tool_result(name: str, ok: bool = True, changed=(), **facts) -> ev.ToolResult:
-    if not ok and "exit_code" not in facts:  # a refused call: no facts, the command is in its ToolCall
+def tool_result(name: str, ok: bool = True, changed=(), command="", **ran) -> ev.ToolResult:
+    if not ok and "exit_code" not in ran:  # a refused call: declined, with the command it asked for
+        declined = Declined(command, "the user declined")
         return ev.ToolResult(
-            "id", name, False, "the user declined to run this command", "error: the user declined", tuple(changed), False, {}
+            "id", name, False, "the user declined to run this command", "error: the user declined", result=declined
         )
-    return ev.ToolResult("id", name, ok, "", "", tuple(changed), False, facts)
+    result = Ran(command, **ran) if command else Edited(changed[0]) if changed else None
+    return ev.ToolResult("id", name, ok, "", "", tuple(changed), False, result)
 
 
 def facts_of(*results, done=(), left=()) -> Facts:
@@ -276,8 +279,8 @@ class TestClaims:
         assert not wrong.checked and wrong.evidence == "the last run reported 3 passed, not 4"
 
     def test_a_declined_command_is_no_test_run(self):
-        declined = tool_result("bash", ok=False)  # refused: no exit code; the command is in its ToolCall
-        facts = facts_of(ev.ToolCall("id", "bash", {"command": "python3 -m pytest -q"}), declined)
+        declined = tool_result("bash", ok=False, command="python3 -m pytest -q")  # refused: no exit code
+        facts = facts_of(declined)
         assert [(c.command, c.label) for c in facts.commands] == [("python3 -m pytest -q", "declined")]
         claims = check_claims("Tests pass.", facts)
         assert [(c.checked, c.evidence) for c in claims] == [(False, "no test command was run")]
@@ -440,16 +443,9 @@ class TestTicks:
 
     def test_a_tick_needs_evidence_since_the_item_started(self, tmp_path):
         board = self.board(tmp_path)
-        board.ledger.add("bash", True, {"command": "echo before"}, {"command": "echo before", "exit_code": 0})
+        board.ledger.add(Ran("echo before", 0))
         board.update(2, "in_progress", "")
-        board.ledger.add(
-            "bash",
-            False,
-            {"command": "rm -rf build"},
-            {},
-            text="error: the user declined",
-            summary="the user declined to run this command",
-        )
+        board.ledger.add(Declined("rm -rf build", "the user declined"))
         with pytest.raises(ToolError) as refused:
             board.update(2, "done", "")
         assert (
@@ -464,15 +460,13 @@ class TestTicks:
     def test_a_named_verification_must_have_passed_on_its_last_run(self, tmp_path):
         board = self.board(tmp_path)
         board.update(1, "in_progress", "")
-        board.ledger.add("edit_file", True, {"path": "calc.py"}, {}, ("calc.py",))
-        board.ledger.add(
-            "bash", True, {}, {"command": "python3 -m unittest", "exit_code": 1, "tests": {"passed": 2, "failed": 1}}
-        )
+        board.ledger.add(Edited("calc.py"), ("calc.py",), "edit_file")
+        board.ledger.add(Ran("python3 -m unittest", 1, {"passed": 2, "failed": 1}))
         with pytest.raises(
             ToolError, match=r"the last run of the verification `python3 -m unittest` exit 1 \(2 passed, 1 failed\)"
         ):
             board.update(1, "done", "")
-        board.ledger.add("bash", True, {}, {"command": "cd . && python3 -m unittest", "exit_code": 0, "tests": {"passed": 3}})
+        board.ledger.add(Ran("cd . && python3 -m unittest", 0, {"passed": 3}))
         assert "evidence: `python3 -m unittest` exit 1" in board.update(1, "done", "")
         assert board.evidence_for("Fix `add` in `calc.py`") == {
             "commands": ["`python3 -m unittest` exit 1 (2 passed, 1 failed)", "`cd . && python3 -m unittest` exit 0 (3 passed)"],
@@ -485,7 +479,7 @@ class TestTicks:
 
     def test_a_verification_that_never_ran_is_missing(self, tmp_path):
         board = self.board(tmp_path)
-        board.ledger.add("bash", True, {}, {"command": "echo make check", "exit_code": 0})
+        board.ledger.add(Ran("echo make check", 0))
         with pytest.raises(ToolError, match="the plan names `make check` as its verification and it was not run"):
             board.update(3, "done", "")
 

@@ -11,7 +11,8 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 from cast.agent.guards import CallRecord
 from cast.models import base as m
-from cast.tools.base import Observation, Tool, ToolContext, run_tool
+from cast.tools.base import Observation, Tool, ToolContext, run_tool, validated
+from cast.tools.results import Interrupted
 
 MAX_PARALLEL_READS = 4
 
@@ -71,3 +72,11 @@ def execute_one(call: m.ToolUse, by_name: dict[str, Tool], ctx: ToolContext, rec
     elif obs.ok:
         record.remember(call.name, call.input, step, obs.text, obs.summary)
     return obs, False
+
+
+def interrupted(batch: list[m.ToolUse], by_name: dict[str, Tool], said: str) -> list[Outcome]:
+    """What a Ctrl+C that reached the loop while `batch` ran leaves of it: each call may have taken effect."""
+    text = f"[{said} while this call ran: it may have taken effect]"
+    return [
+        (Observation(text, False, said, result=Interrupted(validated(by_name.get(c.name), c.input), True)), False) for c in batch
+    ]

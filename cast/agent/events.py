@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cast.models.base import TextDelta, ThinkingDelta, Usage  # streamed as the model sent them
+from cast.tools.results import Result, result_json
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class ToolCall:
     id: str
     name: str
     input: Any
+    writes: str = ""  # the tool's `writes`: "path", "tree", or "" for a call that changes nothing
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,8 @@ class ToolResult:
     text: str
     changed: tuple[str, ...] = ()
     cached: bool = False  # answered from the record of an identical earlier call
-    facts: dict[str, Any] = field(default_factory=dict)  # structured evidence: exit codes, test counts
+    result: Result | None = None  # what the call did, typed (tools/results.py); observers match on it
+    input: Any = None  # the call's arguments, as the model sent them: the result comes paired with its call
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ def to_json(event: Event) -> dict[str, Any]:
     fields = asdict(event)
     if isinstance(event, UsageUpdate):
         fields.update(fields.pop("usage"))  # flat, as the token counts have always been
+    if isinstance(event, ToolResult):
+        fields["result"] = result_json(event.result)
     return {"type": name, **fields}
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cast.tools.base import Observation
+from cast.tools.results import Failed, Ran, Result
 
 FAILURE_NUDGE_AT = 2
 FAILURE_STOP_AT = 3
@@ -117,29 +118,31 @@ class Repeats:
         """A new user turn: the user may have changed things, and asked for the run on purpose."""
         self.changes, self._last = 0, {}
 
-    def record(self, facts: dict[str, Any], changed: bool) -> int:
+    def record(self, result: Result | None, changed: bool) -> int:
         """How many times in a row this command has now given this outcome with nothing changed
-        (1 for a first run or a changed outcome); 0 for a call that is not a command."""
+        (1 for a first run or a changed outcome); 0 for a call that is not a command that ran."""
         if changed:
             self.changes += 1
-        command, code = facts.get("command"), facts.get("exit_code")
-        if not isinstance(command, str) or code is None:
+        if not isinstance(result, Ran):
             return 0
-        outcome = (code, tuple(sorted((facts.get("tests") or {}).items())), bool(facts.get("timed_out")))
-        before = self._last.get(command)
+        outcome = (result.exit_code, tuple(sorted(result.tests.items())), result.timed_out)
+        before = self._last.get(result.command)
         count = before[2] + 1 if before is not None and before[0] == outcome and before[1] == self.changes else 1
-        self._last[command] = (outcome, self.changes, count)
+        self._last[result.command] = (outcome, self.changes, count)
         return count
 
     def check(self, obs: Observation) -> str | None:
         """Record a result; a second repeat gets the nudge appended, a third returns why the run ends
         (as does an error no retry can fix: a full disk)."""
-        if obs.facts.get("fatal"):
-            return str(obs.facts["fatal"])
-        repeats = self.record(obs.facts, bool(obs.changed))
+        ran = obs.result
+        if isinstance(ran, Failed) and ran.fatal:
+            return ran.fatal
+        repeats = self.record(ran, bool(obs.changed))
+        if not isinstance(ran, Ran):
+            return None
         if repeats == REPEAT_NUDGE_AT:
-            obs.text += "\n" + self.nudge(obs.facts["command"], obs.facts["exit_code"])
-        return self.reason(obs.facts["command"], obs.facts["exit_code"]) if repeats >= REPEAT_STOP_AT else None
+            obs.text += "\n" + self.nudge(ran.command, ran.exit_code)
+        return self.reason(ran.command, ran.exit_code) if repeats >= REPEAT_STOP_AT else None
 
     @staticmethod
     def nudge(command: str, code: Any) -> str:

@@ -24,7 +24,8 @@ from cast.agent.guards import (
 )
 from cast.agent.transcript import Prefix, Transcript, text_block, tool_result_block
 from cast.models import base as m
-from cast.tools.base import Observation, Tool, ToolContext
+from cast.tools.base import Tool, ToolContext, validated
+from cast.tools.results import Interrupted
 
 INTERRUPTED = "interrupted by user"
 
@@ -293,21 +294,14 @@ class Agent:
         stuck: str | None = None
         for batch in dispatch.batches(calls, by_name):
             for call in batch:
-                yield ev.ToolCall(call.id, call.name, call.input)
+                yield ev.ToolCall(call.id, call.name, call.input, getattr(by_name.get(call.name), "writes", ""))
             if self.ctx.cancel.is_set():
                 break
             try:
                 outcomes = dispatch.execute(batch, by_name, self.ctx, self.record, step)
             except KeyboardInterrupt:
                 self.cancel()
-                outcomes = [
-                    (
-                        Observation(
-                            f"[{INTERRUPTED} while this call ran: it may have taken effect]", ok=False, summary=INTERRUPTED
-                        ),
-                        False,
-                    )
-                ] * len(batch)
+                outcomes = dispatch.interrupted(batch, by_name, INTERRUPTED)
             blocks = []
             for call, (obs, from_record) in zip(batch, outcomes):
                 if not from_record and not self.ctx.cancel.is_set():
@@ -315,10 +309,13 @@ class Agent:
                         obs.text += "\n" + self.failures.nudge(call.name)
                     stuck = stuck or self.repeats.check(obs)  # the same command, the same outcome, nothing changed
                 blocks.append(tool_result_block(call.id, obs.text, not obs.ok))
-                yield ev.ToolResult(call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, from_record, obs.facts)
+                yield ev.ToolResult(
+                    call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, from_record, obs.result, call.input
+                )
             self.transcript.add_user(blocks)
         for use in self.transcript.pending_tool_uses_unanswered():
-            yield ev.ToolResult(use["id"], use["name"], False, INTERRUPTED, f"[{INTERRUPTED}: not run]")
+            said, not_run = f"[{INTERRUPTED}: not run]", Interrupted(validated(by_name.get(use["name"]), use.get("input")), False)
+            yield ev.ToolResult(use["id"], use["name"], False, INTERRUPTED, said, (), False, not_run, use.get("input"))
         self.settle()
         if self.hooks.after_tools:
             yield from self.hooks.after_tools(self)

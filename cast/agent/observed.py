@@ -10,50 +10,38 @@ from pathlib import Path
 from typing import Any
 
 from cast.agent import events as ev
-from cast.tools.evidence import CommandRun, Ledger, is_test_command, normal
-
-
-def is_test_run(facts: dict[str, Any]) -> bool:
-    return bool(facts.get("tests")) or is_test_command(str(facts.get("command", "")))
+from cast.tools.evidence import CommandRun, Ledger, normal
 
 
 def ledger_feed(ledger: Ledger) -> Any:
-    """An observer that writes the loop's tool results into `ledger` (with the command a refused
-    bash call asked for, which only its ToolCall carries)."""
-    calls: dict[str, Any] = {}
+    """The observer that writes the loop's tool results into `ledger`. A run has one ledger and
+    one feed: each result arrives typed, with what its call asked for, so nothing is re-paired."""
 
     def observe(event: ev.Event) -> None:
-        if isinstance(event, ev.ToolCall):
-            calls[event.id] = event.input
-        elif isinstance(event, ev.ToolResult):
-            ledger.add(
-                event.name,
-                event.ok,
-                calls.pop(event.id, None),
-                event.facts or {},
-                tuple(event.changed),
-                event.cached,
-                event.text,
-                event.summary,
-            )
+        if isinstance(event, ev.ToolResult):
+            ledger.add(event.result, tuple(event.changed), event.name, event.cached)
 
     return observe
 
 
 class Observations:
     """What the loop's events show: commands with exit codes (and the ones not run), files
-    changed, task statuses. Feed it every event; SelfCheck and ReportBuilder both keep one."""
+    changed, task statuses. Feed it every event; SelfCheck and ReportBuilder both keep one. Given
+    the run's `ledger` it reads that one from where it stands now (the run feeds it); without,
+    it keeps and feeds its own."""
 
-    def __init__(self) -> None:
-        self.ledger = Ledger()
+    def __init__(self, ledger: Ledger | None = None) -> None:
+        self.ledger = ledger if ledger is not None else Ledger()
+        self.start = self.ledger.mark()
         self.steps: list[tuple[str, bool, str]] = []  # (tool name, ok, summary)
         self.tasks: dict[int, str] = {}  # task id -> status
         self.stopped: ev.Stopped | None = None
         self._text: list[str] = []
-        self._feed = ledger_feed(self.ledger)
+        self._feed = ledger_feed(self.ledger) if ledger is None else None
 
     def observe(self, event: ev.Event) -> None:
-        self._feed(event)
+        if self._feed is not None:
+            self._feed(event)
         if isinstance(event, ev.StepStarted):
             self._text = []
         elif isinstance(event, ev.TextDelta):
@@ -67,11 +55,11 @@ class Observations:
 
     @property
     def commands(self) -> list[CommandRun]:
-        return self.ledger.commands
+        return self.ledger.commands_since(self.start)
 
     @property
     def changed(self) -> list[str]:
-        return self.ledger.changed
+        return self.ledger.changed_since(self.start)
 
     @property
     def last_text(self) -> str:

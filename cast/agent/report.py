@@ -21,7 +21,7 @@ from cast.agent import events as ev
 from cast.agent.claims import Claim, Facts, check_claims
 from cast.agent.git_baseline import GitBaseline, Stat, format_stat, line_counts
 from cast.agent.observed import Observations, PlanState
-from cast.tools.evidence import CommandRun
+from cast.tools.evidence import CommandRun, Ledger
 from cast.tools.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -174,11 +174,19 @@ class ReportBuilder:
     nothing), feed it every event with `observe`, and `build()` when the run stops. With a task
     board (execute mode) the plan's facts decide the status and each tick shows its evidence."""
 
-    def __init__(self, root: Path, plan_path: Path | None = None, *, git: bool = True, tasks: TaskBoard | None = None):
+    def __init__(
+        self,
+        root: Path,
+        plan_path: Path | None = None,
+        *,
+        git: bool = True,
+        tasks: TaskBoard | None = None,
+        ledger: Ledger | None = None,  # the run's one ledger, fed by the run; None: keep and feed one
+    ):
         self.root = Path(root)
         self.plan_path = Path(plan_path) if plan_path else None
         self.tasks = tasks
-        self.obs = Observations()
+        self.obs = Observations(ledger)
         self.plan = PlanState(self.plan_path)
         self.baseline = GitBaseline.take(self.root) if git else None
         self.snapshot = Snapshot.take(self.root) if git and self.baseline is None else None

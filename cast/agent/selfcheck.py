@@ -33,6 +33,7 @@ from cast.agent.report import final_text
 from cast.agent.transcript import text_block
 from cast.models import base as m
 from cast.text import call_label, clip
+from cast.tools.evidence import Ledger
 
 PLAN_CHARS = 8_000
 STEPS_SHOWN = 80
@@ -98,17 +99,18 @@ class SelfCheck:
         plan_path: Path | None = None,
         on_usage: Callable[[m.Usage, str], None] | None = None,
         max_tokens: int = 0,  # 0: the provider picks per model (thinking counts toward max_tokens)
+        ledger: Ledger | None = None,  # the run's one ledger, fed by the run; None: keep and feed one
     ):
         self.model = model
         self.task = task
         self.plan_path = Path(plan_path) if plan_path else None
         self.on_usage = on_usage
         self.max_tokens = max_tokens
-        self.obs = Observations()
+        self.ledger = ledger
+        self.obs = Observations(ledger)
         self.plan = PlanState(self.plan_path)  # kept across runs: it is what the file last said
         self.verdict: Verdict | None = None
         self.checked_text: str | None = None  # the final message the last model call looked at
-        self._calls: dict[str, str] = {}
         self._executed: list[str] = []
         self._sent_back = False
 
@@ -117,16 +119,14 @@ class SelfCheck:
             self.reset()  # a new run of the agent: the once-per-run budget starts again
         self.obs.observe(event)
         self.plan.observe(event)
-        if isinstance(event, ev.ToolCall):
-            self._calls[event.id] = call_label(event.name, event.input, limit=120)
-        elif isinstance(event, ev.ToolResult):
-            label = self._calls.get(event.id, event.name)
+        if isinstance(event, ev.ToolResult):
+            label = call_label(event.name, event.input, limit=120) if event.input is not None else event.name
             self._executed.append(f"{label} -> {'ok' if event.ok else 'FAILED'}: {event.summary}")
 
     def reset(self) -> None:
-        self.obs = Observations()
+        self.obs = Observations(self.ledger)  # a shared ledger is read from here on
         self.verdict, self.checked_text = None, None
-        self._calls, self._executed, self._sent_back = {}, [], False
+        self._executed, self._sent_back = [], False
 
     # -- deterministic facts ----------------------------------------------------------------
     def facts(self) -> list[str]:

@@ -26,10 +26,9 @@ from pathlib import Path
 from cast.agent import events as ev
 from cast.checkpoints.journal import Journal
 from cast.checkpoints.shadow import ShadowError
+from cast.tools.results import TaskUpdated
 
-WRITING_TOOLS = frozenset({"edit_file", "write_file", "bash"})
 LARGE = 100_000  # files: a first snapshot this big says so before it starts
-FILE_TOOLS = frozenset({"edit_file", "write_file"})  # what they change is the path they name
 
 
 class Recorder:
@@ -46,6 +45,7 @@ class Recorder:
         self.item_text, self.active, self.ticked = item_text, active, ticked
         self.started = False
         self.pending: list[str] | None = None  # the path the file tool about to run names
+        self.writing: str | None = None  # the id of the writing call whose result comes next
         self.error = ""
         self.skipped: dict[str, int] = {}  # path -> size: files over the cap, never checkpointed
         try:
@@ -108,18 +108,19 @@ class Recorder:
         if isinstance(event, ev.StepStarted) and not self.started:
             self.started = True
             self._record("probe", text="run start")
-        elif isinstance(event, ev.ToolCall) and event.name in WRITING_TOOLS:
-            self.pending = self._named(event.input) if event.name in FILE_TOOLS else None
+        elif isinstance(event, ev.ToolCall) and event.writes:  # the tool says it may write, whatever its name
+            self.pending = self._named(event.input) if event.writes == "path" else None
+            self.writing = event.id
             self._record("probe", text=f"before {event.name}", paths=self.pending, call=event.name)
-        elif isinstance(event, ev.ToolResult) and event.name in WRITING_TOOLS and not event.cached:
-            paths = self.pending if event.name in FILE_TOOLS else None
+        elif isinstance(event, ev.ToolResult) and event.id == self.writing:
+            paths = self.pending
             if paths is not None:
                 paths = list(dict.fromkeys(paths + [p for p in event.changed if not p.startswith("..")]))
-            self.pending = None
+            self.pending, self.writing = None, None
             self._record("cast", text=event.name, paths=paths)
-        elif isinstance(event, ev.ToolResult) and event.name == "update_task" and event.ok:
-            number, status = (event.facts or {}).get("task"), (event.facts or {}).get("status")
-            if isinstance(number, int) and status in ("in_progress", "done"):
+        elif isinstance(event, ev.ToolResult) and isinstance(event.result, TaskUpdated):
+            number, status = event.result.id, event.result.status
+            if status in ("in_progress", "done"):
                 kind = "item" if status == "in_progress" else "done"
                 self._record(kind, number, self.item_text(number), paths=[])
 

@@ -16,7 +16,9 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cast.tools.results import Failed, Result
 
 from cast.text import one_line
 
@@ -27,7 +29,12 @@ if TYPE_CHECKING:
 
 
 class ToolError(Exception):
-    """A failure the model should read and act on."""
+    """A failure the model should read and act on; `result` says what it was when observers need
+    more than "it failed" (a command that was declined)."""
+
+    def __init__(self, message: str, result: Result | None = None):
+        super().__init__(message)
+        self.result = result
 
 
 @dataclass
@@ -36,7 +43,7 @@ class Observation:
     ok: bool = True
     summary: str = ""  # one line for front-ends: "lines 1-40 of 120", "exit_code=0"
     changed: tuple[str, ...] = ()  # workspace-relative paths this call changed
-    facts: dict[str, Any] = field(default_factory=dict)  # structured evidence for the report
+    result: Result | None = None  # what the call did, typed, for observers (None: nothing they need)
 
 
 @dataclass
@@ -63,6 +70,12 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class CommandParams(Params):
+    """A tool that runs a command line: what an interrupted call of it asked to run is evidence."""
+
+    command: str = Field(description="The bash command line to run in the workspace root.")
+
+
 P = TypeVar("P", bound=BaseModel)
 
 
@@ -76,6 +89,7 @@ class Tool(Generic[P]):
     params: type[P]
     execute: Callable[[P, ToolContext], Observation]
     read_only: bool = False  # read-only calls may run concurrently and be answered from the record
+    writes: str = ""  # what a call may change: "path" (the file its `path` names), "tree" (anything), "" (nothing)
 
     def spec(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "input_schema": input_schema(self.params)}
@@ -112,23 +126,32 @@ def run_tool(tool: Tool[Any], arguments: Any, ctx: ToolContext) -> Observation:
     try:
         return tool.execute(params, ctx)
     except ToolError as exc:
-        return Observation(
-            f"error: {exc}", ok=False, summary=one_line(str(exc), 600)
-        )  # whole: a reason cut before its point misleads
+        result = exc.result or Failed(tool.name, str(exc))
+        summary = one_line(str(exc), 600)  # whole: a reason cut before its point misleads
+        return Observation(f"error: {exc}", ok=False, summary=summary, result=result)
     except OSError as exc:  # the machine, not cast: say which file and what the system said
-        return io_error(exc, ctx)
+        return io_error(exc, ctx, tool.name)
     except Exception as exc:  # a bug in cast must not end the user's session
-        return Observation(
-            f"error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}", ok=False, summary="internal error"
-        )
+        text = f"error: {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+        return Observation(text, ok=False, summary="internal error", result=Failed(tool.name, text))
+
+
+def validated(tool: Tool[Any] | None, arguments: Any) -> Any:
+    """The call's arguments as its tool's Params, or None when they do not validate."""
+    if tool is None or not isinstance(arguments, dict):
+        return None
+    try:
+        return tool.params.model_validate(arguments, strict=True)
+    except ValidationError:
+        return None
 
 
 FATAL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO})  # no retry by the model can fix these
 
 
-def io_error(exc: OSError, ctx: ToolContext) -> Observation:
+def io_error(exc: OSError, ctx: ToolContext, tool: str = "") -> Observation:
     """An I/O error as an observation naming the path; a full disk or a failing device also ends the
-    run (facts["fatal"]): the model cannot fix it, and every retry fails the same way."""
+    run (`Failed.fatal`): the model cannot fix it, and every retry fails the same way."""
     where = str(exc.filename or "")
     try:
         where = str(Path(where).resolve().relative_to(ctx.workspace.root)) if where else ""
@@ -138,12 +161,13 @@ def io_error(exc: OSError, ctx: ToolContext) -> Observation:
     text = f"{where}: {said}" if where else said
     if exc.errno in FATAL_ERRNOS:
         text += "; the run stops here: what was done so far is kept, and it can go on once this is fixed"
-    facts = {"fatal": text} if exc.errno in FATAL_ERRNOS else {}
-    return Observation(f"error: {text}", ok=False, summary=text, facts=facts)
+    failed = Failed(tool, text, fatal=text if exc.errno in FATAL_ERRNOS else "")
+    return Observation(f"error: {text}", ok=False, summary=text, result=failed)
 
 
 def _invalid(tool: Tool[Any], problem: str) -> Observation:
-    return Observation(f"error: invalid arguments for {tool.name}: {problem}", ok=False, summary="invalid arguments")
+    text = f"error: invalid arguments for {tool.name}: {problem}"
+    return Observation(text, ok=False, summary="invalid arguments", result=Failed(tool.name, text))
 
 
 _KINDS = {"string": "string", "int": "integer", "float": "number", "bool": "boolean", "dict": "object", "list": "array"}

@@ -20,6 +20,7 @@ from cast.safety.paths import relative
 from cast.text import clip
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.files import resolve
+from cast.tools.results import Edited
 
 DIFF_CHARS = 8_000
 PROTECTED = {".git": "use git commands to change the repository", ".cast": "plans change only through write_plan and ticks"}
@@ -131,7 +132,7 @@ def edit_file(args: EditFileParams, ctx: ToolContext) -> Observation:
         f"edited {rel}: {replaced} replacement{'s' if replaced > 1 else ''}\n{diff}",
         summary=f"{replaced} replacement{'s' if replaced > 1 else ''}",
         changed=(rel,),
-        facts={"diff": diff},
+        result=Edited(rel, diff),
     )
 
 
@@ -159,7 +160,7 @@ def write_file(args: WriteFileParams, ctx: ToolContext) -> Observation:
     diff = _diff(rel, before, content) if existed else ""
     text = f"{what} {rel} ({size} bytes, {content.count(chr(10)) + (not content.endswith(chr(10)) and bool(content))} lines)"
     return Observation(
-        text + (f"\n{diff}" if diff else ""), summary=f"{what}, {size} bytes", changed=(rel,), facts={"diff": diff}
+        text + (f"\n{diff}" if diff else ""), summary=f"{what}, {size} bytes", changed=(rel,), result=Edited(rel, diff)
     )
 
 
@@ -169,10 +170,12 @@ EDIT_FILE = Tool(
     "surrounding lines to make it unique) unless replace_all is true. Returns a diff.",
     EditFileParams,
     edit_file,
+    writes="path",
 )
 WRITE_FILE = Tool(
     "write_file",
     "Create a file, or replace a whole file's content. Parent directories are created.",
     WriteFileParams,
     write_file,
+    writes="path",
 )

@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from cast.tools.base import CommandParams
+from cast.tools.results import Declined, Interrupted, Ran, Result
+
 TEST_COMMAND = re.compile(
     r"(?:^|[\s;&|(])(?:pytest|py\.test|python[\d.]* -m (?:pytest|unittest)|tox|nox|(?:npm|yarn|pnpm)(?: run)? test"
     r"|go test|cargo test|make (?:test|check)|ctest|rspec|jest|vitest|mvn test|gradle test|\./gradlew test"
@@ -61,7 +64,6 @@ RUNNERS = frozenset(
         "mix",
     }
 )
-INTERRUPTED = "interrupted by user"
 
 
 def normal(command: str) -> str:
@@ -141,73 +143,58 @@ class Entry:
     tool: str = ""
 
 
-def command_run(name: str, ok: bool, args: Any, facts: dict[str, Any], text: str, summary: str) -> CommandRun | None:
-    """The CommandRun a bash result stands for, or None when it is not one (another tool, or a
-    call so malformed it has no command)."""
-    command = str(facts.get("command") or (args.get("command") if isinstance(args, dict) else "") or "")
-    if name != "bash" and "command" not in facts:
-        return None
-    if not command:
-        return None
-    if "exit_code" in facts:
-        timed_out = bool(facts.get("timed_out"))
-        interrupted = bool(facts.get("interrupted")) or (not ok and not timed_out) or f"[{INTERRUPTED}" in text[:400]
+def command_run(result: Result | None) -> CommandRun | None:
+    """The CommandRun a tool result stands for, or None when it is not a command."""
+    if isinstance(result, Ran):
+        killed = result.interrupted
         return CommandRun(
-            command,
-            facts.get("exit_code"),
-            dict(facts.get("tests") or {}),
-            timed_out,
-            "interrupted" if interrupted else "ran",
-            "killed with its process group" if interrupted else "",
+            result.command,
+            result.exit_code,
+            dict(result.tests),
+            result.timed_out,
+            "interrupted" if killed else "ran",
+            "killed with its process group" if killed else "",
         )
-    if ok:
-        return None
-    if INTERRUPTED in text[:200]:
-        return CommandRun(command, None, outcome="interrupted", reason="not run" if "not run" in text[:200] else "")
-    first = (text or summary).removeprefix("error: ").splitlines()[0] if (text or summary) else ""
-    return CommandRun(command, None, outcome="declined", reason=first.split(". ")[0].rstrip(".")[:160])
+    if isinstance(result, Declined):
+        return CommandRun(result.command, None, outcome="declined", reason=result.reason)
+    if isinstance(result, Interrupted) and isinstance(result.params, CommandParams):
+        return CommandRun(result.params.command, None, outcome="interrupted", reason="" if result.started else "not run")
+    return None
 
 
 class Ledger:
     """Everything the run observed, in order; positions are stable, so "since this item started"
-    is a slice."""
+    is a slice. One per run, fed once with each tool result (agent/observed.ledger_feed); the
+    task board, the report and the self-check all read it."""
 
     def __init__(self) -> None:
         self.entries: list[Entry] = []
 
-    def add(
-        self,
-        name: str,
-        ok: bool,
-        args: Any,
-        facts: dict[str, Any] | None = None,
-        changed: tuple[str, ...] = (),
-        cached: bool = False,
-        text: str = "",
-        summary: str = "",
-    ) -> None:
+    def add(self, result: Result | None, changed: tuple[str, ...] = (), tool: str = "", cached: bool = False) -> None:
         if cached:  # answered from the record: nothing ran again
             return
-        run = command_run(name, ok, args, facts or {}, text, summary)
+        run = command_run(result)
         if run is not None:
             self.entries.append(Entry(run=run))
         for path in changed:
-            self.entries.append(Entry(path=path, tool=name))
+            self.entries.append(Entry(path=path, tool=tool))
 
     def mark(self) -> int:
         return len(self.entries)
 
     @property
     def commands(self) -> list[CommandRun]:
-        return [e.run for e in self.entries if e.run is not None]
+        return self.commands_since(0)
 
     @property
     def changed(self) -> list[str]:
-        seen: list[str] = []
-        for entry in self.entries:
-            if entry.path and entry.path not in seen:
-                seen.append(entry.path)
-        return seen
+        return self.changed_since(0)
+
+    def commands_since(self, mark: int) -> list[CommandRun]:
+        return [e.run for e in self.entries[mark:] if e.run is not None]
+
+    def changed_since(self, mark: int) -> list[str]:
+        return list(dict.fromkeys(e.path for e in self.entries[mark:] if e.path))
 
     def last_run(self, command: str) -> CommandRun | None:
         """The last run of `command`: the same words, or a command line that contains them

@@ -17,6 +17,7 @@ from cast.plans.store import base_commit, parse_front_matter, strip_front_matter
 from cast.safety.paths import relative
 from cast.text import plural
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.results import PlanWritten
 
 
 class WritePlanParams(Params):
@@ -62,7 +63,7 @@ def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
     return Observation(
         text,
         summary=f"{plural(items, 'item')} → {rel}",
-        facts={"plan_path": str(path), "items": items, "plan_revision": revision.id},
+        result=PlanWritten(str(path), items, revision.id),
     )
 
 
@@ -121,5 +122,5 @@ def _replan(args: WritePlanParams, ctx: ToolContext) -> Observation:
         f"revised {rel}, the plan being executed ({plural(items, 'checklist item')}; revision {revision.id}); done items kept "
         "as they were. The user sees what changed and confirms it before the next item starts.",
         summary=f"replanned → {rel}",
-        facts={"plan_path": str(path), "items": items, "plan_revision": revision.id},
+        result=PlanWritten(str(path), items, revision.id),
     )

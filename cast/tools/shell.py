@@ -8,14 +8,16 @@ exists, only the checker's strict subset runs. How a decision becomes a run is o
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from pydantic import Field
 
 from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.policy import Policy, detect
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.base import CommandParams, Observation, Tool, ToolContext, ToolError
 from cast.tools.orchestrator import attempt, decide_execute_command, decide_plan_command, read_only_verdict
 from cast.tools.process import CommandResult, parse_test_counts
+from cast.tools.results import Declined, Ran
 
 __all__ = ["EXECUTE_BASH", "PLAN_BASH", "observe", "read_only_verdict"]
 
@@ -23,8 +25,7 @@ DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 
 
-class BashParams(Params):
-    command: str = Field(description="The bash command line to run in the workspace root.")
+class BashParams(CommandParams):
     timeout: int = Field(DEFAULT_TIMEOUT, ge=1, le=MAX_TIMEOUT, description=f"Seconds (default {DEFAULT_TIMEOUT}).")
 
 
@@ -42,18 +43,12 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
         lines.append(f"[files changed: {', '.join(changed)}]")
     output = result.output  # already capped, head and tail, with a marker giving the real size
     lines.append(output if output else "(no output)")
-    facts = {
-        "command": command,
-        "exit_code": result.exit_code,
-        "tests": counts,
-        "timed_out": result.timed_out,
-        "sandbox": result.sandbox,
-    }
+    ran = Ran(command, result.exit_code, counts, result.timed_out, result.interrupted, result.sandbox)
     summary = f"exit_code={result.exit_code}" + (", timed out" if result.timed_out else "")
     if counts:
         summary += " · " + ", ".join(f"{n} {k}" for k, n in counts.items())
     ok = not (result.timed_out or result.interrupted)
-    return Observation("\n".join(lines), ok=ok, summary=summary, changed=changed, facts=facts)
+    return Observation("\n".join(lines), ok=ok, summary=summary, changed=changed, result=ran)
 
 
 def _live(ctx: ToolContext, command: str) -> Callable[[str], None] | None:
@@ -84,15 +79,16 @@ def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
         if decision.context and decision.context not in _SAID:  # once per process, as the notice above
             _SAID.add(decision.context)
             said.append(decision.context)
-        raise ToolError("\n".join([*said, decision.reason]))
+        raise ToolError("\n".join([*said, decision.reason]), declined(command, decision.reason))
     done = attempt(command, decision, ctx, args.timeout, _live(ctx, command))
     obs = observe(command, done.result)
-    obs.facts["approval"] = decision.label
+    unverified = decision.sandbox is SandboxKind.UNVERIFIED
+    assert isinstance(obs.result, Ran)
+    obs.result = replace(obs.result, approval=decision.label, verified=not unverified)
     extra = []
-    if decision.sandbox is SandboxKind.UNVERIFIED:
+    if unverified:
         extra.append(_unverified_line(decision, done.sandbox))
         obs.summary += " · sandboxed, unverified"
-        obs.facts["verified"] = False
     if notice:
         extra.append(notice)
         obs.summary += " · no kernel sandbox here: only the checker's strict subset runs (cast doctor)"
@@ -131,22 +127,24 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
     command = args.command
     policy = ctx.approval
     if policy is None:
-        raise ToolError("no approval policy in this session; bash cannot run")
+        why = "no approval policy in this session; bash cannot run"
+        raise ToolError(why, declined(command, why))
     decision = decide_execute_command(command, policy)
     if isinstance(decision, Refuse):
-        raise ToolError(decision.reason)
+        raise ToolError(decision.reason, declined(command, decision.reason))
     root = ctx.workspace.root
     before = workspace_state(root)
     done = attempt(command, decision, ctx, args.timeout, _live(ctx, command))
     changed = changed_between(before, workspace_state(root))
     obs = observe(command, done.result, changed)
-    obs.facts["approval"] = decision.label
+    assert isinstance(obs.result, Ran)
+    ran = replace(obs.result, approval=decision.label)
     if done.first is not None:
         obs.text += (
             f"\n[the first run, in the sandbox, failed on {done.denied} (exit_code={done.first.exit_code}); "
             "the user approved this second run outside the sandbox]"
         )
-        obs.facts["approval"] += "; " + done.run.label
+        ran = replace(ran, approval=ran.approval + "; " + done.run.label)
     elif done.denied and done.refused_outside is not None:
         network = done.sandbox is not None and done.sandbox.network
         obs.text += (
@@ -154,8 +152,15 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
             f"{'' if network else ' and no network'}; it seems to have failed on {done.denied}. "
             f"{done.refused_outside.reason[0].upper()}{done.refused_outside.reason[1:]}]"
         )
-        obs.facts["sandbox_denied"] = done.denied
+        ran = replace(ran, sandbox_denied=done.denied)
+    obs.result = ran
     return obs
+
+
+def declined(command: str, reason: str) -> Declined:
+    """Why a command did not run, in a report line: the first sentence of the reason."""
+    first = reason.removeprefix("error: ").splitlines()[0] if reason.strip() else ""
+    return Declined(command, first.split(". ")[0].rstrip(".")[:160])
 
 
 EXECUTE_BASH = Tool(
@@ -165,4 +170,5 @@ EXECUTE_BASH = Tool(
     "the files the command changed.",
     BashParams,
     execute_bash,
+    writes="tree",
 )

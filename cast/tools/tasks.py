@@ -23,6 +23,7 @@ from cast.plans.revisions import Revisions, item_diff, revision_id
 from cast.safety.decision import RevisionRequest
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks, named_files
+from cast.tools.results import TaskUpdated
 
 Row = tuple[int, str, str, str]  # number, text, status, note
 
@@ -206,7 +207,7 @@ def update_task(args: UpdateTaskParams, ctx: ToolContext) -> Observation:
     if status == "blocked" and not args.note:
         raise ToolError("say why the task is blocked in note")
     text = board.update(number, status, args.note)
-    return Observation(text, summary=f"task {number} {status}", facts={"task": number, "status": status})
+    return Observation(text, summary=f"task {number} {status}", result=TaskUpdated(number, status))
 
 
 UPDATE_TASK = Tool(

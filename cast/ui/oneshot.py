@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from cast.agent import events as ev
 from cast.text import call_label, echo, plural, terminal_safe
 from cast.tools.liveline import printable
+from cast.tools.results import Ran
 
 if TYPE_CHECKING:
     from cast.run import Outcome, Run
@@ -92,14 +93,13 @@ class Printer:
             self.line((event.text, "dim italic"))
         elif isinstance(event, ev.ToolCall):
             self.calls[event.id] = call_label(event.name, event.input)
-            if event.name == "bash" and isinstance(event.input, dict):
-                self._commands[event.id] = (str(event.input.get("command", "")), time.monotonic())
+            if isinstance(event.input, dict) and isinstance(event.input.get("command"), str):  # its live lines go under it
+                self._commands[event.id] = (event.input["command"], time.monotonic())
         elif isinstance(event, ev.ToolResult):
             self._commands.pop(event.id, None)
             label = self.calls.get(event.id, event.name)
             summary = event.summary + (" (from record)" if event.cached else "")
-            code = event.facts.get("exit_code")
-            ok = event.ok and not (isinstance(code, int) and code != 0)  # a command that failed is no ✓
+            ok = event.ok and not (isinstance(event.result, Ran) and event.result.exit_code != 0)  # a failed command is no ✓
             self.line(("✓ " if ok else "✗ ", "green" if ok else "red"), (label, "bold"), (f" · {summary}", "dim"))
             first = event.text.strip().splitlines()[0] if event.text.strip() else ""
             if not event.ok and first and not first.removeprefix("error: ").startswith(event.summary.rstrip("…")):

@@ -19,6 +19,7 @@ from rich.text import Text
 from cast.agent import events as ev
 from cast.text import call_label, terminal_safe
 from cast.tools.liveline import printable
+from cast.tools.results import Edited, Ran
 from cast.ui.stream import MarkdownStream
 from cast.ui.tasks import checklist, plain_checklist
 
@@ -27,17 +28,6 @@ CHANGED_SHOWN = 3  # files a command changed, named on its line
 LIVE_LINES = 20  # the unfinished block shows its last lines only
 CODE_THEME = "ansi_dark"
 STATUS_STYLE = {"done": "green", "interrupted": "yellow", "stopped": "yellow", "failed": "red"}
-
-
-def extract_diff(text: str, facts: dict[str, Any] | None = None) -> str:
-    """The unified diff in an edit observation (from its facts, else from the text)."""
-    if facts and isinstance(facts.get("diff"), str):
-        return facts["diff"]
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
-            return "\n".join(lines[i:])
-    return ""
 
 
 def _is_fence(block: str) -> bool:
@@ -127,22 +117,18 @@ class Renderer:
             with self._lock:
                 self._running[event.id] = call_label(event.name, event.input)
                 self._started[event.id] = time.monotonic()
-                if event.name == "bash" and isinstance(event.input, dict):
-                    self._commands[event.id] = str(event.input.get("command", ""))
+                if isinstance(event.input, dict) and isinstance(event.input.get("command"), str):  # its live lines go under it
+                    self._commands[event.id] = event.input["command"]
         elif isinstance(event, ev.ToolResult):
             with self._lock:
                 label = self._running.pop(event.id, None) or event.name
                 self._started.pop(event.id, None)
                 self._commands.pop(event.id, None)
                 self._lines.pop(event.id, None)
-            if event.name == "bash":
+            if isinstance(event.result, Ran):
                 self.last_output = (label, event.text)  # for the key that shows it whole
             self.commit(self.tool_line(label, event))
-            diff = (
-                extract_diff(event.text, getattr(event, "facts", None))
-                if event.name in ("edit_file", "write_file") and event.ok
-                else ""
-            )
+            diff = event.result.diff if isinstance(event.result, Edited) and event.ok else ""
             with self._lock:
                 seen = diff in self._shown_diffs
                 self._shown_diffs.discard(diff)
@@ -209,13 +195,13 @@ class Renderer:
         return Markdown(source, code_theme=CODE_THEME, hyperlinks=False)
 
     def tool_line(self, label: str, event: ev.ToolResult) -> Text:
-        failed_command = event.ok and isinstance(event.facts.get("exit_code"), int) and event.facts["exit_code"] != 0
+        failed_command = event.ok and isinstance(event.result, Ran) and event.result.exit_code != 0
         mark, style = ("✓", "green") if event.ok and not failed_command else ("✗", "red")
         line = Text()
         line.append(f"{mark} ", style=style)
         line.append(label, style="bold")
         summary = event.summary + (" (from record)" if event.cached else "")
-        if event.changed and event.name not in ("edit_file", "write_file"):
+        if event.changed and not isinstance(event.result, Edited):  # an edit shows its diff instead
             shown = ", ".join(event.changed[:CHANGED_SHOWN])
             more = len(event.changed) - CHANGED_SHOWN
             summary += f" · changed {shown}" + (f" and {more} more" if more > 0 else "")

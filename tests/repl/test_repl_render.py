@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from cast.agent import events as ev
+from cast.tools.results import Edited, Ran
 from cast.ui.console import render_text
-from cast.ui.render import Renderer, extract_diff
+from cast.ui.render import Renderer
 from cast.ui.tasks import checklist, plain_checklist
 
 DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,3 @@\n def add(a, b):\n-    return a+b\n+    return a + b\n"
@@ -52,16 +53,28 @@ def test_failed_tool_shows_the_error_line():
 
 def test_edit_shows_the_diff_with_diff_highlighting():
     renderer, out = collect(terminal=True)
-    renderer.handle(ev.ToolResult("t1", "edit_file", True, "1 replacement", "edited app.py: 1 replacement\n" + DIFF))
+    edited = Edited("app.py", DIFF)
+    renderer.handle(
+        ev.ToolResult("t1", "edit_file", True, "1 replacement", "edited app.py: 1 replacement\n" + DIFF, result=edited)
+    )
     assert len(out) == 2
     assert "-    return a+b" in out[1] and "+    return a + b" in out[1]
     assert "\x1b[" in out[1]  # coloured
 
 
-def test_extract_diff_prefers_facts():
-    assert extract_diff("no diff here", {"diff": DIFF}) == DIFF
-    assert extract_diff("edited app.py\n" + DIFF).startswith("--- a/app.py")
-    assert extract_diff("just text") == ""
+def test_an_edit_is_shown_by_its_typed_result_whatever_the_tool_is_called():
+    renderer, out = collect()
+    renderer.handle(ev.ToolResult("t1", "patch", True, "1 replacement", "edited app.py", result=Edited("app.py", DIFF)))
+    assert len(out) == 2 and "+    return a + b" in out[1]
+    renderer, out = collect()
+    renderer.handle(ev.ToolResult("t1", "edit_file", True, "1 replacement", "edited app.py\n" + DIFF))  # no result: no diff
+    assert len(out) == 1
+
+
+def test_a_command_that_failed_is_marked_by_its_typed_result():
+    renderer, out = collect()
+    renderer.handle(ev.ToolResult("t1", "run", True, "exit_code=2", "exit_code=2", result=Ran("make", 2)))
+    assert out[0].startswith("✗") and renderer.last_output == ("run", "exit_code=2")
 
 
 def test_task_list_is_live_and_ticks_then_is_committed_at_the_end():
@@ -101,7 +114,7 @@ def test_plain_mode_keeps_markdown_source_and_no_escape_codes():
 def test_no_color_is_respected(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     renderer, out = collect(terminal=True)
-    renderer.handle(ev.ToolResult("t1", "edit_file", True, "1 replacement", DIFF))
+    renderer.handle(ev.ToolResult("t1", "edit_file", True, "1 replacement", DIFF, result=Edited("app.py", DIFF)))
     assert not any("\x1b[3" in chunk or "\x1b[9" in chunk for chunk in out)
 
 
@@ -133,7 +146,11 @@ def test_notice_and_stop_styles():
 def test_command_line_names_the_files_it_changed():
     renderer, out = collect()
     renderer.handle(ev.ToolCall("t1", "bash", {"command": "make"}))
-    renderer.handle(ev.ToolResult("t1", "bash", True, "exit_code=0", "exit_code=0", changed=("a.o", "b.o", "c.o", "d.o")))
+    renderer.handle(
+        ev.ToolResult(
+            "t1", "bash", True, "exit_code=0", "exit_code=0", changed=("a.o", "b.o", "c.o", "d.o"), result=Ran("make", 0)
+        )
+    )
     assert out == ["✓ bash make · exit_code=0 · changed a.o, b.o, c.o and 1 more\n"]
 
 

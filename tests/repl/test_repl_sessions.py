@@ -10,6 +10,7 @@ from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.agent import events as ev
 from cast.sessions import Session, execute_id, list_sessions
+from cast.tools.results import Ran
 from cast.ui.render import Renderer
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub\n"
@@ -107,7 +108,14 @@ def test_a_failed_command_is_not_a_tick_and_an_error_is_said_once():
     renderer = Renderer(lambda r: out.append(str(r)), plain=True)
     renderer.handle(ev.ToolCall("t1", "bash", {"command": "git log --oneline"}))
     renderer.handle(
-        ev.ToolResult("t1", "bash", True, "exit_code=128", "exit_code=128\nfatal: not a git repository", facts={"exit_code": 128})
+        ev.ToolResult(
+            "t1",
+            "bash",
+            True,
+            "exit_code=128",
+            "exit_code=128\nfatal: not a git repository",
+            result=Ran("git log --oneline", 128),
+        )
     )
     assert out[-1].startswith("✗ bash git log --oneline · exit_code=128")
     renderer.handle(ev.ToolCall("t2", "bash", {"command": "make"}))

@@ -19,7 +19,7 @@ from cast.workspace import Workspace
 def _run(root: Path, command: str, **policy: object) -> tuple[str, dict]:
     approval = ApprovalPolicy(workspace_root=str(root), sandbox="workspace-write", **policy)  # type: ignore[arg-type]
     obs = run_tool(EXECUTE_BASH, {"command": command}, ToolContext(workspace=Workspace(root), approval=approval))
-    return obs.text, obs.facts
+    return obs.text, obs.result
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_approved_command_writes_the_workspace_not_outside_and_says_so(layer, wo
     text, facts = _run(work, f"touch src/made && touch {tmp_path}/outside", yes=True)
     assert (work / "src" / "made").exists() and not (tmp_path / "outside").exists()
     assert "failed on a write" in text and "Only the user can let it run outside the sandbox" in text
-    assert facts["sandbox_denied"] and facts["sandbox"] == f"{layer} workspace-write"
+    assert facts.sandbox_denied and facts.sandbox == f"{layer} workspace-write"
 
 
 def test_yes_does_not_unlock_the_outside_but_an_explicit_approval_does(layer, work, tmp_path):
@@ -41,7 +41,7 @@ def test_yes_does_not_unlock_the_outside_but_an_explicit_approval_does(layer, wo
     text, facts = _run(work, f"touch {tmp_path}/outside", approver=Answers(lambda request: asked.append(request) or "yes"))
     assert (tmp_path / "outside").exists()
     assert [r.outside_sandbox for r in asked] == [False, True] and "failed on a write" in asked[1].why
-    assert "approved this second run outside the sandbox" in text and "outside the sandbox, approved" in facts["approval"]
+    assert "approved this second run outside the sandbox" in text and "outside the sandbox, approved" in facts.approval
 
 
 def test_declined_outside_run_stays_denied(layer, work, tmp_path):

@@ -107,7 +107,7 @@ def test_unproven_commands_run_in_the_strong_sandbox_and_leave_nothing_behind(un
     obs = _plan(work, "python3 -m unittest")
     assert obs.text.startswith("exit_code=1\n[sandboxed, unverified: the checker could not prove this read-only (python3:")
     assert "AssertionError: 2 != 3" in obs.text and "FAILED (failures=1)" in obs.text
-    assert obs.facts["verified"] is False and obs.facts["tests"] == {"passed": 0, "failed": 1}
+    assert obs.result.verified is False and obs.result.tests == {"passed": 0, "failed": 1}
     assert "sandboxed, unverified" in obs.summary
     wrote = _plan(work, "mkdir -p build __pycache__ && echo x > build/out && cat build/out && touch test_sum.py")
     assert wrote.text.startswith("exit_code=0\n") and "\nx\n" in wrote.text
