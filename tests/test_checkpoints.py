@@ -213,7 +213,7 @@ def test_an_edit_through_a_symlinked_directory_is_recorded_where_it_landed(tmp_p
     (root / "link").symlink_to("real")
     recorder = Recorder(Journal(root), "s", root / "plan.md", lambda n: "")
     recorder.observe(ev.StepStarted(1))
-    recorder.observe(ev.ToolCall("c1", "write_file", {"path": "link/f.txt", "content": "two\n"}))
+    recorder.observe(ev.ToolCall("c1", "write_file", {"path": "link/f.txt", "content": "two\n"}, writes="path"))
     (root / "real" / "f.txt").write_text("two\n")
     recorder.observe(ev.ToolResult("c1", "write_file", True, "", "", changed=("link/f.txt",)))
     records = recorder.journal.records()

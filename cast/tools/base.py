@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cast.tools.results import Failed, Result
-
 from cast.text import one_line
+from cast.tools.results import Failed, Result
 
 if TYPE_CHECKING:
     from cast.safety.approval import ApprovalPolicy
