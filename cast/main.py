@@ -54,7 +54,7 @@ def preload(argv: list[str]) -> None:
 
     if os.environ.get("CAST_MODEL", "").startswith("script:") or any("script:" in arg for arg in argv):
         return
-    from cast.models.anthropic import preload as start
+    from cast.models.loading import preload as start
 
     start()
 

@@ -428,7 +428,7 @@ class TestSetup:
 
     def test_preload_imports_the_direct_client_in_the_background_and_never_the_sdk(self):
         code = (
-            "import sys, cast.models.anthropic as p; p.preload(); p._preload_thread.join(timeout=30); "
+            "import sys, cast.models.loading as p; p.preload(); p._preload_thread.join(timeout=30); "
             "print(p._preload_thread.daemon, 'cast.models.direct' in sys.modules, 'anthropic' in sys.modules)"
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -57,55 +57,13 @@ from cast.models import clearing, wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
 from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages, mark_tools
 from cast.models.catalog import ModelSpec
+from cast.models.loading import errors_of, preload, require_sdk, transport_errors  # noqa: F401  (preload: re-exported)
 from cast.models.providers import BEDROCK_RETRY_TYPES, NO_KEY, Provider  # noqa: F401  (NO_KEY: re-exported)
 from cast.models.reply import Reply, Transient
 from cast.text import one_line
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 RETRY_TYPES = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}) | BEDROCK_RETRY_TYPES
-
-_preload_lock = threading.Lock()
-_preload_thread: threading.Thread | None = None
-
-
-def preload() -> None:
-    """Import the HTTP client in a daemon thread, so the first request does not pay for it."""
-    global _preload_thread
-    with _preload_lock:
-        if _preload_thread is None:
-            _preload_thread = threading.Thread(target=_quiet_import, name="cast-preload-anthropic", daemon=True)
-            _preload_thread.start()
-
-
-def _quiet_import() -> None:
-    try:
-        import httpcore2  # noqa: F401  (httpx2 imports its transport on the first client)
-
-        import cast.models.direct  # noqa: F401
-    except Exception:  # the import on the request path reports it
-        pass
-
-
-def _sdk() -> Any:
-    try:
-        import anthropic
-    except ImportError as exc:
-        raise ModelError(f"the anthropic package is not installed ({exc}): pip install anthropic", exit_code=2) from None
-    return anthropic
-
-
-def _errors(client: Any) -> Any:
-    """The module whose error types `client` raises: the direct client's own, or the SDK's."""
-    from cast.models import direct
-
-    return direct if isinstance(client, direct.Client) else _sdk()
-
-
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """Errors of the HTTP library raised while reading a stream (the SDK does not wrap those)."""
-    import httpx2  # what the SDK and the direct client are built on
-
-    return (httpx2.TransportError,)
 
 
 class AnthropicModel:
@@ -178,7 +136,7 @@ class AnthropicModel:
 
     # -- one attempt ----------------------------------------------------------------------
     def _attempt(self, client: Any, model: str, params: dict[str, Any], state: _Attempt) -> Iterator[ModelEvent]:
-        sdk = _errors(client)
+        sdk = errors_of(client)
         betas = wire.betas(params)
         wire_model = self.provider.wire_id(model)
         try:
@@ -200,7 +158,7 @@ class AnthropicModel:
                     yield out
         except sdk.APIStatusError as exc:
             raise self._status_failure(exc, model) from None
-        except (sdk.APIConnectionError, *_transport_errors()) as exc:
+        except (sdk.APIConnectionError, *transport_errors()) as exc:
             raise self._connection_failure(exc, midstream=True) from None
         except json.JSONDecodeError as exc:
             raise Transient("stream cut", f"malformed stream event: {exc.msg}") from None
@@ -298,7 +256,7 @@ class AnthropicModel:
             if self._client is None:
                 check_base_url(self.base_url)
                 if self.provider.name != "anthropic":
-                    _sdk()  # a missing SDK is a configuration error with its own words
+                    require_sdk()  # a missing SDK is a configuration error with its own words
                 options: dict[str, Any] = {"max_retries": 0, "timeout": float(self.config.model_timeout)}
                 if self.api_key:
                     options["api_key"] = self.api_key

@@ -77,7 +77,7 @@ def warm_up(repl: Repl) -> None:
     def load() -> None:
         try:
             if not repl.state.model_name().startswith("script:"):
-                from cast.models.anthropic import preload
+                from cast.models.loading import preload
 
                 preload()
             import rich.markdown  # noqa: F401

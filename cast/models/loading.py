@@ -1,0 +1,54 @@
+"""Loading the API client: the first-party API's direct client (`direct.py`, httpx2) or the SDK
+(Bedrock, Vertex), imported only on the path that needs it, and ahead of the first request in a
+background thread (`preload`) while cast does its other start-up work. Which error types a client
+raises depends on which it is (`errors_of`)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from cast.models.base import ModelError
+
+_preload_lock = threading.Lock()
+_preload_thread: threading.Thread | None = None
+
+
+def preload() -> None:
+    """Import the HTTP client in a daemon thread, so the first request does not pay for it."""
+    global _preload_thread
+    with _preload_lock:
+        if _preload_thread is None:
+            _preload_thread = threading.Thread(target=_quiet_import, name="cast-preload-anthropic", daemon=True)
+            _preload_thread.start()
+
+
+def _quiet_import() -> None:
+    try:
+        import httpcore2  # noqa: F401  (httpx2 imports its transport on the first client)
+
+        import cast.models.direct  # noqa: F401
+    except Exception:  # the import on the request path reports it
+        pass
+
+
+def require_sdk() -> Any:
+    try:
+        import anthropic
+    except ImportError as exc:
+        raise ModelError(f"the anthropic package is not installed ({exc}): pip install anthropic", exit_code=2) from None
+    return anthropic
+
+
+def errors_of(client: Any) -> Any:
+    """The module whose error types `client` raises: the direct client's own, or the SDK's."""
+    from cast.models import direct
+
+    return direct if isinstance(client, direct.Client) else require_sdk()
+
+
+def transport_errors() -> tuple[type[BaseException], ...]:
+    """Errors of the HTTP library raised while reading a stream (the SDK does not wrap those)."""
+    import httpx2  # what the SDK and the direct client are built on
+
+    return (httpx2.TransportError,)
