@@ -167,3 +167,12 @@ def test_the_models_api_answers_as_the_sdks(api):
             client.models.retrieve("claude-nothing-1")
         missing.append((type(caught.value).__name__, *error_fields(caught.value)))
     assert missing[0] == missing[1] and missing[0][:3] == ("NotFoundError", "APIStatusError", 404)
+
+
+@pytest.mark.parametrize(
+    "base", ["http://127.0.0.1:9", "http://127.0.0.1:9/", "http://gw.example/proxy", "https://gw.example/proxy/"]
+)
+def test_the_base_url_reads_as_the_sdks(base):
+    """Messages name it ("cannot reach http://127.0.0.1:9: ...")."""
+    sdk = anthropic.Anthropic(base_url=base, api_key="k")
+    assert str(direct.Client(base_url=base, api_key="k").base_url) == str(sdk.base_url)

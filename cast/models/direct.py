@@ -98,7 +98,8 @@ class Client:
         self.api_key = api_key or os.environ.get("ANTHROPIC_API_KEY") or None
         self.auth_token = os.environ.get("ANTHROPIC_AUTH_TOKEN") or None
         base = base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
-        self.base_url = httpx2.URL(base if base.endswith("/") else base + "/")
+        url = httpx2.URL(base)  # a path gets a trailing slash, as the SDK gives it one
+        self.base_url = url if url.raw_path.endswith(b"/") else url.copy_with(raw_path=url.raw_path + b"/")
         self.timeout = timeout
         self.http = httpx2.Client(timeout=timeout, follow_redirects=True)
         self.messages = _Messages(self, beta=False)
