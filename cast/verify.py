@@ -22,8 +22,7 @@ from typing import Any
 
 from cast.plans.checklist import parse
 from cast.tools.base import ToolContext, run_tool
-from cast.tools.evidence import item_body, named_checks
-from cast.tools.results import Ran
+from cast.tools.evidence import Ledger, item_body, named_checks
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 
@@ -55,12 +54,13 @@ def verify(plan: Path, ctx: ToolContext) -> list[ItemCheck]:
     text = plan.read_bytes().decode("utf-8", "surrogateescape")
     changes = recorded_changes(ctx.workspace.root, plan)
     results = []
+    ledger = Ledger()  # what the re-run commands did, judged as a run's own are (CommandRun.passed)
     for item in parse(text):
         if not item.checked:
             continue
         check = ItemCheck(item.number, item.text)
         for command in named_checks(item.text, item_body(text, item.line)):
-            _run(command, ctx, check)
+            _run(command, ctx, check, ledger)
         if item.number in changes:
             _still_holds(ctx.workspace.root, changes[item.number], check)
         if check.status == SKIP:
@@ -69,16 +69,19 @@ def verify(plan: Path, ctx: ToolContext) -> list[ItemCheck]:
     return results
 
 
-def _run(command: str, ctx: ToolContext, check: ItemCheck) -> None:
+def _run(command: str, ctx: ToolContext, check: ItemCheck, ledger: Ledger) -> None:
     from cast.tools.shell import EXECUTE_BASH
 
     obs = run_tool(EXECUTE_BASH, {"command": command}, ctx)
-    code = obs.result.exit_code if isinstance(obs.result, Ran) else None
+    mark = ledger.mark()
+    ledger.add(obs.result)
+    ran = next(iter(ledger.commands_since(mark)), None)
+    code = ran.exit_code if ran is not None else None
     check.commands.append({"command": command, "exit_code": code, "summary": obs.summary})
-    if code is None:
+    if ran is None or code is None:
         check.fail(f"`{command}` did not run: {obs.text.splitlines()[0] if obs.text else 'refused'}")
-    elif code != 0 or not obs.ok:
-        check.fail(f"`{command}` {obs.summary or f'exit_code={code}'}")
+    elif not ran.passed:
+        check.fail(f"`{command}` {obs.summary or ran.describe()}")
     else:
         check.pass_(f"`{command}` {obs.summary}")
 

@@ -103,3 +103,20 @@ def test_one_ledger_serves_the_task_list_the_report_and_the_self_check(repo: Pat
     assert run.report.obs.ledger is board.ledger and check.obs.ledger is board.ledger  # type: ignore[attr-defined]
     assert [(c.command, c.label) for c in board.ledger.commands] == [("true", "ok")]  # fed once, not twice
     assert board.evidence_for("Run `true`")["commands"] == ["`true` exit 0"]
+
+
+def test_cast_verify_judges_a_command_as_the_runs_ledger_does(repo: Path):
+    """Exit 0 with failing tests in its output is no pass, for a re-check as for a tick."""
+    from cast.safety.approval import ApprovalPolicy
+    from cast.tools.base import ToolContext
+    from cast.verify import FAIL, PASS, verify
+    from cast.workspace import Workspace
+
+    plan = repo / "plan.md"
+    plan.write_text(
+        "# Plan\n\n- [x] Check with `bash -c 'echo 1 failed, 2 passed'`\n- [x] Check with `bash -c 'echo 3 passed'`\n"
+    )
+    ctx = ToolContext(workspace=Workspace(repo), approval=ApprovalPolicy(yes=True, workspace_root=str(repo)))
+    first, second = verify(plan, ctx)
+    assert (first.status, second.status) == (FAIL, PASS), (first.reasons, second.reasons)
+    assert first.commands[0]["exit_code"] == 0
