@@ -15,15 +15,10 @@ from typing import Any
 
 from cast.agent import dispatch, guards, notices
 from cast.agent import events as ev
-from cast.agent.guards import (
-    FAILURE_NUDGE_AT,
-    FAILURE_STOP_AT,
-    CallRecord,
-    FailureStreak,
-    Repeats,
-)
+from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak, Repeats
 from cast.agent.transcript import Prefix, Transcript, text_block, tool_result_block
 from cast.models import base as m
+from cast.text import one_line
 from cast.tools.base import Tool, ToolContext, validated
 from cast.tools.results import Interrupted
 
@@ -328,7 +323,7 @@ class Agent:
             name, last = failing
             return self._stop(
                 "stopped",
-                f"{name} failed {FAILURE_STOP_AT} times in a row; last error: {last.removeprefix('error: ')[:300]}",
+                f"{name} failed {FAILURE_STOP_AT} times in a row; last error: {one_line(last.removeprefix('error: '), 600)}",
                 step,
             )
         return None

@@ -102,8 +102,8 @@ class Printer:
             ok = event.ok and not (isinstance(event.result, Ran) and event.result.exit_code != 0)  # a failed command is no ✓
             self.line(("✓ " if ok else "✗ ", "green" if ok else "red"), (label, "bold"), (f" · {summary}", "dim"))
             first = event.text.strip().splitlines()[0] if event.text.strip() else ""
-            if not event.ok and first and not first.removeprefix("error: ").startswith(event.summary.rstrip("…")):
-                self.line(("  " + first[:300], "red"))
+            if not event.ok and first and not same_error(first.removeprefix("error: "), event.summary):
+                self.line(("  " + first, "red"))
         elif isinstance(event, ev.TaskUpdate):
             self._tasks(event.tasks)
         elif isinstance(event, ev.Notice):
@@ -197,3 +197,10 @@ def show_outcome(run: Run, outcome: Outcome, json: bool, show_report: bool) -> N
     summary = run.usage.summary() if run.usage is not None and run.usage.records else None
     if summary:
         echo(f"usage: {summary}")
+
+
+def same_error(said: str, summary: str) -> bool:
+    """Whether a result's summary already says its error's first line (whole, or as far as it
+    goes): the error is shown once, never cut, never twice."""
+    said, summary = " ".join(said.split()), " ".join(summary.rstrip("…").split())
+    return bool(summary) and (summary.startswith(said) or said.startswith(summary))

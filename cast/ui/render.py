@@ -20,6 +20,7 @@ from cast.agent import events as ev
 from cast.text import call_label, terminal_safe
 from cast.tools.liveline import printable
 from cast.tools.results import Edited, Ran
+from cast.ui.oneshot import same_error
 from cast.ui.stream import MarkdownStream
 from cast.ui.tasks import checklist, plain_checklist
 
@@ -210,8 +211,8 @@ class Renderer:
         if not event.ok and event.text:
             first = event.text.strip().splitlines()[0] if event.text.strip() else ""
             said = first.removeprefix("error: ")
-            if first and not said.startswith(event.summary.rstrip("…")):  # the error once, not twice
-                line.append(f"\n  {first[:300]}", style="red")
+            if first and not same_error(said, event.summary):  # the error once, not twice
+                line.append(f"\n  {first}", style="red")
         return line
 
     def diff(self, diff: str) -> RenderableType:

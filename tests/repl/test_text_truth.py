@@ -8,6 +8,7 @@ import re
 from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.agent import events as ev
+from cast.text import one_line
 from cast.tools.base import Params, Tool, ToolError, run_tool
 from cast.ui.render import Renderer
 
@@ -56,3 +57,18 @@ def test_the_clock_of_a_command_restarts_once_its_approval_is_answered():
     assert "· 62s" in str(renderer.live().renderables[0])
     renderer.restart_clocks()
     assert "· 0s" in str(renderer.live().renderables[0])
+
+
+def test_a_long_refusal_is_shown_whole_and_once():
+    from rich.text import Text
+
+    shown: list = []
+    renderer = Renderer(shown.append, plain=True)
+    reason = (
+        "blocked: the command may run arbitrary code from the repository (a Makefile target). Plan mode "
+        "runs only commands proven read-only, so it was not run; ask in execute mode instead."
+    )
+    renderer.handle(ev.ToolCall("t1", "bash", {"command": "make check"}))
+    renderer.handle(ev.ToolResult("t1", "bash", False, one_line(reason, 600), f"error: {reason}"))
+    text = " ".join(str(part) if not isinstance(part, Text) else part.plain for part in shown)
+    assert text.count("ask in execute mode instead.") == 1, text
