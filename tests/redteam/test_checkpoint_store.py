@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -216,15 +217,18 @@ def with_checkpoints(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("redirect", ["symlink", "commondir"])
+@pytest.mark.parametrize("redirect", ["symlink", "commondir", "file"])
 def test_a_redirected_store_is_refused_in_one_line(tmp_path: Path, redirect: str) -> None:
     root = with_checkpoints(tmp_path)
     real = shadow_dir(root) / "git"
     if redirect == "symlink":
         (real / "objects").rename(tmp_path / "objects")
         (real / "objects").symlink_to(tmp_path / "objects")
-    else:
+    elif redirect == "commondir":
         (real / "commondir").write_text(str(root / ".git") + "\n")
+    else:  # the store's directory replaced by a file
+        shutil.rmtree(shadow_dir(root))
+        shadow_dir(root).write_text("not a store\n")
     before = tree_digest(root / ".git")
     for command in ("diff", "undo", "redo", "checkpoints"):
         code, _, errors = in_process(root, command)
