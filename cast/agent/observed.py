@@ -1,6 +1,6 @@
-"""What a run observed, kept as the loop's events arrive: the ledger of tool results, commands
-with their exit codes, the task statuses, the plan's checklist as last seen. The self-check and
-the evidence report both read these and never the model's own account of what it did.
+"""What a run observed, kept as the loop's events arrive: the run's one ledger of tool results
+(fed once, by `ledger_feed`), the task statuses, the plan's checklist as last seen. The self-check
+and the evidence report both read these and never the model's own account of what it did.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ class Observations:
     def __init__(self, ledger: Ledger | None = None) -> None:
         self.ledger = ledger if ledger is not None else Ledger()
         self.start = self.ledger.mark()
-        self.steps: list[tuple[str, bool, str]] = []  # (tool name, ok, summary)
         self.tasks: dict[int, str] = {}  # task id -> status
         self.stopped: ev.Stopped | None = None
         self._text: list[str] = []
@@ -46,8 +45,6 @@ class Observations:
             self._text = []
         elif isinstance(event, ev.TextDelta):
             self._text.append(event.text)
-        elif isinstance(event, ev.ToolResult):
-            self.steps.append((event.name, event.ok, event.summary))
         elif isinstance(event, ev.TaskUpdate):
             self.tasks = {task.id: task.status for task in event.tasks}
         elif isinstance(event, ev.Stopped):

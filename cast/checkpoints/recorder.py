@@ -7,6 +7,8 @@ it runs and about its result before the next call runs, so:
   last record was changed outside cast);
 - a writing call is followed by a `cast` record (cast's own work);
 - `update_task in_progress` takes the item's checkpoint, `done` closes the item's diff.
+Which calls write is the tool's `writes` (on its ToolCall), and a task's move is its typed result
+(`TaskUpdated`): never a tool's name.
 A snapshot looks at the whole tree only where cast cannot know what changed (the run's start, and
 around a command); around edit_file and write_file it looks at the one path, and an item's
 checkpoint or tick, taken when no writing call ran since the last record, reuses that record's

@@ -2,10 +2,12 @@
 
 A model saying "done" is not evidence. Every command cast ran (with its exit code and test
 counts), every command it did not run (declined, refused, interrupted) and every file a tool
-changed goes into a ledger as it happens. A tick is then judged against the part of the ledger
+changed goes into a ledger as it happens, from each call's typed result (results.py), never from
+the tool's name or the words of its output. A tick is then judged against the part of the ledger
 since the item went in progress: a file change or a command that exited 0 supports it, and a
 verification the plan itself names (a `verify:` sub-bullet, or a command in backticks) must have
-passed on its last run. The report and the self-check read the same ledger.
+passed on its last run. A run has one ledger: the task board, the report, the self-check and
+`cast verify` (for the commands it re-runs) read it.
 """
 
 from __future__ import annotations
