@@ -54,9 +54,23 @@ def preload(argv: list[str]) -> None:
 
     if os.environ.get("CAST_MODEL", "").startswith("script:") or any("script:" in arg for arg in argv):
         return
+    import threading
+
     from cast.models.loading import preload as start
 
     start()
+    threading.Thread(target=probe_sandbox, name="cast-preload-sandbox", daemon=True).start()
+
+
+def probe_sandbox() -> None:
+    """Find the kernel sandbox now (a bubblewrap probe process, waited for outside the GIL), not when
+    the first prompt is built; the answer is cached."""
+    try:
+        from cast.sandbox.policy import isolation
+
+        isolation()
+    except Exception:  # the run's own call reports it
+        pass
 
 
 def bare_repl(argv: list[str]) -> Options | None:

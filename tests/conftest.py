@@ -70,6 +70,21 @@ def cast_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def invoke_cast(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`cast ARGS` run in this process through typer's runner (the real CLI, no new Python), for a
+    test that checks only an exit code and what was said: a `run_cast` costs a Python start-up
+    and cast's imports. The environment is this test's (set variables with monkeypatch)."""
+    import contextlib
+
+    from typer.testing import CliRunner
+
+    from cast.cli import app
+
+    with contextlib.chdir(cwd):
+        done = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return subprocess.CompletedProcess(["cast", *args], done.exit_code, done.stdout, done.stderr)
+
+
 def run_cast(
     cwd: Path, *args: str, stdin: str | None = None, record: Path | None = None, timeout: float = 60, **env: str
 ) -> subprocess.CompletedProcess[str]:

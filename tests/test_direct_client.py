@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from datetime import date
 from typing import Any
 
 import anthropic
@@ -176,3 +177,16 @@ def test_the_base_url_reads_as_the_sdks(base):
     """Messages name it ("cannot reach http://127.0.0.1:9: ...")."""
     sdk = anthropic.Anthropic(base_url=base, api_key="k")
     assert str(direct.Client(base_url=base, api_key="k").base_url) == str(sdk.base_url)
+
+
+def test_the_models_api_answers_make_the_same_specs(api):
+    from fakeapi import model_info
+
+    from cast.models.lookup import from_info
+
+    api.serve_models()
+    api.models["claude-old-1"] = model_info("claude-old-1", "retired", "2026-11-29T00:00:00Z")
+    sdk, ours = clients(api)
+    for model_id in api.models:
+        assert from_info(ours.models.retrieve(model_id)) == from_info(sdk.models.retrieve(model_id)), model_id
+    assert from_info(ours.models.retrieve("claude-old-1")).retires_at == date(2026, 11, 29)

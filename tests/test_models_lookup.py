@@ -4,12 +4,11 @@ the fake's `GET /v1/models`, a day's cache in the user cache dir, the built-in t
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from datetime import date
 
 import pytest
-from conftest import cast_env
+from conftest import invoke_cast
 from fakeapi import FakeAPI, fake_api, model_info, text  # noqa: F401  (fake_api is a fixture)
 
 from cast.models.base import ModelError
@@ -50,10 +49,11 @@ def serve(api: FakeAPI, *extra: dict) -> None:
 
 
 def cast(repo, api: FakeAPI, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = cast_env(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key", **env)
-    return subprocess.run(
-        [sys.executable, "-m", "cast", *args], check=False, cwd=repo, env=environment, capture_output=True, text=True, timeout=60
-    )
+    """`cast ARGS` in-process, pointed at `api` (the refusals checked here need no process of their own)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "test-key", **env}.items():
+            patch.setenv(name, value)
+        return invoke_cast(repo, *args)
 
 
 def test_a_retired_model_exits_2_before_any_request(fake_api, repo):

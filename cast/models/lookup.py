@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, replace
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,11 @@ def from_info(info: Any) -> ModelSpec:
     known = builtin(model_id) or ModelSpec(model_id, str(name or model_id))
     lifecycle = _get(info, "lifecycle")
     retires = _get(info, "retires_at")
+    if isinstance(retires, str):  # the JSON's RFC 3339 time, where the SDK gave a datetime
+        try:
+            retires = datetime.fromisoformat(retires)
+        except ValueError:
+            retires = None
     spec = replace(
         known,
         display_name=str(name or known.display_name),

@@ -84,6 +84,9 @@ def warm_up(repl: Repl) -> None:
             import rich.syntax  # noqa: F401
 
             import cast.runs  # noqa: F401  (what the first task builds its run with)
+            from cast.sandbox.policy import isolation
+
+            isolation()  # the bubblewrap probe, cached for the first run
         except Exception:
             pass
 
