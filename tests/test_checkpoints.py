@@ -219,3 +219,16 @@ def test_an_edit_through_a_symlinked_directory_is_recorded_where_it_landed(tmp_p
     records = recorder.journal.records()
     assert records[-1]["kind"] == "cast" and not recorder.error
     assert [c.path for c in recorder.journal.shadow.changes(records[0]["tree"], records[-1]["tree"])] == ["real/f.txt"]
+
+
+def test_a_group_writable_umask_still_gives_a_usable_store(tmp_path):
+    """git creates the store's directories after the umask (0775 under umask 002): inside cast's
+    0700 directory that is nobody else's to use, and the store opens again."""
+    root = tmp_path / "w"
+    make_tree(root, 3)
+    old = os.umask(0o002)
+    try:
+        first = Journal(root).record("item", "s", "plan.md", 1, "one")
+        assert Journal(root).records()[0]["tree"] == first["tree"]
+    finally:
+        os.umask(old)

@@ -82,25 +82,25 @@ def open_dir(root: Path, directory: Path) -> None:
         raise StoreError(f"checkpoint store: {exc}") from None
 
 
-def _owned_dir(path: Path) -> None:
-    """`path` is a real directory (not a symlink) of this user that nobody else can write."""
+def _owned_dir(path: Path, private: bool = True) -> None:
+    """`path` is a real directory (not a symlink) of this user that nobody else can write
+    (`private=False`: inside one that nobody else can enter, so its mode is git's and umask's)."""
     try:
         info = os.lstat(path)
     except OSError as exc:
         raise StoreError(f"checkpoint store: {path}: {exc.strerror}") from None
     if not stat.S_ISDIR(info.st_mode):
         raise StoreError(f"checkpoint store: {path} is not a directory (a symlink or a file); remove it")
-    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+    if info.st_uid != os.getuid() or (private and info.st_mode & 0o077):
         raise StoreError(f"checkpoint store: {path} is not this user's alone; remove it")
 
 
 def verify(git_dir: Path) -> None:
     """Use a store only as cast made it: see the module's docstring."""
     _owned_dir(git_dir.parent)
-    _owned_dir(git_dir)
-    for sub in ("objects", "refs", "info", "objects/info", "objects/pack"):
+    for sub in ("", "objects", "refs", "info", "objects/info", "objects/pack"):
         if os.path.lexists(git_dir / sub):
-            _owned_dir(git_dir / sub)
+            _owned_dir(git_dir / sub, private=False)
     for name in REDIRECTS:
         if os.path.lexists(git_dir / name):
             raise StoreError(f"checkpoint store {git_dir} has a {name} file cast never writes; remove the store")
