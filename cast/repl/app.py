@@ -251,6 +251,8 @@ class Repl:
                 "your next message starts executing it",
                 "yellow",
             )
+        elif note := self.state.unfinished_note():
+            self.say(note, "yellow")
         self.screen.invalidate()
 
     def toggle_mode(self) -> None:

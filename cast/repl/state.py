@@ -168,10 +168,26 @@ class ReplState:
                 items = []
             if any(not item.checked for item in items):
                 return Path(written)
+        from cast.plans.housekeeping import unfinished
+
         try:
-            return find_plan(self.root, None)
-        except Exception:  # no plan with unticked items: execute mode without a task list
+            found = unfinished(self.root)
+        except Exception:  # plans that cannot be listed: execute mode without a task list
             return None
+        # The only unfinished plan is the one meant; among several, cast does not guess (/execute asks).
+        return Path(find_plan(self.root, found[0].session)) if len(found) == 1 else None
+
+    def unfinished_note(self) -> str:
+        """In execute mode with no plan attached: what to do when several plans wait (none is guessed)."""
+        if self.mode != "execute" or (self.run is not None and self.run.tasks is not None):
+            return ""
+        from cast.plans.housekeeping import unfinished
+
+        try:
+            count = len(unfinished(self.root))
+        except Exception:
+            return ""
+        return f"execute mode · {count} plans have unticked items; /execute asks which one to run" if count > 1 else ""
 
     def take_brief(self) -> bool:
         """True once after a plan was attached by a mode switch: the next message carries the brief."""

@@ -89,3 +89,12 @@ def test_which_plan_is_asked_through_the_view(repo):
     assert [c.label for c in asked.choices] == ["[1] 2026-01-03-new (0/1)", "[2] 2026-01-02-old (0/1)"]
     left = Recorder("\x1b")
     assert choose_plan(left, repo) == "" and left.said == ["› no plan executed"]
+
+
+def test_shift_tab_attaches_no_guess_among_several_unfinished_plans(harness, repo):
+    plan(repo, "2026-01-02-old", "- [ ] one\n")
+    plan(repo, "2026-01-03-new", "- [ ] two\n")
+    h = harness()
+    h.send("\x1b[Z")
+    h.wait_text("2 plans have unticked items; /execute asks which one to run")
+    assert h.repl.state.mode == "execute" and h.repl.state.run is None and "plan attached" not in h.out.text()
