@@ -8,6 +8,7 @@ reach into the agent. `cast.runs` builds runs; this module is what a built run c
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -149,6 +150,11 @@ class Run:
 
     def cancel(self) -> None:
         self.agent.cancel()
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """Set by `cancel`: a question asked for this run is left when it is."""
+        return self.ctx.cancel
 
     def uncancel(self) -> None:
         """Forget an interrupt meant for a turn that is over."""

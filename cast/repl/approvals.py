@@ -68,7 +68,7 @@ class ReplApprover:
         "always" into the scrollback; the caller says what "always" now covers."""
         repl = self.repl
         run = repl.state.run
-        reply = repl.asker.ask(question, run.ctx.cancel if run is not None else None)
+        reply = repl.ask(question, run.cancelled if run is not None else None)
         if reply.value == "yes":
             repl.say(f"✓ {approved}: {subject}", "green")
         elif reply.value != "always" and reply.text:
