@@ -45,6 +45,7 @@ def test_a_statement_still_gets_the_self_check(repo):
 
 def test_what_counts_as_asking():
     assert asks_user(said("Done with 1.\n\nShould I also update the README?"))
-    assert asks_user(said("Let me know which approach you prefer."))
     assert not asks_user(said("Should I use a loop? No: a comprehension is clearer.\n\nDone: all items ticked."))
     assert not asks_user(said("All three items are done."))
+    assert not asks_user(said("Item 1 is done.\n\nLet me know if you need anything else."))  # a pleasantry, not a question
+    assert asks_user(said("Let me know which of the two fixes you prefer."))

@@ -158,7 +158,7 @@ class Repeats:
 
 
 _ASKING = re.compile(
-    r"\b(let me know|tell me|please (confirm|advise|choose|decide)|how (do|would) you (want|like)|which (one|option|approach)"
+    r"\b(let me know (?:how|which|whether|what|if I should)|tell me|please (confirm|advise|choose|decide)|how (do|would) you (want|like)|which (one|option|approach)"
     r" (do|would|should) you|should I|do you want|would you (like|prefer)|shall I|want me to)\b",
     re.IGNORECASE,
 )
