@@ -1,5 +1,6 @@
 """Startup latency: time to the first REPL prompt in a pseudo-terminal, and the wall time of
 `cast --help` and `cast --version`, each next to bare `python3 -c pass` measured in the same run.
+The runs take turns (bare, --version, --help, prompt, bare, ...), so load falls on all alike.
 Prints a Markdown table of medians over N runs with the ratio to bare Python and the target.
 
     python bench/bench_startup.py [-n 10]
@@ -63,9 +64,16 @@ def wall_time(command: list[str], cwd: Path) -> float:
     return time.perf_counter() - started
 
 
-def measure(label: str, run, n: int) -> tuple[str, list[float]]:
-    run()  # warm the file cache; not counted
-    return label, [run() for _ in range(n)]
+def interleaved(runs: list, n: int) -> list[list[float]]:
+    """Each run n times, taking turns (A B C A B C ...), so a change in the machine's load falls
+    on all of them alike; one untimed round first warms the file cache."""
+    for run in runs:
+        run()
+    times: list[list[float]] = [[] for _ in runs]
+    for _ in range(n):
+        for run, seen in zip(runs, times):
+            seen.append(run())
+    return times
 
 
 def main() -> int:
@@ -81,23 +89,30 @@ def main() -> int:
         script = work / "script.jsonl"
         script.write_text('{"text": "hi"}\n')
         cast = cast_command()
-        bare = measure("bare `python3 -c pass`", lambda: wall_time([sys.executable, "-c", "pass"], repo), args.n)
-        rows = [
-            (*measure("`cast --version`", lambda: wall_time([*cast, "--version"], repo), args.n), "≤ 1.5× bare"),
-            (*measure("`cast --help`", lambda: wall_time([*cast, "--help"], repo), args.n), "≤ 2.5× bare"),
-            (
-                *measure(
-                    "time to first prompt (`cast`, pty)", lambda: time_to_prompt(repl_command(f"script:{script}"), repo), args.n
-                ),
-                "≤ 250 ms",
-            ),
+        load = os.getloadavg()[0]
+        bare, *measured = interleaved(
+            [
+                lambda: wall_time([sys.executable, "-c", "pass"], repo),
+                lambda: wall_time([*cast, "--version"], repo),
+                lambda: wall_time([*cast, "--help"], repo),
+                lambda: time_to_prompt(repl_command(f"script:{script}"), repo),
+            ],
+            args.n,
+        )
+        labels = [
+            ("`cast --version`", "≤ 1.5× bare"),
+            ("`cast --help`", "≤ 2.5× bare"),
+            ("time to first prompt (`cast`, pty)", "≤ 250 ms"),
         ]
+        rows = [(label, times, target) for (label, target), times in zip(labels, measured)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    base = statistics.median(bare[1])
-    print(f"| measurement (n={args.n}) | median | ratio to bare Python | target |")
+    base = statistics.median(bare)
+    print(
+        f"| measurement (n={args.n} interleaved, load average {load:.1f} → {os.getloadavg()[0]:.1f}) | median | ratio to bare Python | target |"
+    )
     print("|---|---:|---:|---|")
-    print(f"| {bare[0]} | {base * 1000:.0f} ms | 1.00× | |")
+    print(f"| bare `python3 -c pass` | {base * 1000:.0f} ms | 1.00× | |")
     for label, times, target in rows:
         median = statistics.median(times)
         print(f"| {label} | {median * 1000:.0f} ms | {median / base:.2f}× | {target} |")
