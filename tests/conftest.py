@@ -30,6 +30,12 @@ def isolated_home(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     (home / ".gitconfig").write_text("[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n")
+    # What cast says once per process is said once per test: a REPL's sink or an earlier test's
+    # notice must not leak into the next (workers run tests in any order).
+    from cast import state
+
+    monkeypatch.setattr(state, "_announced", set())
+    monkeypatch.setattr(state, "_sink", [])
 
 
 def git(cwd: Path, *args: str) -> str:
