@@ -76,18 +76,24 @@ def cast_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def invoke_cast(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`cast ARGS` run in this process through typer's runner (the real CLI, no new Python), for a
-    test that checks only an exit code and what was said: a `run_cast` costs a Python start-up
-    and cast's imports. The environment is this test's (set variables with monkeypatch)."""
+def invoke_cast(
+    cwd: Path, *args: str, stdin: str | None = None, record: Path | None = None, timeout: float = 60, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`cast ARGS` run in this process through typer's runner: the real CLI, as `run_cast` runs it
+    (same arguments, same result) without a new Python and cast's imports, for tests that check an
+    exit code, what was said and what was written. `env` is set for the call only; `timeout` is
+    not enforced in-process. Use `run_cast` where the process itself is the subject (signals, a
+    terminal, start-up, the environment cast passes on)."""
     import contextlib
 
     from typer.testing import CliRunner
 
     from cast.cli import app
 
+    if record is not None:
+        env["CAST_SCRIPT_RECORD"] = str(record)
     with contextlib.chdir(cwd):
-        done = CliRunner().invoke(app, list(args), catch_exceptions=False)
+        done = CliRunner().invoke(app, list(args), input=stdin, env=env, catch_exceptions=False)
     return subprocess.CompletedProcess(["cast", *args], done.exit_code, done.stdout, done.stderr)
 
 

@@ -1,5 +1,5 @@
 """Checkpoints end to end: `cast execute` with a scripted model takes them, `cast undo`, `cast redo`
-and `cast diff` use them; real subprocesses on real git repositories and plain directories."""
+and `cast diff` use them; the real CLI in-process (a real process where it is killed) on real git repositories and plain directories."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, write_script
-from conftest import run_cast as cast
+from conftest import invoke_cast as cast
 
 from cast.plans.checklist import parse
 from cast.sessions import sessions_dir

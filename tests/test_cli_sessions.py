@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from conftest import run_cast as cast
+from conftest import invoke_cast as cast
 from conftest import write_script
 
 from cast.sessions import sessions_dir

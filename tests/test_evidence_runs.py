@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import git, write_script
-from conftest import run_cast as cast
+from conftest import invoke_cast as cast
 
 from cast.trust import record
 

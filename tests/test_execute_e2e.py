@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, write_script
-from conftest import run_cast as cast
+from conftest import invoke_cast as cast
 
 from cast.plans.checklist import parse
 from cast.sessions import sessions_dir

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_cast as cast
+from conftest import invoke_cast as cast
 from conftest import write_script
 
 from cast.agent import events as ev
