@@ -138,7 +138,7 @@ def test_one_hour_cache_writes_are_priced_apart():
 
 
 def test_json_output_says_null_for_an_unknown_price_and_text_says_why(repo):
-    from conftest import run_cast
+    from conftest import invoke_cast as run_cast
     from fakeapi import FakeAPI, FakeModel, text
 
     api = FakeAPI().start()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_cast as cast
+from conftest import invoke_cast as cast
 from conftest import write_script
 
 from cast import runs

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import run_cast as cast
+from conftest import invoke_cast as cast
 from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.cli_lists import table
