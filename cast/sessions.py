@@ -231,7 +231,8 @@ class Session:
         except SessionError:
             return False
         replied = any(record.get("role") == "assistant" for record in records)
-        if replied or (records and self.meta.get("status") != "failed"):
+        messages = [record for record in records if record.get("role") != "meta"]  # a declared prefix is no message
+        if replied or (messages and self.meta.get("status") != "failed"):
             return False
         self.close()
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -135,3 +135,19 @@ def test_cost_after_clear_agrees_with_the_toolbar(harness):
     h.wait_text("cost:")
     assert "not priced" not in h.out.text()
     assert json.dumps(h.repl.state.total().cost) == "0.0"
+
+
+def test_attaching_a_plan_and_leaving_without_a_message_leaves_no_session(harness, repo):
+    """Shift+Tab attaches the plan just written; nothing is sent. That execute session holds only
+    its declared prefix: it is not listed as an interrupted run, nor picked by `cast resume`."""
+    write = {"name": "write_plan", "input": {"name": "plan", "content": PLAN}}
+    h = harness([{"text": "Planning.", "tool_uses": [write]}, {"text": "Planned."}])
+    h.send("add sub\r")
+    h.wait(lambda: h.repl.asker.current is not None and "Plan written" in h.repl.asker.current.title, "the plan offer")
+    h.send("n\r")
+    h.wait_idle()
+    h.send(SHIFT_TAB)
+    h.wait(lambda: (h.repl.state.session_id or "").endswith("-exec"), "execute mode with the plan attached")
+    h.send("/clear\r")
+    h.wait_text("Conversation cleared")
+    assert [s.mode for s in list_sessions(repo)] == ["plan"]
