@@ -301,6 +301,16 @@ class TestClaims:
             ("all items done", "All items are done."): False,
         }
 
+    def test_verified_with_a_named_command_rests_on_that_command(self):
+        """ "Verified with `python3 -m unittest`" is not supported by some other command exiting 0."""
+        other = tool_result("bash", command="git log --oneline -5", exit_code=0)
+        [claim] = check_claims("Each item is verified with `python3 -m unittest`.", facts_of(other))
+        assert (claim.kind, claim.checked, claim.evidence) == ("verified", False, "no command `python3 -m unittest` was observed")
+        [claim] = check_claims("I verified it with `python3 -m pytest -q`.", facts_of(other, FAILED_PYTEST))
+        assert not claim.checked and "exit 1" in claim.evidence
+        [claim] = check_claims("I verified it with `python3 -m pytest -q`.", facts_of(other, PASSED_PYTEST))
+        assert claim.checked and "exit 0" in claim.evidence
+
     def test_claims_the_model_listed_are_checked_against_the_facts(self):
         listed = [
             {"claim": "the suite passes", "rests_on": "tests", "ref": "python3 -m pytest -q", "says": "passed"},

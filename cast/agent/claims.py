@@ -247,8 +247,13 @@ RULES: tuple[tuple[str, re.Pattern[str], Rule], ...] = (
     ),
     (
         "verified",
-        re.compile(r"\b(?:verified|confirmed|double-checked|checked that)\b", re.IGNORECASE),
-        lambda f, m, s: _verified(f),
+        re.compile(
+            r"\b(?:verified|confirmed|double-checked|checked that)\b(?:[^.\n]*?\b(?:with|by running|running|using|via)\s+"
+            + _CMD
+            + ")?",
+            re.IGNORECASE,
+        ),
+        lambda f, m, s: command_claim(f, s, m["cmd"], "passed") if m["cmd"] else _verified(f),
     ),
     (
         "file changed",
