@@ -161,6 +161,11 @@ def test_a_file_changed_by_hand_since_the_checkpoint_is_refused_unless_forced(tm
     refused = cast(root, "undo", "1", "--yes")
     assert refused.returncode == 1
     assert "refused" in refused.stdout and "keep.py" in refused.stdout.split("refused (")[1]
+    # the undo is done, so `--force` alone would find no checkpoint: the way back is named, and followed below
+    assert (
+        "kept as changed outside cast: keep.py; to restore them too: `cast redo --yes`, then `cast undo 1 --yes --force`"
+        in refused.stdout
+    )
     assert (root / "keep.py").read_text() == "VALUE = 3  # the user's own edit\n"
     assert (root / "old.txt").read_text() == "to be deleted\n" and not (root / "NOTE.md").exists()
     assert checks(plan) == [False, False, False]

@@ -76,6 +76,9 @@ def _restore(
         f"items {'unticked' if restore.kind == 'undo' else 'ticked again'}: {marks}"
         + (f"; `{prefix}redo` reverses it" if restore.kind == "undo" else "")
     )
+    if restore.refused:  # this one is done: the item's checkpoint is behind it, so --force alone cannot get them now
+        again = f"`{prefix}redo --yes`, then `{prefix}undo {restore.item} --yes --force`" if restore.kind == "undo" else ""
+        say(f"kept as changed outside cast: {', '.join(restore.refused)}" + (f"; to restore them too: {again}" if again else ""))
     return 1 if restore.refused else 0
 
 
