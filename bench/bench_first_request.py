@@ -4,6 +4,7 @@ localhost), interleaved with bare `python3 -c pass` (A B A B ...) so a loaded ma
 ratio. Prints a Markdown table of medians over N runs and the load average.
 
     python bench/bench_first_request.py [-n 7] [--pythonpath DIR]   # DIR: another cast checkout to compare
+    python bench/bench_first_request.py --imports [-n 7]          # what importing each client costs
 
 Each run is a fresh process in a fresh temporary git repository with an API key for the fake; the
 Models API answer is cached as after a first run of the day. The REPL task is typed one second
@@ -136,11 +137,47 @@ def bare() -> float:
     return time.perf_counter() - started
 
 
+SDK_PART = """
+import importlib.util, sys, types
+spec = importlib.util.find_spec("anthropic")
+package = types.ModuleType("anthropic")
+package.__path__, package.__spec__ = list(spec.submodule_search_locations), spec
+sys.modules["anthropic"] = package  # the package's __init__ (all of anthropic.types) skipped
+import anthropic._client, anthropic.resources.messages
+"""
+IMPORTS = {
+    "bare `python3 -c pass`": "pass",
+    "`import anthropic` (all of the SDK)": "import anthropic",
+    "the SDK's client and messages resource only, its package `__init__` skipped": SDK_PART,
+    "`import httpx2, httpcore2, cast.models.direct`": "import httpx2, httpcore2, cast.models.direct",
+}
+
+
+def imports(n: int) -> int:
+    """Process wall time of each import, interleaved, as a Markdown table."""
+    load = os.getloadavg()[0]
+    times: dict[str, list[float]] = {label: [] for label in IMPORTS}
+    for _ in range(n):
+        for label, code in IMPORTS.items():
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            times[label].append(time.perf_counter() - started)
+    base = statistics.median(times["bare `python3 -c pass`"])
+    print(f"| import (n={n} interleaved, load average {load:.1f} → {os.getloadavg()[0]:.1f}) | median | ratio to bare |")
+    print("|---|---:|---:|")
+    for label, seen in times.items():
+        print(f"| {label} | {statistics.median(seen) * 1000:.0f} ms | {statistics.median(seen) / base:.1f}× |")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=7, help="runs per measurement (default 7)")
     parser.add_argument("--pythonpath", help="run the cast found there (PYTHONPATH for the child)")
+    parser.add_argument("--imports", action="store_true", help="time the imports of the SDK and of the direct client instead")
     args = parser.parse_args()
+    if args.imports:
+        return imports(args.n)
     global PYTHONPATH
     PYTHONPATH = args.pythonpath
     work = Path(tempfile.mkdtemp(prefix="cast-bench-first-"))
