@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from cast.agent import events as ev
 from cast.repl.ask import Choice, Question, Reply, View
+from cast.text import plural
 
 if TYPE_CHECKING:
     from cast.repl.app import Repl
@@ -221,7 +222,7 @@ def handoff(repl: Repl, run: Run) -> None:
     show_plan(repl, run, path)
     while True:
         question = Question(
-            title=f"Plan written: {_rel(run, path)} ({_items(path)} items). What next?",
+            title=f"Plan written: {_rel(run, path)} ({plural(_items(path), 'item')}). What next?",
             choices=(
                 Choice("e", EXECUTE, "[e]xecute", ("execute",)),
                 Choice("a", AUTO, "execute, edits [a]uto-approved", ("auto",)),
@@ -319,7 +320,7 @@ def edit_plan(repl: Repl, run: Run, path: Path) -> None:
     if code not in (0, None):
         repl.say(f"the editor exited with status {code}", "yellow")
     if after != before:
-        repl.say(f"Plan updated: {_rel(run, path)} now has {_items(path)} items.", "green")
+        repl.say(f"Plan updated: {_rel(run, path)} now has {plural(_items(path), 'item')}.", "green")
         run.note(
             f"[The user edited the plan file {_rel(run, path)} by hand. Read it again before you revise it; keep their changes.]"
         )

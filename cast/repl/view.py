@@ -55,6 +55,14 @@ def menu_rows(labels: list[str], width: int) -> list[list[str]]:
     return [row for row in rows if row]
 
 
+def hint_wrap(text: str, width: int) -> str:
+    """A hint is parts joined by " · " ("a key, then Enter · Esc: no"): too long for one line,
+    it breaks between parts, so a key stays with what it does."""
+    if len(text) <= width:
+        return text
+    return "\n".join(word_wrap(" · ".join(row), width) for row in menu_rows(text.split(" · "), width))
+
+
 class PromptView:
     def __init__(self, repl: Repl):
         self.repl = repl
@@ -105,7 +113,7 @@ class PromptView:
         else:
             note = question.hint
         if note:
-            fragments.append(("class:question.hint", word_wrap(note, width) + "\n"))
+            fragments.append(("class:question.hint", hint_wrap(note, width) + "\n"))
         return fragments
 
     def toolbar(self) -> Fragments:

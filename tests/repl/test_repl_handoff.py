@@ -30,6 +30,7 @@ def test_execute_now_runs_the_plan_and_ticks_it(harness, repo):
     h.send("add sub\r")
     asked(h)
     assert h.repl.state.mode == "plan"
+    assert h.repl.asker.current.title.endswith("plan.md (1 item). What next?")
     h.send("e\r")
     h.wait_text("■ done")
     h.wait_idle()

@@ -161,3 +161,15 @@ def test_a_long_command_to_approve_is_shown_whole_at_80_columns():
     shown = hard_wrap(command, 78, "  ")
     assert all(len(row) <= 80 for row in shown.splitlines())
     assert "".join(row[2:] for row in shown.splitlines()) == command
+
+
+def test_a_question_hint_breaks_between_its_parts_at_80_columns():
+    """'Esc: no' is never split from its key, nor left as a lone 'no' on the next line."""
+    from cast.repl.ask import edit_question
+    from cast.repl.view import hint_wrap
+
+    hint = edit_question("calc.py").hint
+    shown = hint_wrap(hint, 79)
+    assert shown.splitlines()[-1] == "Esc: no", shown
+    assert all(len(row) <= 79 for row in shown.splitlines())
+    assert hint_wrap("a key, then Enter · Esc: no", 79) == "a key, then Enter · Esc: no"  # it fits: one line

@@ -53,7 +53,7 @@ def test_plan_execute_undo_new_task_and_resume(repo, tmp_path):
     )
     term = spawn(repo, script)
     term.child.send("add sub\r")
-    term.expect(r"Plan written: \.cast/plans/\S+-add-sub/plan\.md \(1 items\)")
+    term.expect(r"Plan written: \.cast/plans/\S+-add-sub/plan\.md \(1 item\)")
     term.child.send("a\r")
     term.expect(r"Added sub\.")
     term.expect(r"Plan: 1/1 items done")  # the closing report, about this plan

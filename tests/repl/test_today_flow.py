@@ -81,7 +81,7 @@ def test_plan_switch_execute_age_resume_gets_no_rejected_request(repo, api):
     term = spawn(repo, api)
     term.expect("plan ›")
     term.child.send("Plan adding a sub function to app.py\r")
-    term.expect(r"Plan written: \.cast/plans/\S+/plan\.md \(1 items?\)")
+    term.expect(r"Plan written: \.cast/plans/\S+/plan\.md \(1 item\)")
     term.expect(r"\[n\]ot now")
     term.child.send("n\r")  # not now: the plan stays, nothing runs
     term.expect("/execute runs it")
