@@ -63,12 +63,13 @@ class Report:
         ]
         return data
 
-    def render_text(self, commands: str = "cast ") -> str:
-        """`commands`: how the reader runs cast's commands where they read it (`/` in the REPL)."""
+    def render_text(self, commands: str = "cast ", root: Path | None = None) -> str:
+        """`commands`: how the reader runs cast's commands where they read it (`/` in the REPL);
+        `root`: the workspace the plan's path is shown relative to (the REPL's, whose lines are narrow)."""
         return "\n".join(
             [
                 *self.result_lines(),
-                *self.plan_lines(),
+                *self.plan_lines(root),
                 *self.command_lines(),
                 *self.file_lines(),
                 *self.item_lines(commands),
@@ -79,15 +80,18 @@ class Report:
     def result_lines(self) -> list[str]:
         return [f"Result: {self.status}" + (f" ({self.reason})" if self.reason else "")]
 
-    def plan_lines(self) -> list[str]:
+    def plan_lines(self, root: Path | None = None) -> list[str]:
         if not self.plan_path:
             return []
+        where = Path(self.plan_path)
+        if root is not None and where.is_relative_to(root):
+            where = where.relative_to(root)
         total = len(self.items_done) + len(self.items_left)
         counts = f"{len(self.items_done)}/{total} items done ({self.ticked_this_run} this run)"
         if self.plan_lost:
-            out = [f"Plan: plan file {self.plan_lost} — {self.plan_path}; when last read, {counts}"]
+            out = [f"Plan: plan file {self.plan_lost} — {where}; when last read, {counts}"]
         else:
-            out = [f"Plan: {counts} — {self.plan_path}"]
+            out = [f"Plan: {counts} — {where}"]
         for item in sorted(self.items_done + self.items_left, key=lambda i: i["number"]):
             out.append(f"  [{' ' if item in self.items_left else 'x'}] {item['number']}. {item['text']}")
             evidence = item.get("evidence")

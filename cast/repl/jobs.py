@@ -180,7 +180,7 @@ def show_report(repl: Repl) -> None:
     model's claims."""
     outcome = repl.state.outcome()
     if outcome is not None and outcome.report is not None:
-        repl.say(outcome.report.render_text(commands="/"), "dim")
+        repl.say(outcome.report.render_text(commands="/", root=repl.state.root), "dim")
 
 
 def resume_session(repl: Repl, session_id: str) -> None:

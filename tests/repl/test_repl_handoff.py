@@ -38,6 +38,8 @@ def test_execute_now_runs_the_plan_and_ticks_it(harness, repo):
     plan = next((repo / ".cast" / "plans").glob("*/plan.md"))
     assert "- [x] Add sub to app.py" in plan.read_text()
     assert "Tasks 1/1 done" in h.out.text()
+    # the closing report names the plan as the REPL does everywhere, relative: an absolute path is cut at 80 columns
+    assert f"Plan: 1/1 items done (1 this run) — .cast/plans/{plan.parent.name}/plan.md\n" in h.out.text()
 
 
 def test_open_in_editor_rereads_the_plan_and_tells_the_planner(harness, monkeypatch):
