@@ -116,7 +116,10 @@ def plan(
 def execute(
     ctx: typer.Context,
     plan: Annotated[
-        str | None, typer.Argument(help="Plan file path or session id. Omitted: the newest plan with unticked items.")
+        str | None,
+        typer.Argument(
+            help="Plan file path or session id. Omitted: the one plan with unticked items (several: asked in a terminal)."
+        ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every command except the catastrophic deny list.")] = False,
     revision: Annotated[

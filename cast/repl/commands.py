@@ -217,7 +217,10 @@ def _exit(repl: Repl, arg: str) -> None:
 COMMANDS: tuple[Command, ...] = (
     Command("plan", "[task]", "Switch to plan mode (read-only tools); with a task, start planning it.", _plan),
     Command(
-        "execute", "[plan]", "Execute a plan's checklist: a plan path or session id, default the newest unfinished.", _execute
+        "execute",
+        "[plan]",
+        "Execute a plan's checklist: a plan path or session id; default: the unfinished one, or a choice.",
+        _execute,
     ),
     Command("replan", "[what to change]", "Revise the plan being executed (its unticked items); you confirm it.", _replan),
     Command("tasks", "", "Show the task list of the current run.", _tasks, while_busy=True),

@@ -29,6 +29,8 @@ def test_plans_lists_unfinished_archive_puts_one_away_and_execute_does_not_guess
     refused = cast(repo, "execute")
     assert refused.returncode == 2 and "2 plans have unticked items; name one: cast execute ID" in refused.stderr
     assert "2026-01-03-new" in refused.stderr and "2026-01-02-old" in refused.stderr
+    told = " ".join(cast(repo, "execute", "--help").stdout.split())
+    assert "Omitted: the one plan with unticked items (several: asked in a terminal)" in told  # not "the newest"
     archived = cast(repo, "plans", "archive", "2026-01-02-old")
     assert archived.returncode == 0 and "archived 2026-01-02-old" in archived.stdout
     assert (repo / ".cast" / "plans" / ".archived" / "2026-01-02-old" / "plan.md").is_file()
@@ -50,6 +52,9 @@ def test_execute_in_the_repl_asks_which_unfinished_plan(harness, repo):
     h.send("/execute\r")
     h.wait(lambda: h.repl.asker.current is not None, "the question")
     assert h.repl.asker.current.title == "2 plans have unticked items. Which one?"
+    from cast.repl.commands import lookup
+
+    assert "newest" not in lookup("execute").help and "a choice" in lookup("execute").help  # /help says what it does
     h.send("2\r")
     h.wait_text("Plan: 1/1 items done")
     h.wait_idle()
