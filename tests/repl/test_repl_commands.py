@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.repl import commands
@@ -159,10 +158,6 @@ def test_resume_without_support_says_so(harness):
 
 
 def test_resume_brings_back_an_earlier_conversation(harness):
-    from cast import runs
-
-    if not hasattr(runs, "resume_run"):
-        pytest.skip("cast.runs.resume_run is not in this tree yet")
     h = harness([{"text": "first answer"}])
     h.send("remember the word tangerine\r")
     h.wait_text("first answer")
