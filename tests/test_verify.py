@@ -144,3 +144,34 @@ def test_history_and_revision_diff_show_who_changed_which_items(calc):
     assert f"revision {first} →" in again.stdout
     bad = cast("diff", "--plan", session, "zzzzzzzz")
     assert bad.exit_code == 2 and "is not a revision of this plan" in bad.output
+
+
+def test_a_plan_changed_during_a_pinned_run_stops_it_before_anything_else_is_done(calc, tmp_path):
+    """CI runs exactly the reviewed plan: changed mid-run, the run stops at the next item (exit 1)
+    instead of telling the model to stop and going on with what it does next."""
+    from conftest import write_script
+
+    planned = cast("--json", "--model", f"script:{EXAMPLES / 'scripts' / 'plan.jsonl'}", "plan", "Fix add")
+    result = json.loads(planned.stdout.strip().splitlines()[-1])
+    plan, approved = Path(result["plan_path"]), result["plan_revision"]
+    sneak = f"printf -- '- [ ] Sneak in an item\\n' >> {plan}"
+    script = write_script(
+        tmp_path / "sneak.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": sneak}}]},  # the plan changes under the run
+            {
+                "tool_uses": [
+                    {"name": "update_task", "input": {"id": 1, "status": "in_progress"}},
+                    {"name": "write_file", "input": {"path": "after.txt", "content": "done anyway\n"}},
+                ]
+            },
+            {"tool_uses": [{"name": "write_file", "input": {"path": "later.txt", "content": "done anyway\n"}}]},
+            {"text": "Done."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+        ],
+    )
+    ran = cast("--model", f"script:{script}", "execute", "--yes", "--revision", approved)
+    assert ran.exit_code == 1, ran.output
+    assert "Sneak in an item" in plan.read_text()
+    assert not (calc / "after.txt").exists() and not (calc / "later.txt").exists()
+    assert f"the changed plan was not approved, the run is pinned to revision {approved}: item 3 added" in ran.output

@@ -308,6 +308,9 @@ class Agent:
                     call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, from_record, obs.result, call.input
                 )
             self.transcript.add_user(blocks)
+            if self.ctx.tasks is not None and self.ctx.tasks.halted:  # a changed plan not approved: nothing more runs
+                stuck, self.ctx.tasks.halted = self.ctx.tasks.halted, ""
+                break
         for use in self.transcript.pending_tool_uses_unanswered():
             said, not_run = f"[{INTERRUPTED}: not run]", Interrupted(validated(by_name.get(use["name"]), use.get("input")), False)
             yield ev.ToolResult(use["id"], use["name"], False, INTERRUPTED, said, (), False, not_run, use.get("input"))

@@ -45,6 +45,7 @@ class TaskBoard:
         self.approved: str | None = None
         self.pinned = False  # --revision: with nobody to ask, a changed plan stops the run
         self.confirm: Callable[[RevisionRequest], bool] | None = None  # asks the user; None: nobody can be asked
+        self.halted = ""  # why the run must stop now (a changed plan not approved); the loop takes it
         self._lock = threading.Lock()
 
     def rows(self) -> list[Row]:
@@ -140,6 +141,8 @@ class TaskBoard:
         else:
             agreed = not self.pinned
         if not agreed:
+            why = f"the run is pinned to revision {self.approved}" if self.confirm is None else "the user said no"
+            self.halted = f"the changed plan was not approved, {why}: {'; '.join(changes)}"
             raise ToolError(
                 f"not started: the plan changed since revision {self.approved} was approved (now {now}: {'; '.join(changes)}) "
                 "and the user has not approved the change. Stop here and say so; do not work around it."
