@@ -23,6 +23,7 @@ from cast.repl.ask import Asker, Question, Reply
 from cast.repl.complete import FileIndex, ReplCompleter
 from cast.repl.keys import ESC_TIMEOUT, key_bindings
 from cast.repl.screen import Screen
+from cast.repl.session import Session
 from cast.repl.startup import banner, file_history, warm_up
 from cast.repl.state import MODES, ReplState
 from cast.repl.toolbar import STYLE
@@ -51,10 +52,10 @@ class Repl:
     ):
         from cast.ui.console import no_color
 
-        self.approver = ReplApprover(self)
+        self.state = ReplState(options, mode)
+        self.approver = ReplApprover(self, self.state)
         if options.approver is None and not options.yes:
             options.approver = self.approver  # commands that need approval are asked here
-        self.state = ReplState(options, mode)
         out = out or sys.stdout
         terminal = bool(getattr(out, "isatty", lambda: False)())
         self.screen = Screen(out, color=(terminal and not no_color()) if color is None else color)
@@ -66,6 +67,7 @@ class Repl:
         self._renderer_lock = threading.Lock()
         self.asker = Asker(on_change=self.screen.invalidate, on_answered=self._restart_clocks)
         self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate, on_idle=self._idle)
+        self.ctx = Session(self, self.state, self.approver, self.worker, lambda: self.renderer, self.screen.run_in_terminal)
         self._deferred: list[str] = []  # slash commands that wait for the job to end
         self.files = FileIndex(self.state.root)
         self.exiting = False
@@ -118,9 +120,7 @@ class Repl:
     async def main(self, task: str | None = None, resume: str | None = None) -> int:
         self.screen.loop = asyncio.get_running_loop()
         self.screen.loop.call_later(0.2, warm_up, self)  # after the first prompt is drawn
-        self.screen.loop.call_soon(
-            lambda: self.say(banner(self.state, resuming=bool(resume)), "dim")
-        )  # rich loads after the prompt
+        self.screen.loop.call_soon(lambda: self.say(banner(self.state, resuming=bool(resume)), "dim"))  # rich: after the prompt
         if resume:
             self.resume(resume)
         elif self.state.mode == "execute":
@@ -210,7 +210,7 @@ class Repl:
         """The job ended (worker thread): guidance sent after its last turn is shown back, and
         the commands that waited for it run, on the loop."""
         if self.state.run is not None:
-            jobs.undelivered(self, self.state.run)
+            jobs.undelivered(self.ctx, self.state.run)
         loop = self.screen.loop
         if self._deferred and loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._run_deferred)
@@ -220,15 +220,15 @@ class Repl:
             commands.dispatch(self, self._deferred.pop(0))
 
     def start_task(self, text: str, *, new: bool = False) -> None:
-        if not self.worker.start(lambda: jobs.run_task(self, text, new=new)):
+        if not self.worker.start(lambda: jobs.run_task(self.ctx, text, new=new)):
             self.say("the agent is still working; your message was not sent", "yellow")
 
     def start_execute(self, plan_ref: str | None) -> None:
-        self.worker.start(lambda: jobs.execute_plan(self, plan_ref))
+        self.worker.start(lambda: jobs.execute_plan(self.ctx, plan_ref))
 
     def resume(self, session_id: str | None) -> None:
         if session_id:
-            self.worker.start(lambda: jobs.resume_session(self, session_id))
+            self.worker.start(lambda: jobs.resume_session(self.ctx, session_id))
             return
         commands.list_sessions(self)
 
@@ -335,6 +335,12 @@ class Repl:
     def ask(self, question: Question, cancel: threading.Event | None = None) -> Reply:
         """A question at the prompt (the REPL is a `View`); blocks the job until it is answered."""
         return self.asker.ask(question, cancel)
+
+    def markdown(self, text: str) -> Any:
+        return self.renderer.markdown(text)
+
+    def diff(self, text: str) -> Any:
+        return self.renderer.diff(text)
 
     def buffer_text(self) -> str:
         return self.session.app.current_buffer.text

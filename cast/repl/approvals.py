@@ -13,7 +13,9 @@ from cast.repl.ask import Question, approval_question, edit_question, revision_q
 from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, EditRequest, Remembered, RevisionRequest
 
 if TYPE_CHECKING:
-    from cast.repl.app import Repl
+    from cast.repl.ask import View
+    from cast.repl.session import Session
+    from cast.repl.state import ReplState
 
 
 class ReplApprover:
@@ -21,8 +23,9 @@ class ReplApprover:
     `remembered` is picked up by every ApprovalPolicy built with it, so all runs of the session
     share it."""
 
-    def __init__(self, repl: Repl):
-        self.repl = repl
+    def __init__(self, view: View, state: ReplState):
+        self.view = view
+        self.state = state  # whose run's interrupt leaves a question
         self.remembered = Remembered()
         self.abilities = Abilities(edits=True, remembered=self.remembered)
         self.edits_auto = False  # "execute, edits auto-approved", or "all edits" at an edit question
@@ -33,11 +36,11 @@ class ReplApprover:
         if self.edits_auto:
             return ApprovalAnswer("yes")
         if request.diff.strip():
-            self.repl.show(self.repl.renderer.diff(request.diff))
+            self.view.show(self.view.diff(request.diff))
         answer = self._ask(edit_question(request.path), request.path, "edit approved", "edit declined")
         if answer.value == "always":
             self.edits_auto = True
-            self.repl.say(f"✓ edit approved, and edits from now on in this session: {request.path}", "green")
+            self.view.say(f"✓ edit approved, and edits from now on in this session: {request.path}", "green")
         return answer
 
     def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
@@ -45,12 +48,12 @@ class ReplApprover:
         answer = self._ask(approval_question(request), request.command, approved, "declined")
         if answer.value == "always":
             reach = request.always_label or "exactly this command"
-            self.repl.say(f"✓ approved for this session ({reach}): {request.command}", "green")
+            self.view.say(f"✓ approved for this session ({reach}): {request.command}", "green")
         return answer
 
     def ask_revision(self, request: RevisionRequest) -> ApprovalAnswer:
         """The plan changed since it was approved: its item diff into the scrollback, then the question."""
-        self.repl.say(
+        self.view.say(
             "\n".join(
                 [
                     f"The plan changed since you approved it (now revision {request.current}, by the {request.author}):",
@@ -66,50 +69,50 @@ class ReplApprover:
     def _ask(self, question: Question, subject: str, approved: str, declined: str) -> ApprovalAnswer:
         """Ask at the prompt (an interrupt leaves the question) and echo every answer but
         "always" into the scrollback; the caller says what "always" now covers."""
-        repl = self.repl
-        run = repl.state.run
-        reply = repl.ask(question, run.cancelled if run is not None else None)
+        view = self.view
+        run = self.state.run
+        reply = view.ask(question, run.cancelled if run is not None else None)
         if reply.value == "yes":
-            repl.say(f"✓ {approved}: {subject}", "green")
+            view.say(f"✓ {approved}: {subject}", "green")
         elif reply.value != "always" and reply.text:
-            repl.say(f"✗ {declined}: {subject}\n  told the agent instead: {reply.text}", "red")
+            view.say(f"✗ {declined}: {subject}\n  told the agent instead: {reply.text}", "red")
         elif reply.value != "always":
-            repl.say(f"✗ {declined}{' (left the question)' if reply.left else ''}: {subject}", "red")
+            view.say(f"✗ {declined}{' (left the question)' if reply.left else ''}: {subject}", "red")
         return ApprovalAnswer("always" if reply.value == "always" else "yes" if reply.value == "yes" else "no", reply.text)
 
 
-def permissions(repl: Repl, arg: str) -> None:
+def permissions(session: Session, arg: str) -> None:
     """`/permissions` lists what runs without asking; `/permissions revoke N|all` takes back
     an "always"."""
-    approver = repl.approver
+    approver, view = session.approver, session.view
     remembered = approver.remembered
     words = arg.split()
     scopes = remembered.scopes()
     if words and words[0] in ("revoke", "forget", "rm"):
         if not scopes:
-            repl.say('Nothing to revoke: no command was approved with "always" in this session.', "dim")
+            view.say('Nothing to revoke: no command was approved with "always" in this session.', "dim")
             return
         target = words[1] if len(words) > 1 else ""
         if target == "all":
             for scope in scopes:
                 remembered.revoke(scope)
-            repl.say(f"Revoked all {len(scopes)} session approvals; those commands will be asked again.", "yellow")
+            view.say(f"Revoked all {len(scopes)} session approvals; those commands will be asked again.", "yellow")
             return
         if not target.isdigit() or not 1 <= int(target) <= len(scopes):
-            repl.say(f"/permissions revoke N: N is a number from the list (1-{len(scopes)}), or all", "red")
+            view.say(f"/permissions revoke N: N is a number from the list (1-{len(scopes)}), or all", "red")
             return
         scope = scopes[int(target) - 1]
         remembered.revoke(scope)
-        repl.say(f"Revoked: {scope.label()} will be asked again.", "yellow")
+        view.say(f"Revoked: {scope.label()} will be asked again.", "yellow")
         return
     if words and words[0] == "edits" and len(words) == 2 and words[1] in ("ask", "auto"):
         approver.edits_auto = words[1] == "auto"
-        repl.say(
+        view.say(
             "File edits are " + ("auto-approved from now on." if approver.edits_auto else "asked before each change from now on.")
         )
         return
     if words:
-        repl.say(
+        view.say(
             "/permissions lists session approvals; /permissions revoke N (or all) takes one back; /permissions edits ask|auto",
             "red",
         )
@@ -121,7 +124,7 @@ def permissions(repl: Repl, arg: str) -> None:
         lines.append("/permissions revoke N takes one back; all revokes every one.")
     else:
         lines.append('No session approvals yet: "always" at a command approval adds one.')
-    rules = _allow_rules(repl)
+    rules = _allow_rules(session.state)
     if rules:
         lines.append("Allowed by config (allow rules in .cast/config.toml):")
         lines += [f"  {rule}" for rule in rules]
@@ -133,13 +136,13 @@ def permissions(repl: Repl, arg: str) -> None:
             else "asked before each change (/permissions edits auto stops that)"
         )
     )
-    if repl.state.options.yes:
+    if session.state.options.yes:
         lines.append("--yes: every command except the deny list runs without asking.")
-    repl.say("\n".join(lines))
+    view.say("\n".join(lines))
 
 
-def _allow_rules(repl: Repl) -> tuple[str, ...]:
+def _allow_rules(state: ReplState) -> tuple[str, ...]:
     try:
-        return tuple(repl.state.config().allow)
+        return tuple(state.config().allow)
     except Exception:  # a broken config is reported when a run is built
         return ()

@@ -70,7 +70,8 @@ class Question:
 
 class View(Protocol):
     """What a job may do with the screen and the user, and nothing else: say a line, show a
-    renderable, ask a question (blocking the job until it is answered or `cancel` is set). The
+    renderable (Markdown and diffs rendered by `markdown` and `diff`), echo what the user sent,
+    ask a question (blocking the job until it is answered or `cancel` is set). The
     REPL is one; a test's recorder is another, so a job's words and questions are tested without
     a terminal."""
 
@@ -79,6 +80,15 @@ class View(Protocol):
     def show(self, renderable: Any) -> None: ...
 
     def ask(self, question: Question, cancel: threading.Event | None = None) -> Reply: ...
+
+    def echo(self, text: str) -> None:
+        """What the user sent, into the scrollback after the mode label."""
+
+    def markdown(self, text: str) -> Any:
+        """`text` rendered as Markdown, to `show`."""
+
+    def diff(self, text: str) -> Any:
+        """A unified diff rendered, to `show`."""
 
 
 class Asker:

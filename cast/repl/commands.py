@@ -32,7 +32,7 @@ def _plan(repl: Repl, arg: str) -> None:
 def _replan(repl: Repl, arg: str) -> None:
     from cast.repl import jobs
 
-    repl.worker.start(lambda: jobs.replan(repl, arg.strip()))
+    repl.worker.start(lambda: jobs.replan(repl.ctx, arg.strip()))
 
 
 def _execute(repl: Repl, arg: str) -> None:
@@ -168,7 +168,7 @@ def _help(repl: Repl, arg: str) -> None:
 def _permissions(repl: Repl, arg: str) -> None:
     from cast.repl.approvals import permissions
 
-    permissions(repl, arg)
+    permissions(repl.ctx, arg)
 
 
 def _checkpoint(repl: Repl, arg: str, what: str) -> None:

@@ -1,7 +1,7 @@
 """What the worker thread does: run a task, execute a plan, and offer the plan hand-off.
 
 Jobs talk to the agent only through `Agent.run`/`guide` and its events, and to the user only
-through the REPL's renderer and questions.
+through the session's `View` (say, show, ask) and event renderer: never through the REPL itself.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from cast.repl.ask import Choice, Question, Reply, View
 from cast.text import plural
 
 if TYPE_CHECKING:
-    from cast.repl.app import Repl
+    from cast.repl.session import Session
     from cast.runs import Run
 
 EXECUTE, AUTO, EDIT, KEEP, LATER = "execute", "execute-auto", "edit", "keep", "later"
@@ -24,47 +24,48 @@ RESUME_LINES = 12  # of the last reply shown when a session is resumed
 PLAN_LINES = 40  # of the plan shown before the hand-off question; the editor shows the rest
 
 
-def drive(repl: Repl, run: Run, message: str | None, *, execute: bool = False) -> ev.Stopped:
+def drive(session: Session, run: Run, message: str | None, *, execute: bool = False) -> ev.Stopped:
     """One turn of `run` (with `execute`, the plan's execution: the task list, then the brief and
     `message` after it), rendered; an execute turn ends with its closing report. An interrupt that
     came while the job was still building the run (or between two turns of one job) is honoured
     here: the turn is not started, and nothing is sent to the model."""
-    interrupted = repl.worker.interrupted
+    interrupted = session.worker.interrupted
+    renderer = session.renderer()
     failed: list[str] = []
     stopped: ev.Stopped | None = None
 
     def handle(event: ev.Event) -> None:
         if interrupted.is_set():
             run.cancel()  # pressed while the turn was starting
-        repl.state.observe(event)
+        session.state.observe(event)
         try:
-            repl.renderer.handle(event)
+            renderer.handle(event)
         except Exception as exc:  # a rendering bug must not break the run or its transcript
             if not failed:
                 failed.append(str(exc))
-                repl.say(f"(cannot display a {type(event).__name__}: {type(exc).__name__}: {exc})", "red")
+                session.view.say(f"(cannot display a {type(event).__name__}: {type(exc).__name__}: {exc})", "red")
 
     try:
         if interrupted.is_set():
             stopped = run.stop_before(handle)
             return stopped
         run.uncancel()  # a key pressed after the previous turn ended is not for this one
-        on_output = repl.renderer.on_output  # a running command's newest line, in the live view
+        on_output = renderer.on_output  # a running command's newest line, in the live view
         if execute:
             stopped = run.execute(handle, message or "", on_output=on_output)
         else:
             stopped = run.turn(message, handle, on_output=on_output)
         return stopped
     finally:
-        repl.renderer.finish()
+        renderer.finish()
         interrupted.clear()  # the interrupt was for this turn; the next one starts afresh
         run.uncancel()
-        undelivered(repl, run, stopped.status if stopped is not None else "interrupted")
+        undelivered(session, run, stopped.status if stopped is not None else "interrupted")
         if run.executing and stopped is not None:
-            show_report(repl)
+            show_report(session)
 
 
-def undelivered(repl: Repl, run: Run, status: str = "done") -> None:
+def undelivered(session: Session, run: Run, status: str = "done") -> None:
     """Guidance the agent never read (its turn ended first) is shown back, whole: it is never
     lost, and never glued to the user's next, unrelated message."""
     left = run.take_guidance()
@@ -75,48 +76,48 @@ def undelivered(repl: Repl, run: Run, status: str = "done") -> None:
     )
     lines = [f"↳ not delivered — {why}:"] + [f"  {text}" for text in left]
     lines.append("Send it again if it still applies (↑ brings it back).")
-    repl.say("\n".join(lines), "yellow")
+    session.view.say("\n".join(lines), "yellow")
 
 
-def run_task(repl: Repl, text: str, *, new: bool = False) -> None:
-    state = repl.state
+def run_task(session: Session, text: str, *, new: bool = False) -> None:
+    state = session.state
     try:
         run = state.ensure_run(text, new=new)
     except Exception as exc:
-        repl.say(f"cannot start: {exc}", "red")
+        session.view.say(f"cannot start: {exc}", "red")
         return
     before = _plan_stamp(run)
     if state.take_brief():  # a plan attached by Shift+Tab: brief the executor as /execute does
-        drive(repl, run, text, execute=True)
+        drive(session, run, text, execute=True)
         return
-    stopped = drive(repl, run, text)
+    stopped = drive(session, run, text)
     if run.mode.name == "plan" and _plan_stamp(run) != before and stopped.status != "interrupted":
-        handoff(repl, run)
+        handoff(session, run)
 
 
-def replan(repl: Repl, text: str) -> None:
+def replan(session: Session, text: str) -> None:
     """/replan: the executor's own run goes to plan mode to revise the plan it executes (its
     unticked items only; write_plan keeps done items byte for byte), then the hand-off shows what
     changed and, approved, the same run goes on at the first unticked item."""
-    run = repl.state.run
+    run = session.state.run
     if run is None or run.tasks is None:
-        repl.say("Nothing is being executed: /plan TASK starts a new plan.", "dim")
+        session.view.say("Nothing is being executed: /plan TASK starts a new plan.", "dim")
         return
     rel = _rel(run, run.tasks.plan.path)
     if run.mode.name != "plan":
         run.switch("plan")
-    repl.state.mode = "plan"
+    session.state.mode = "plan"
     brief = (
         f"Replan: revise the plan being executed ({rel}) and write it with write_plan. Keep every ticked "
         "item exactly as it is; change, add or remove only unticked items."
     )
     before = _plan_stamp(run)
-    stopped = drive(repl, run, brief + (f"\n\nWhat to change: {text}" if text else ""))
+    stopped = drive(session, run, brief + (f"\n\nWhat to change: {text}" if text else ""))
     if _plan_stamp(run) != before and stopped.status != "interrupted":
-        handoff(repl, run)
+        handoff(session, run)
 
 
-def _continue(repl: Repl, run: Run, path: Path) -> None:
+def _continue(session: Session, run: Run, path: Path) -> None:
     """A replanned run approved at the hand-off: the revision shown is the one approved, and the
     same run goes on in execute mode."""
     from cast.plans.revisions import current_id
@@ -125,26 +126,26 @@ def _continue(repl: Repl, run: Run, path: Path) -> None:
     assert board is not None
     board.approved = current_id(path)
     run.switch("execute")
-    repl.state.mode = "execute"
-    drive(repl, run, "The user approved the revised plan: go on with its first unticked item.", execute=True)
+    session.state.mode = "execute"
+    drive(session, run, "The user approved the revised plan: go on with its first unticked item.", execute=True)
 
 
-def execute_plan(repl: Repl, plan_ref: str | None) -> None:
+def execute_plan(session: Session, plan_ref: str | None) -> None:
     if plan_ref is None:
-        plan_ref = choose_plan(repl, repl.state.root)
+        plan_ref = choose_plan(session.view, session.state.root)
         if plan_ref == "":
             return
     try:
-        run = repl.state.execute(plan_ref)
+        run = session.state.execute(plan_ref)
     except Exception as exc:
-        repl.say(f"cannot execute: {exc}", "red")
+        session.view.say(f"cannot execute: {exc}", "red")
         return
     board = run.tasks
     assert board is not None  # an execute run is built over a plan's checklist
     if not run.has_work():  # not adopted: the current run and mode stay
-        repl.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
+        session.view.say(f"Every item of {_rel(run, board.plan.path)} is ticked; nothing to do.", "green")
         return
-    drive(repl, run, None, execute=True)
+    drive(session, run, None, execute=True)
 
 
 def choose_plan(view: View, root: Path) -> str | None:
@@ -175,22 +176,22 @@ def choose_plan(view: View, root: Path) -> str | None:
     return reply.value
 
 
-def show_report(repl: Repl) -> None:
+def show_report(session: Session) -> None:
     """The closing report of an execute turn, built from what was observed rather than from the
     model's claims."""
-    outcome = repl.state.outcome()
+    outcome = session.state.outcome()
     if outcome is not None and outcome.report is not None:
-        repl.say(outcome.report.render_text(commands="/", root=repl.state.root), "dim")
+        session.view.say(outcome.report.render_text(commands="/", root=session.state.root), "dim")
 
 
-def resume_session(repl: Repl, session_id: str) -> None:
+def resume_session(session: Session, session_id: str) -> None:
     try:
-        run = repl.state.resume(session_id)
+        run = session.state.resume(session_id)
     except Exception as exc:
-        repl.say(f"cannot resume {session_id}: {exc}", "red")
+        session.view.say(f"cannot resume {session_id}: {exc}", "red")
         return
     messages = run.messages
-    repl.say(f"Resumed {run.session_id} in {run.mode.name} mode ({len(messages)} messages).", "dim")
+    session.view.say(f"Resumed {run.session_id} in {run.mode.name} mode ({len(messages)} messages).", "dim")
     last = next(
         (
             b.get("text", "")
@@ -203,23 +204,23 @@ def resume_session(repl: Repl, session_id: str) -> None:
     )
     if last.strip():  # rendered, as it was when it streamed: no raw ** or backticks
         shown, cut = _clip(last.strip(), RESUME_LINES)
-        repl.say("Last reply:", "dim")
-        repl.show(repl.renderer.markdown(shown + ("\n\n…" if cut else "")))
-    if repl.state.tasks:
+        session.view.say("Last reply:", "dim")
+        session.view.show(session.view.markdown(shown + ("\n\n…" if cut else "")))
+    if session.state.tasks:
         from cast.ui.tasks import checklist
 
-        repl.show(checklist(repl.state.tasks, window=None))
-    repl.say("Type to continue.", "dim")
+        session.view.show(checklist(session.state.tasks, window=None))
+    session.view.say("Type to continue.", "dim")
 
 
-def handoff(repl: Repl, run: Run) -> None:
+def handoff(session: Session, run: Run) -> None:
     """The plan is written: show it, then execute it (edits asked, or auto-approved), edit it,
     keep planning, or leave it for later. Typed text is feedback on the plan; a slash command
     leaves the question and runs."""
     if run.plan_path is None:
         return
     path = Path(run.plan_path)
-    show_plan(repl, run, path)
+    show_plan(session, run, path)
     while True:
         question = Question(
             title=f"Plan written: {_rel(run, path)} ({plural(_items(path), 'item')}). What next?",
@@ -236,36 +237,36 @@ def handoff(repl: Repl, run: Run) -> None:
             placeholder="e/a/o/k/n + Enter, or feedback on the plan",
             commands_leave=True,
         )
-        reply = repl.ask(question)
+        reply = session.view.ask(question)
         if reply.value == EDIT:
-            repl.say("› open in editor", "cyan")
-            edit_plan(repl, run, path)
+            session.view.say("› open in editor", "cyan")
+            edit_plan(session, run, path)
             continue
         if reply.value in (EXECUTE, AUTO):
             auto = reply.value == AUTO
             if auto:
-                repl.approver.edits_auto = True
-            repl.say("› execute, edits auto-approved" if auto else "› execute (edits and commands asked)", "cyan")
-            repl.say(f"Executing {_rel(run, path)}", "yellow")
+                session.approver.edits_auto = True
+            session.view.say("› execute, edits auto-approved" if auto else "› execute (edits and commands asked)", "cyan")
+            session.view.say(f"Executing {_rel(run, path)}", "yellow")
             if run.tasks is not None and run.tasks.plan.path == path:
-                _continue(repl, run, path)
+                _continue(session, run, path)
             else:
-                execute_plan(repl, str(path))
+                execute_plan(session, str(path))
         elif reply.value == KEEP:
             if reply.text:
-                repl.echo(reply.text)
-                run_task(repl, reply.text)
+                session.view.echo(reply.text)
+                run_task(session, reply.text)
             else:
-                repl.say("› keep planning", "cyan")
-                repl.state.hint = "feedback on the plan, then Enter"
+                session.view.say("› keep planning", "cyan")
+                session.state.hint = "feedback on the plan, then Enter"
         else:
             why = f" — {reply.text} runs instead" if reply.text.startswith("/") else " (Esc)" if reply.left else ""
-            repl.say(f"› not now{why}", "cyan")
-            repl.say(f"The plan is kept at {_rel(run, path)}; /execute runs it when you are ready.", "dim")
+            session.view.say(f"› not now{why}", "cyan")
+            session.view.say(f"The plan is kept at {_rel(run, path)}; /execute runs it when you are ready.", "dim")
         return
 
 
-def show_plan(repl: Repl, run: Run, path: Path, limit: int = PLAN_LINES) -> None:
+def show_plan(session: Session, run: Run, path: Path, limit: int = PLAN_LINES) -> None:
     """The plan as the executor will read it, before the user is asked what to do with it."""
     from rich.text import Text
 
@@ -276,11 +277,11 @@ def show_plan(repl: Repl, run: Run, path: Path, limit: int = PLAN_LINES) -> None
     body, cut = _clip(text.strip("\n"), limit)
     changes = _since_approved(run, path)
     if changes:
-        repl.say("\n".join(["Changed since the revision you approved:", *(f"  {c}" for c in changes)]), "yellow")
-    repl.say(f"── {_rel(run, path)}", "dim")
-    repl.show(repl.renderer.markdown(body) if body.strip() else Text("(empty)", style="dim"))
+        session.view.say("\n".join(["Changed since the revision you approved:", *(f"  {c}" for c in changes)]), "yellow")
+    session.view.say(f"── {_rel(run, path)}", "dim")
+    session.view.show(session.view.markdown(body) if body.strip() else Text("(empty)", style="dim"))
     if cut:
-        repl.say(f"… {cut} more lines ([o]pen in editor shows them all)", "dim")
+        session.view.say(f"… {cut} more lines ([o]pen in editor shows them all)", "dim")
 
 
 def _since_approved(run: Run, path: Path) -> list[str]:
@@ -302,7 +303,7 @@ def _clip(text: str, limit: int) -> tuple[str, int]:
     return ("\n".join(lines[:limit]), len(lines) - limit) if len(lines) > limit else (text, 0)
 
 
-def edit_plan(repl: Repl, run: Run, path: Path) -> None:
+def edit_plan(session: Session, run: Run, path: Path) -> None:
     from cast.repl.commands import editor_command
 
     before = _read(path)
@@ -315,17 +316,17 @@ def edit_plan(repl: Repl, run: Run, path: Path) -> None:
             print(f"cast: cannot start the editor {command[0]!r}: {exc.strerror} (set $EDITOR)")
             return 127
 
-    code = repl.screen.run_in_terminal(edit)
+    code = session.run_in_terminal(edit)
     after = _read(path)
     if code not in (0, None):
-        repl.say(f"the editor exited with status {code}", "yellow")
+        session.view.say(f"the editor exited with status {code}", "yellow")
     if after != before:
-        repl.say(f"Plan updated: {_rel(run, path)} now has {plural(_items(path), 'item')}.", "green")
+        session.view.say(f"Plan updated: {_rel(run, path)} now has {plural(_items(path), 'item')}.", "green")
         run.note(
             f"[The user edited the plan file {_rel(run, path)} by hand. Read it again before you revise it; keep their changes.]"
         )
     else:
-        repl.say("The plan is unchanged.", "dim")
+        session.view.say("The plan is unchanged.", "dim")
 
 
 def _plan_stamp(run: Run) -> tuple[str, int] | None:
