@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 
 from cast.agent.events import Task
@@ -24,8 +26,9 @@ def progress(tasks: Sequence[Task]) -> str:
     return text + (f", {blocked} blocked" if blocked else "")
 
 
-def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> Text:
-    """A rich Text checklist. With `window`, long lists are cut around the first unfinished task."""
+def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> RenderableType:
+    """The checklist, an item's wrapped text indented under its first line. With `window`, long
+    lists are cut around the first unfinished task."""
     shown = list(tasks)
     before = after = 0
     if window and len(shown) > window:
@@ -33,24 +36,24 @@ def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> Text:
         start = max(0, min(current - window // 3, len(shown) - window))
         before, after = start, len(shown) - start - window
         shown = shown[start : start + window]
-    text = Text()
-    text.append(f"Tasks {progress(tasks)}", style="bold")
+    rows = Table.grid()
+    rows.add_column(no_wrap=True)
+    rows.add_column()
     if before:
-        text.append(f"\n  … {before} earlier", style="dim")
+        rows.add_row("", Text(f"… {before} earlier", style="dim"))
     for task in shown:
         mark, style = MARKS.get(task.status, MARKS["pending"])
-        text.append(f"\n  {mark} ", style=style)
         label_style = "dim" if task.status == "done" else ("bold" if task.status == "in_progress" else "")
-        text.append(f"{task.id}. {task.text}", style=label_style)
+        label = Text(f"{task.id}. {task.text}", style=label_style)
         if task.note:
-            text.append(f" — {task.note}", style="italic dim")
+            label.append(f" — {task.note}", style="italic dim")
         if window is None and task.evidence:  # the full list (/tasks): what each tick rested on
-            text.append(
-                "\n      " + evidence_line(task.evidence), style="dim" if task.evidence.get("supported", True) else "yellow"
-            )
+            style_ = "dim" if task.evidence.get("supported", True) else "yellow"
+            label.append("\n  " + evidence_line(task.evidence), style=style_)
+        rows.add_row(Text(f"  {mark} ", style=style), label)
     if after:
-        text.append(f"\n  … {after} more", style="dim")
-    return text
+        rows.add_row("", Text(f"… {after} more", style="dim"))
+    return Group(Text(f"Tasks {progress(tasks)}", style="bold"), rows)
 
 
 def evidence_line(evidence: dict) -> str:

@@ -173,3 +173,13 @@ def test_a_question_hint_breaks_between_its_parts_at_80_columns():
     assert shown.splitlines()[-1] == "Esc: no", shown
     assert all(len(row) <= 79 for row in shown.splitlines())
     assert hint_wrap("a key, then Enter · Esc: no", 79) == "a key, then Enter · Esc: no"  # it fits: one line
+
+
+def test_a_long_task_wraps_under_its_own_text_at_80_columns():
+    long = "Run the very long verification command that prints a lot of output, then check it slowly"
+    tasks = (ev.Task(1, long, "done", evidence={"commands": ["`make check` exit 0"], "files": []}), ev.Task(2, "Test", "pending"))
+    for text in (render_text(checklist(tasks), 80, False), render_text(checklist(tasks, window=None), 80, False)):
+        lines = text.splitlines()
+        assert lines[1].startswith("  ✓ 1. Run the very long") and lines[2] == "    check it slowly", text
+        assert lines[-1] == "  ○ 2. Test"
+    assert "      evidence: `make check` exit 0" in render_text(checklist(tasks, window=None), 80, False)
