@@ -136,3 +136,17 @@ def test_format_stat_scales_long_bars():
     assert lines[0] == " a.py | 400 " + "+" * 30 + "-" * 10
     assert lines[1] == " b    | changed (lines not counted)"
     assert lines[2] == " 2 files changed, 300 insertions(+), 100 deletions(-)"
+
+
+def test_casts_own_gitignore_is_not_a_change_the_run_made(repo):
+    """Writing a plan creates .cast/.gitignore (cast's bookkeeping): a planning run's report does
+    not say it changed a file outside its plan."""
+    from cast.fsutil import ensure_gitignore
+
+    builder = ReportBuilder(repo)
+    ensure_gitignore(repo)
+    (repo / "app.py").write_text("def add(a, b):\n    return b + a\n")
+    builder.observe(ev.Stopped("done", "finished", 1))
+    report = builder.build("")
+    assert (repo / ".cast" / ".gitignore").is_file()
+    assert report.files_changed == ["app.py"] and ".gitignore" not in report.diff_stat

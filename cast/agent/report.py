@@ -200,10 +200,13 @@ class ReportBuilder:
         self.obs.observe(event)
         self.plan.observe(event)
 
-    def _own(self) -> str | None:
-        if not self.plan_path:
-            return None
-        return os.path.relpath(os.path.abspath(self.root / self.plan_path), os.path.abspath(self.root))
+    def _own(self) -> set[str]:
+        """cast's own files, not the run's changes: the plan (its ticks have a line of their own)
+        and .cast/.gitignore (written with the first plan)."""
+        own = {os.path.join(".cast", ".gitignore")}
+        if self.plan_path:
+            own.add(os.path.relpath(os.path.abspath(self.root / self.plan_path), os.path.abspath(self.root)))
+        return own
 
     def _git_changes(self) -> list[tuple[str, Stat]]:
         """Git's view, as paths relative to the workspace; not the plan file (its ticks have a
@@ -215,7 +218,7 @@ class ReportBuilder:
         rows = []
         for path, counts in self.baseline.changes():
             shown = os.path.relpath(self.baseline.top / path, root).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-            if shown != own:
+            if shown not in own:
                 rows.append((shown, counts))
         return rows
 
@@ -225,9 +228,10 @@ class ReportBuilder:
         if self.snapshot is None:
             return [], ""
         found, capped = self.snapshot.changes()
+        own = self._own()
         rows: list[tuple[str, Stat]] = []
         for path, kind in found:
-            if path == self._own():
+            if path in own:
                 continue
             old = b"" if kind == "added" else self.snapshot.kept.get(path)
             new = b"" if kind == "deleted" else _small(self.root / path)
