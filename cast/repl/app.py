@@ -67,7 +67,7 @@ class Repl:
         self._renderer_lock = threading.Lock()
         self.asker = Asker(on_change=self.screen.invalidate, on_answered=self._restart_clocks)
         self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate, on_idle=self._idle)
-        self.ctx = Session(self, self.state, self.approver, self.worker, lambda: self.renderer, self.screen.run_in_terminal)
+        self.ctx = Session(self, self.state, self.approver, self.worker, lambda: self.renderer, self.screen.run_in_terminal, self)
         self._deferred: list[str] = []  # slash commands that wait for the job to end
         self.files = FileIndex(self.state.root)
         self.exiting = False
@@ -77,7 +77,7 @@ class Repl:
             message=self.view.message,
             bottom_toolbar=self.view.toolbar,
             style=STYLE,
-            completer=ReplCompleter(commands.names, self.files, commands.argument_values(self)),
+            completer=ReplCompleter(commands.names, self.files, commands.argument_values(self.state)),
             complete_while_typing=True,
             history=file_history(self.state.root) if history else InMemoryHistory(),
             key_bindings=key_bindings(self),
@@ -204,7 +204,7 @@ class Repl:
             self._deferred.append(line)
             self.asker.leave(line)
             return
-        commands.dispatch(self, line)
+        commands.dispatch(self.ctx, line)
 
     def _idle(self) -> None:
         """The job ended (worker thread): guidance sent after its last turn is shown back, and
@@ -217,7 +217,7 @@ class Repl:
 
     def _run_deferred(self) -> None:
         while self._deferred and not self.busy:
-            commands.dispatch(self, self._deferred.pop(0))
+            commands.dispatch(self.ctx, self._deferred.pop(0))
 
     def start_task(self, text: str, *, new: bool = False) -> None:
         if not self.worker.start(lambda: jobs.run_task(self.ctx, text, new=new)):
@@ -230,7 +230,7 @@ class Repl:
         if session_id:
             self.worker.start(lambda: jobs.resume_session(self.ctx, session_id))
             return
-        commands.list_sessions(self)
+        commands.list_sessions(self.ctx)
 
     def set_mode(self, mode: str) -> None:
         if mode not in MODES or mode == self.state.mode:

@@ -1,5 +1,6 @@
-"""Slash commands: a table of name → handler and help. Handlers get the REPL and the rest of the
-line. Commands that would change the run refuse while the agent works."""
+"""Slash commands: a table of name → handler and help. Handlers get the REPL's `Session` (a view,
+the state, the worker, a few controls) and the rest of the line. Commands that would change the
+run refuse while the agent works."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cast.repl.app import Repl
+    from cast.repl.session import Session
+    from cast.repl.state import ReplState
 
-Handler = Callable[["Repl", str], None]
+Handler = Callable[["Session", str], None]
 
 
 @dataclass(frozen=True)
@@ -23,41 +25,41 @@ class Command:
     while_busy: bool = False  # safe to run while the agent works
 
 
-def _plan(repl: Repl, arg: str) -> None:
-    repl.set_mode("plan")
+def _plan(session: Session, arg: str) -> None:
+    session.controls.set_mode("plan")
     if arg.strip():  # a new task: its own session and plan, whatever ran before
-        repl.start_task(arg.strip(), new=True)
+        session.controls.start_task(arg.strip(), new=True)
 
 
-def _replan(repl: Repl, arg: str) -> None:
+def _replan(session: Session, arg: str) -> None:
     from cast.repl import jobs
 
-    repl.worker.start(lambda: jobs.replan(repl.ctx, arg.strip()))
+    session.worker.start(lambda: jobs.replan(session, arg.strip()))
 
 
-def _execute(repl: Repl, arg: str) -> None:
-    repl.start_execute(arg.strip() or None)
+def _execute(session: Session, arg: str) -> None:
+    session.controls.start_execute(arg.strip() or None)
 
 
-def _tasks(repl: Repl, arg: str) -> None:
-    tasks = repl.state.tasks
+def _tasks(session: Session, arg: str) -> None:
+    tasks = session.state.tasks
     if not tasks:
-        repl.say("No task list: in execute mode the plan's checklist is the task list (/execute [plan]).", "dim")
+        session.view.say("No task list: in execute mode the plan's checklist is the task list (/execute [plan]).", "dim")
         return
     from cast.ui.tasks import checklist
 
-    repl.show(checklist(tasks, window=None))
+    session.view.show(checklist(tasks, window=None))
 
 
-def _plans(repl: Repl, arg: str) -> None:
+def _plans(session: Session, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
     from cast.plans.store import list_plans
 
-    found = list_plans(repl.state.root)
+    found = list_plans(session.state.root)
     if not found:
-        repl.say("No plans yet: describe a task in plan mode and cast writes one.", "dim")
+        session.view.say("No plans yet: describe a task in plan mode and cast writes one.", "dim")
         return
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     table.add_column("done", no_wrap=True)
@@ -65,55 +67,55 @@ def _plans(repl: Repl, arg: str) -> None:
     table.add_column("task", overflow="fold")  # wrapped at spaces; only a word wider than the column is folded
     for info in found[:20]:  # Text, never markup: a task may well contain [brackets]
         table.add_row(Text(f"{info.done}/{info.total}"), Text(info.session), Text(info.task))
-    repl.show(table)
+    session.view.show(table)
     if len(found) > 20:
-        repl.say(f"… and {len(found) - 20} older plans (`cast plans --all` in a shell lists them all)", "dim")
+        session.view.say(f"… and {len(found) - 20} older plans (`cast plans --all` in a shell lists them all)", "dim")
 
 
-def _cost(repl: Repl, arg: str) -> None:
+def _cost(session: Session, arg: str) -> None:
     from cast.agent.cost import token_summary
     from cast.text import tokens
 
-    u = repl.state.total()
+    u = session.state.total()
     lines = [
         f"tokens: {token_summary(u.usage)}",
         f"context: {tokens(u.context_tokens)} tokens in the last request",
     ]
-    run = repl.state.run
+    run = session.state.run
     price = run.usage.price if run is not None and run.usage is not None else None
-    if repl.state.model_name().startswith("script:"):
+    if session.state.model_name().startswith("script:"):
         lines.append("cost: $0 (a scripted model is free)")
     elif price is None:  # no run now (after /clear): what the REPL's earlier runs cost, as the toolbar shows
         lines.append(f"cost: ${u.cost:.4f} so far in this REPL" + ("" if u.cost else " (nothing sent yet)"))
     elif not price.known:
-        lines.append(f"cost: unknown — no price for {repl.state.model_name()} (set prices in .cast/config.toml)")
+        lines.append(f"cost: unknown — no price for {session.state.model_name()} (set prices in .cast/config.toml)")
     else:
         lines.append(f"cost: ${u.cost:.4f}")
-    repl.say("\n".join(lines))
+    session.view.say("\n".join(lines))
 
 
-def _compact(repl: Repl, arg: str) -> None:
-    run = repl.state.run
+def _compact(session: Session, arg: str) -> None:
+    run = session.state.run
     if run is None:
-        repl.say("Nothing to compact yet: the conversation is empty.", "dim")
+        session.view.say("Nothing to compact yet: the conversation is empty.", "dim")
     elif run.economy is None:
-        repl.say("/compact is not available for this run: it has no context compaction set up.", "yellow")
+        session.view.say("/compact is not available for this run: it has no context compaction set up.", "yellow")
     else:
         run.economy.force()
-        repl.say("The conversation will be compacted into a summary before the next request.", "dim")
+        session.view.say("The conversation will be compacted into a summary before the next request.", "dim")
 
 
-def _resume(repl: Repl, arg: str) -> None:
-    repl.resume(arg.strip() or None)
+def _resume(session: Session, arg: str) -> None:
+    session.controls.resume(arg.strip() or None)
 
 
-def list_sessions(repl: Repl) -> None:
+def list_sessions(session: Session) -> None:
     """/resume without an id: the recent sessions, ids and words kept whole, the task wrapped."""
     from cast.sessions import list_sessions as listed
 
-    found = listed(repl.state.root)[:10]
+    found = listed(session.state.root)[:10]
     if not found:
-        repl.say("No sessions to resume yet.", "dim")
+        session.view.say("No sessions to resume yet.", "dim")
         return
     from rich.table import Table
     from rich.text import Text
@@ -125,24 +127,24 @@ def list_sessions(repl: Repl) -> None:
     for info in found:
         steps = f"{info.steps} step{'' if info.steps == 1 else 's'}"
         table.add_row(Text(info.id), Text(info.mode), Text(info.status), Text(steps), Text(" ".join(info.task.split())))
-    repl.show(table)
-    repl.say("/resume ID continues one.")
+    session.view.show(table)
+    session.view.say("/resume ID continues one.")
 
 
-def _clear(repl: Repl, arg: str) -> None:
-    repl.state.clear()
-    repl.say("Conversation cleared; the next task starts a new session.", "dim")
+def _clear(session: Session, arg: str) -> None:
+    session.state.clear()
+    session.view.say("Conversation cleared; the next task starts a new session.", "dim")
 
 
-def _model(repl: Repl, arg: str) -> None:
+def _model(session: Session, arg: str) -> None:
     spec = arg.strip()
     if not spec:
-        repl.say(f"model: {repl.state.model_name()}   (/model ID switches; script:PATH replays a script)")
+        session.view.say(f"model: {session.state.model_name()}   (/model ID switches; script:PATH replays a script)")
         return
-    repl.set_model(spec)
+    session.controls.set_model(spec)
 
 
-def _help(repl: Repl, arg: str) -> None:
+def _help(session: Session, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -151,7 +153,7 @@ def _help(repl: Repl, arg: str) -> None:
     table.add_column(overflow="fold")
     for command in COMMANDS:
         table.add_row(Text(f"/{command.name}" + (f" {command.args}" if command.args else "")), Text(command.help))
-    repl.show(table)
+    session.view.show(table)
     keys = Text(
         "Enter sends · Esc Enter or Ctrl+J: new line · Shift+Tab: plan ⇄ execute · @ completes files\n"
         "While the agent works, a message you send is queued as guidance · Esc or Ctrl+C interrupts\n"
@@ -159,19 +161,19 @@ def _help(repl: Repl, arg: str) -> None:
         "Ctrl+D, or Ctrl+C twice at an empty prompt, exits",
         style="dim",
     )
-    repl.show(keys)
+    session.view.show(keys)
     from cast.sandbox.policy import describe
 
-    repl.show(Text(describe(), style="dim"))  # which kernel layer holds plan-mode commands
+    session.view.show(Text(describe(), style="dim"))  # which kernel layer holds plan-mode commands
 
 
-def _permissions(repl: Repl, arg: str) -> None:
+def _permissions(session: Session, arg: str) -> None:
     from cast.repl.approvals import permissions
 
-    permissions(repl.ctx, arg)
+    permissions(session, arg)
 
 
-def _checkpoint(repl: Repl, arg: str, what: str) -> None:
+def _checkpoint(session: Session, arg: str, what: str) -> None:
     """/undo [ITEM] [--yes] [--force], /redo [--yes] [--force], /diff [ITEM]: the CLI's commands
     (cast/checkpoints/commands.py). /undo and /redo show what would change and ask at the prompt
     (in the worker, so the prompt stays free to answer); --yes does it without asking."""
@@ -182,7 +184,7 @@ def _checkpoint(repl: Repl, arg: str, what: str) -> None:
     yes, force = bool({"--yes", "-y", "yes"} & set(words)), "--force" in words
 
     def err(text: str) -> None:
-        repl.say(text.removeprefix("cast: "), "yellow")
+        session.view.say(text.removeprefix("cast: "), "yellow")
 
     def ask(question: str) -> bool:
         from cast.repl.ask import Choice, Question
@@ -194,24 +196,24 @@ def _checkpoint(repl: Repl, arg: str, what: str) -> None:
             hint="a key, then Enter · Esc: no",
             placeholder="y/n + Enter",
         )
-        return repl.ask(asked).value == "yes"
+        return session.view.ask(asked).value == "yes"
 
-    root = repl.state.root
+    root = session.state.root
 
     def restore() -> None:
         if what == "undo":
-            checkpoints.undo(root, item, None, yes, force, repl.say, ask, prefix="/", err=err)
+            checkpoints.undo(root, item, None, yes, force, session.view.say, ask, prefix="/", err=err)
         else:
-            checkpoints.redo(root, yes, force, repl.say, ask, prefix="/", err=err)
+            checkpoints.redo(root, yes, force, session.view.say, ask, prefix="/", err=err)
 
     if what == "diff":
-        checkpoints.diff(root, item, None, repl.say, err=err)
+        checkpoints.diff(root, item, None, session.view.say, err=err)
     else:
-        repl.worker.start(restore)
+        session.worker.start(restore)
 
 
-def _exit(repl: Repl, arg: str) -> None:
-    repl.request_exit()
+def _exit(session: Session, arg: str) -> None:
+    session.controls.request_exit()
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -247,14 +249,14 @@ COMMANDS: tuple[Command, ...] = (
         "undo",
         "[item] [--yes]",
         "Restore the files to the checkpoint before an item and untick it and later ones.",
-        lambda repl, arg: _checkpoint(repl, arg, "undo"),
+        lambda session, arg: _checkpoint(session, arg, "undo"),
     ),
-    Command("redo", "[--yes]", "Reverse the last undo.", lambda repl, arg: _checkpoint(repl, arg, "redo")),
+    Command("redo", "[--yes]", "Reverse the last undo.", lambda session, arg: _checkpoint(session, arg, "redo")),
     Command(
         "diff",
         "[item]",
         "What an item changed, or the whole last run.",
-        lambda repl, arg: _checkpoint(repl, arg, "diff"),
+        lambda session, arg: _checkpoint(session, arg, "diff"),
         while_busy=True,
     ),
     Command("help", "", "This list, and the keys.", _help, while_busy=True),
@@ -277,25 +279,25 @@ def lookup(name: str) -> Command | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def dispatch(repl: Repl, line: str) -> None:
+def dispatch(session: Session, line: str) -> None:
     """Run one `/command args` line."""
     name, _, arg = line[1:].strip().partition(" ")
     command = lookup(name.lower())
     if command is None:
         close = [c.name for c in COMMANDS if c.name.startswith(name[:2].lower())] if name else []
         hint = f" (did you mean /{close[0]}?)" if close else ""
-        repl.say(f"unknown command /{name}{hint}; /help lists them", "red")
+        session.view.say(f"unknown command /{name}{hint}; /help lists them", "red")
         return
-    if repl.busy and not command.while_busy:
-        if repl.asker.current is not None:
-            repl.say(f"/{command.name}: answer the question above first (Esc leaves it).", "yellow")
+    if session.worker.busy and not command.while_busy:
+        if session.controls.asker.current is not None:
+            session.view.say(f"/{command.name}: answer the question above first (Esc leaves it).", "yellow")
         else:
-            repl.say(f"/{command.name} waits until the agent is done; press Esc to interrupt it.", "yellow")
+            session.view.say(f"/{command.name} waits until the agent is done; press Esc to interrupt it.", "yellow")
         return
-    command.handler(repl, arg)
+    command.handler(session, arg)
 
 
-def argument_values(repl: Repl) -> Callable[[str, str], Iterable[tuple[str, str]]]:
+def argument_values(state: ReplState) -> Callable[[str, str], Iterable[tuple[str, str]]]:
     """Completion for arguments: plan session ids for /execute, session ids for /resume, model ids for /model."""
 
     def values(command: str, typed: str) -> Iterable[tuple[str, str]]:
@@ -303,7 +305,7 @@ def argument_values(repl: Repl) -> Callable[[str, str], Iterable[tuple[str, str]
             if command == "execute":
                 from cast.plans.store import list_plans
 
-                return [(i.session, f"{i.done}/{i.total} {i.task}"[:60]) for i in list_plans(repl.state.root)[:30]]
+                return [(i.session, f"{i.done}/{i.total} {i.task}"[:60]) for i in list_plans(state.root)[:30]]
             if command == "model":
                 from cast.models.lookup import choices
 
@@ -311,7 +313,7 @@ def argument_values(repl: Repl) -> Callable[[str, str], Iterable[tuple[str, str]
             if command == "resume":
                 from cast.sessions import list_sessions
 
-                return [(s.id, "") for s in list_sessions(repl.state.root)[:30]]
+                return [(s.id, "") for s in list_sessions(state.root)[:30]]
         except Exception:
             return []
         return []
