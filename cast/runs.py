@@ -97,7 +97,7 @@ def bind_revision(board: TaskBoard, root: Path, options: Options) -> None:
     board.approved = board.revisions.record("user")[0].id
     board.pinned = options.revision is not None
     approver = options.approver
-    board.confirm = (lambda request: approver.ask_revision(request).approved) if approver is not None else None
+    board.confirm = approver.ask_revision if approver is not None else None
 
 
 def execute_run(plan_ref: str | None, options: Options, model: Model | None = None) -> Run:

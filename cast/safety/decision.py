@@ -163,7 +163,7 @@ class Answers:
 
     reply: Callable[[ApprovalRequest], ApprovalAnswer | Reply]
     abilities: Abilities = field(default_factory=Abilities)
-    revision: Callable[[RevisionRequest], Reply] = lambda request: "yes"  # a changed plan: go on, unless told
+    revision: Callable[[RevisionRequest], ApprovalAnswer | Reply] = lambda request: "yes"  # a changed plan: go on, unless told
 
     def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         answer = self.reply(request)
@@ -173,4 +173,5 @@ class Answers:
         return ApprovalAnswer("yes")
 
     def ask_revision(self, request: RevisionRequest) -> ApprovalAnswer:
-        return ApprovalAnswer(self.revision(request))
+        answer = self.revision(request)
+        return answer if isinstance(answer, ApprovalAnswer) else ApprovalAnswer(answer)

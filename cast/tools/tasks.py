@@ -20,7 +20,7 @@ from pydantic import Field
 
 from cast.plans.checklist import PlanError, PlanFile
 from cast.plans.revisions import Revisions, item_diff, revision_id
-from cast.safety.decision import RevisionRequest
+from cast.safety.decision import ApprovalAnswer, RevisionRequest
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks, named_files
 from cast.tools.results import TaskUpdated
@@ -44,7 +44,7 @@ class TaskBoard:
         # a plan at another one is shown and confirmed before the next item starts.
         self.approved: str | None = None
         self.pinned = False  # --revision: with nobody to ask, a changed plan stops the run
-        self.confirm: Callable[[RevisionRequest], bool] | None = None  # asks the user; None: nobody can be asked
+        self.confirm: Callable[[RevisionRequest], ApprovalAnswer] | None = None  # asks the user; None: nobody can be asked
         self.halted = ""  # why the run must stop now (a changed plan not approved); the loop takes it
         self._lock = threading.Lock()
 
@@ -136,10 +136,13 @@ class TaskBoard:
         except PlanError:
             changes = ("(the approved revision's text is not in cast's state)",)
         request = RevisionRequest(self.plan.path.name, self.approved, now, newest.author, changes)
-        if self.confirm is not None:
-            agreed = self.confirm(request)
-        else:
-            agreed = not self.pinned
+        answer = self.confirm(request) if self.confirm is not None else None
+        agreed = answer.approved if answer is not None else not self.pinned
+        if not agreed and answer is not None and answer.note:  # "no, do this instead": the model is told, the run goes on
+            raise ToolError(
+                f"not started: the plan changed since revision {self.approved} was approved (now {now}: {'; '.join(changes)}); "
+                f"the user did not approve the change, and the user said instead: {answer.note}"
+            )
         if not agreed:
             why = f"the run is pinned to revision {self.approved}" if self.confirm is None else "the user said no"
             self.halted = f"the changed plan was not approved, {why}: {'; '.join(changes)}"

@@ -155,3 +155,19 @@ def test_with_nobody_to_ask_a_change_goes_on_unless_the_run_is_pinned(plan, tmp_
     free.update(1, "in_progress", "")
     with pytest.raises(ToolError, match="has not approved the change"):
         pinned.update(1, "in_progress", "")
+
+
+def test_a_no_stops_the_run_and_a_no_with_words_tells_the_model_what_to_do_instead(plan, tmp_path):
+    from cast.safety.decision import Answers, ApprovalAnswer
+    from cast.tools.base import ToolError
+
+    said = ApprovalAnswer("no", "leave the changelog out")
+    board = bound_board(plan, tmp_path, approver=Answers(lambda request: "yes", revision=lambda request: said))
+    plan.write_bytes(PLAN.replace(b"Update the README", b"Update the README and the changelog"))
+    with pytest.raises(ToolError, match="the user said instead: leave the changelog out"):
+        board.update(3, "in_progress", "")
+    assert board.halted == ""  # the model is told, and the run goes on with it
+    said = ApprovalAnswer("no")
+    with pytest.raises(ToolError, match="has not approved the change"):
+        board.update(3, "in_progress", "")
+    assert board.halted.startswith("the changed plan was not approved, the user said no")
