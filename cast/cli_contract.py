@@ -108,6 +108,7 @@ def history(plan_ref: str, json: bool) -> int:
     """`cast plans --history ID`: every revision of a plan, oldest first, with who wrote it and
     what it changed; the plan as it is now is recorded first if cast had not seen it yet."""
     from cast.plans.revisions import item_diff
+    from cast.text import plural
 
     found = _revisions(plan_ref)
     if found is None:
@@ -121,7 +122,7 @@ def history(plan_ref: str, json: bool) -> int:
         if json:
             print(json_lib.dumps(row))
         else:
-            _echo(f"{rev.id}  {rev.time}  {rev.author:<5}  {rev.items} items  " + "; ".join(changes))
+            _echo(f"{rev.id}  {rev.time}  {rev.author:<5}  {plural(rev.items, 'item')}  " + "; ".join(changes))
         previous = rev
     return 0
 
