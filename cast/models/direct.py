@@ -123,15 +123,7 @@ class Client:
         """One JSON answer of a GET (the Models API), with the same errors as a streamed call."""
         headers = {k: v for k, v in self.headers().items() if k != "content-type"}
         request = self.http.build_request("GET", str(self.base_url).rstrip("/") + path, headers=headers, params=params)
-        try:
-            response = self.http.send(request)
-        except httpx2.TimeoutException as exc:
-            raise APITimeoutError(request) from exc
-        except Exception as exc:
-            raise APIConnectionError(request=request) from exc
-        if response.status_code >= 400:
-            raise _status_error(response)
-        return Event(response.json())
+        return Event(self._send(request, stream=False).json())
 
     def stream(self, body: dict[str, Any], betas: list[str] | None, timeout: float | None) -> Stream:
         headers = self.headers()
@@ -142,15 +134,19 @@ class Client:
         request = self.http.build_request(
             "POST", url, headers=headers, content=content, timeout=httpx2.Timeout(self.timeout if timeout is None else timeout)
         )
+        return Stream(self._send(request, stream=True))
+
+    def _send(self, request: httpx2.Request, stream: bool) -> httpx2.Response:
+        """Send, with the SDK's errors: a timeout, any other failure to connect, an HTTP error status."""
         try:
-            response = self.http.send(request, stream=True)
+            response = self.http.send(request, stream=stream)
         except httpx2.TimeoutException as exc:
             raise APITimeoutError(request) from exc
         except Exception as exc:
             raise APIConnectionError(request=request) from exc
         if response.status_code >= 400:
             raise _status_error(response)
-        return Stream(response)
+        return response
 
     def close(self) -> None:
         self.http.close()
