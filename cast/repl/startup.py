@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
 if TYPE_CHECKING:
-    from cast.repl.app import Repl
+    from cast.repl.complete import FileIndex
     from cast.repl.state import ReplState
 
 
@@ -71,12 +71,13 @@ def file_history(root: Path) -> History:
         return InMemoryHistory()
 
 
-def warm_up(repl: Repl) -> None:
-    """Called once the first prompt is drawn."""
+def warm_up(state: ReplState, files: FileIndex) -> None:
+    """Called once the first prompt is drawn: the model's SDK, rich and the sandbox probe load in
+    the background, and the @-completion file index is refreshed."""
 
     def load() -> None:
         try:
-            if not repl.state.model_name().startswith("script:"):
+            if not state.model_name().startswith("script:"):
                 from cast.models.loading import preload
 
                 preload()
@@ -91,4 +92,4 @@ def warm_up(repl: Repl) -> None:
             pass
 
     threading.Thread(target=load, name="cast-warm-up", daemon=True).start()
-    repl.files.refresh()
+    files.refresh()
