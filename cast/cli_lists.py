@@ -43,8 +43,8 @@ def _json(ctx: typer.Context, json: bool) -> bool:
 
 def plans(
     ctx: typer.Context,
-    action: Annotated[str | None, typer.Argument(metavar="[archive ID]", help="archive ID: put plan ID away.")] = None,
-    ref: Annotated[str | None, typer.Argument(hidden=True)] = None,
+    action: Annotated[str | None, typer.Argument(metavar="archive", help="`archive ID` puts plan ID away.")] = None,
+    ref: Annotated[str | None, typer.Argument(metavar="ID", help="With archive: the plan (session id or path).")] = None,
     all: Annotated[bool, typer.Option("--all", help="Every plan, finished ones too.")] = False,
     json: JsonOpt = False,
     history: Annotated[str | None, typer.Option("--history", metavar="ID", help="The revisions of plan ID.")] = None,

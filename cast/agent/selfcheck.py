@@ -32,7 +32,7 @@ from cast.agent.observed import Observations, PlanState
 from cast.agent.report import final_text
 from cast.agent.transcript import text_block
 from cast.models import base as m
-from cast.text import call_label, clip
+from cast.text import call_label, clip, plural
 from cast.tools.evidence import Ledger
 
 PLAN_CHARS = 8_000
@@ -137,7 +137,7 @@ class SelfCheck:
         if self.plan.lost and open_items:
             listed = "; ".join(f"{i.number}. {i.text!r}" for i in open_items)
             missing.append(
-                f"The plan file {self.plan_path} is {self.plan.lost}; {len(open_items)} items were unfinished "
+                f"The plan file {self.plan_path} is {self.plan.lost}; {plural(len(open_items), 'item')} {'was' if len(open_items) == 1 else 'were'} unfinished "
                 f"when it was last read: {listed}. Items cannot be ticked until the file is back."
             )
         else:
