@@ -150,7 +150,7 @@ def test_self_check_and_report_use_the_items_last_seen(tmp_path):
         builder.observe(event)
     path.unlink()
     assert check.facts() == [
-        f"The plan file {path} is missing; 1 items were unfinished when it was last read: 2. 'Test the menu'. "
+        f"The plan file {path} is missing; 1 item was unfinished when it was last read: 2. 'Test the menu'. "
         "Items cannot be ticked until the file is back."
     ]
     report = builder.build("")
