@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from cast.agent.events import Task
     from cast.repl.session import Session
     from cast.repl.state import ReplState
 
@@ -42,13 +43,32 @@ def _execute(session: Session, arg: str) -> None:
 
 
 def _tasks(session: Session, arg: str) -> None:
-    tasks = session.state.tasks
-    if not tasks:
-        session.view.say("No task list: in execute mode the plan's checklist is the task list (/execute [plan]).", "dim")
-        return
     from cast.ui.tasks import checklist
 
-    session.view.show(checklist(tasks, window=None))
+    tasks = session.state.tasks
+    if tasks:
+        session.view.show(checklist(tasks, window=None))
+        return
+    written = _written_plan(session)
+    if written:  # planned, not executing yet: the checklist the executor would get
+        session.view.say("The plan written in this session (/execute runs it):", "dim")
+        session.view.show(checklist(written, window=None))
+        return
+    session.view.say("No task list: in execute mode the plan's checklist is the task list (/execute [plan]).", "dim")
+
+
+def _written_plan(session: Session) -> list[Task]:
+    from cast.agent.events import Task
+    from cast.plans.checklist import PlanError, parse
+
+    path = session.state.plan_path
+    if path is None:
+        return []
+    try:
+        items = parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, PlanError):
+        return []
+    return [Task(item.number, item.text, "done" if item.checked else "pending") for item in items]
 
 
 def _plans(session: Session, arg: str) -> None:

@@ -79,3 +79,16 @@ def test_not_now_and_escape_leave_the_plan_alone(harness, repo):
     h.wait_idle()
     assert h.repl.state.mode == "plan"
     assert (repo / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+def test_tasks_after_planning_shows_the_plan_written(harness):
+    h = harness([WRITE, {"text": "Planned."}])
+    h.send("add sub\r")
+    asked(h)
+    h.send("n\r")
+    h.wait_text("/execute runs it")
+    h.wait_idle()
+    h.send("/tasks\r")
+    h.wait_text("The plan written in this session")
+    h.wait_text("Add sub to app.py")
+    assert "No task list" not in h.out.text()
