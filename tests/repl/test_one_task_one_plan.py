@@ -76,7 +76,10 @@ def test_plan_execute_undo_then_a_new_task_gets_its_own_plan(harness, repo):
     h.send("n\r")
     h.wait_idle()
     h.send("/tasks\r")
-    h.wait_text("No task list")
+    h.wait_text("The plan written in this session")  # plan B's checklist, never plan A's
+    h.wait_idle()
+    shown = h.out.text().rsplit("The plan written in this session", 1)[1]
+    assert "div" in shown and "Add sub to app.py" not in shown
     assert "add-sub" not in toolbar(h)  # the executed plan is not the current one
 
 
