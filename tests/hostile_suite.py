@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hostile_repo import tree_digest
+from sandboxkit import Server
 
 CALC = "def add(a, b):\n    return a - b\n"
 TEST_CALC = """\
@@ -109,24 +110,6 @@ class TestHostile(unittest.TestCase):
             lines.append(attempt("allocate 4 GB", allocate))
         self.fail("hostile report:\\n" + "\\n".join(lines))
 """
-
-
-class Server:
-    """A listening socket the test holds; `reached()` says whether anything connected."""
-
-    def __init__(self, family: int, address: object) -> None:
-        self.sock = socket.socket(family, socket.SOCK_STREAM)
-        self.sock.bind(address)
-        self.sock.listen(8)
-        self.sock.setblocking(False)
-
-    def reached(self) -> bool:
-        try:
-            conn, _ = self.sock.accept()
-        except BlockingIOError:
-            return False
-        conn.close()
-        return True
 
 
 @dataclass

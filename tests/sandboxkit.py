@@ -50,23 +50,33 @@ def sandbox_off(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     detect.cache_clear()
 
 
-class Listener:
-    """A TCP socket on 127.0.0.1 that records whether anything ever connected to it."""
+class Server:
+    """A listening socket the test holds; `reached()` says whether anything ever connected."""
 
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
+    def __init__(self, family: int = socket.AF_INET, address: object = ("127.0.0.1", 0)) -> None:
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.bind(address)
         self.sock.listen(8)
         self.sock.setblocking(False)
-        self.port = self.sock.getsockname()[1]
 
-    def connected(self) -> bool:
+    def reached(self) -> bool:
         try:
             conn, _ = self.sock.accept()
         except BlockingIOError:
             return False
         conn.close()
         return True
+
+
+class Listener(Server):
+    """A TCP socket on 127.0.0.1 that records whether anything ever connected to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.port = self.sock.getsockname()[1]
+
+    def connected(self) -> bool:
+        return self.reached()
 
 
 @pytest.fixture
