@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
+from typing import Any
 
 from cast.agent.guards import CallRecord
 from cast.models import base as m
-from cast.tools.base import Observation, Tool, ToolContext, run_tool, validated
-from cast.tools.results import Interrupted
+from cast.tools.base import CommandParams, Observation, Tool, ToolContext, run_tool, validated
+from cast.tools.results import Declined, Failed, Interrupted
 
 MAX_PARALLEL_READS = 4
 
@@ -80,3 +81,14 @@ def interrupted(batch: list[m.ToolUse], by_name: dict[str, Tool], said: str) -> 
     return [
         (Observation(text, False, said, result=Interrupted(validated(by_name.get(c.name), c.input), True)), False) for c in batch
     ]
+
+
+def not_run(use: dict[str, Any], by_name: dict[str, Tool], interrupted: str, declined: str = "") -> Observation:
+    """A call of the turn that never started: Ctrl+C came first, or (`declined`: why) the user did
+    not approve the changed plan, which stops the turn there; nothing was interrupted then."""
+    params = validated(by_name.get(use["name"]), use.get("input"))
+    if not declined:
+        return Observation(f"[{interrupted}: not run]", False, interrupted, result=Interrupted(params, False))
+    said = f"not run: {declined}"
+    result = Declined(params.command, said) if isinstance(params, CommandParams) else Failed(use["name"], said)
+    return Observation(f"{said}, so the turn stopped before this call", False, said, result=result)

@@ -19,8 +19,7 @@ from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, Fai
 from cast.agent.transcript import Prefix, Transcript, text_block, tool_result_block
 from cast.models import base as m
 from cast.text import one_line
-from cast.tools.base import Tool, ToolContext, validated
-from cast.tools.results import Interrupted
+from cast.tools.base import Tool, ToolContext
 
 INTERRUPTED = "interrupted by user"
 
@@ -287,6 +286,7 @@ class Agent:
         by_name = {t.name: t for t in self.tools}
         streaks = self.failures.turn()
         stuck: str | None = None
+        declined = ""  # why the calls left in this turn were not run, when no Ctrl+C stopped them
         for batch in dispatch.batches(calls, by_name):
             for call in batch:
                 yield ev.ToolCall(call.id, call.name, call.input, getattr(by_name.get(call.name), "writes", ""))
@@ -309,11 +309,12 @@ class Agent:
                 )
             self.transcript.add_user(blocks)
             if self.ctx.tasks is not None and self.ctx.tasks.halted:  # a changed plan not approved: nothing more runs
-                stuck, self.ctx.tasks.halted = self.ctx.tasks.halted, ""
+                stuck, self.ctx.tasks.halted, declined = self.ctx.tasks.halted, "", "the changed plan was not approved"
                 break
         for use in self.transcript.pending_tool_uses_unanswered():
-            said, not_run = f"[{INTERRUPTED}: not run]", Interrupted(validated(by_name.get(use["name"]), use.get("input")), False)
-            yield ev.ToolResult(use["id"], use["name"], False, INTERRUPTED, said, (), False, not_run, use.get("input"))
+            obs = dispatch.not_run(use, by_name, INTERRUPTED, declined)
+            self.transcript.add_user([tool_result_block(use["id"], obs.text, True)])
+            yield ev.ToolResult(use["id"], use["name"], False, obs.summary, obs.text, (), False, obs.result, use.get("input"))
         self.settle()
         if self.hooks.after_tools:
             yield from self.hooks.after_tools(self)

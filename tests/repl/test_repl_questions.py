@@ -105,6 +105,31 @@ def test_always_lasts_for_the_repl_session_across_executions(harness, repo):
     assert "bash git commit --allow-empty -qm two" in out and out.count("approved") == 1
 
 
+def test_a_declined_plan_change_says_the_rest_of_the_turn_was_not_run_not_interrupted(harness, repo):
+    write_plan(repo)
+    later = [
+        {"name": "update_task", "input": {"id": 2, "status": "in_progress"}},
+        {"name": "read_file", "input": {"path": "app.py"}},
+        {"name": "bash", "input": {"command": "ls"}},
+    ]
+    h = harness([bash("git commit --allow-empty -qm one"), {"tool_uses": later}, *SPARE])
+    h.send("/execute\r")
+    asking(h, "not provably read-only")
+    plan = repo / ".cast" / "plans" / "2026-01-01-discounts" / "plan.md"
+    plan.write_text(PLAN + "- [ ] Tag a release\n")  # edited by hand while the approval waits
+    h.send("y\r")
+    asking(h, "revision")
+    h.send("n\r")
+    h.wait_text("■ stopped")
+    h.wait_idle()
+    out = h.out.text()
+    assert "interrupted" not in out, out
+    assert "✗ read_file · not run: the changed plan was not approved" in out
+    assert "declined `ls` (not run: the changed plan was not approved)" in out  # the report
+    told = json.dumps(h.repl.state.run.agent.transcript.messages[-1])
+    assert "interrupted" not in told and told.count("not run: the changed plan was not approved") == 2
+
+
 def test_edits_are_asked_after_execute_and_not_after_execute_auto(harness, repo):
     edit = {"tool_uses": [{"name": "write_file", "input": {"path": "notes.txt", "content": "hello\n"}}]}
     h = harness([WRITE, {"text": "Planned."}, edit, {"text": "Wrote it."}, *SPARE])
