@@ -251,7 +251,7 @@ class Repl:
                 "your next message starts executing it",
                 "yellow",
             )
-        elif note := self.state.unfinished_note():
+        elif note := self.state.switch_note():
             self.say(note, "yellow")
         self.screen.invalidate()
 

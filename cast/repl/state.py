@@ -177,9 +177,12 @@ class ReplState:
         # The only unfinished plan is the one meant; among several, cast does not guess (/execute asks).
         return Path(find_plan(self.root, found[0].session)) if len(found) == 1 else None
 
-    def unfinished_note(self) -> str:
-        """In execute mode with no plan attached: what to do when several plans wait (none is guessed)."""
-        if self.mode != "execute" or (self.run is not None and self.run.tasks is not None):
+    def switch_note(self) -> str:
+        """The line a switch that attached no plan says: in plan mode what the agent may do; in
+        execute mode what to do when several plans wait (none is guessed)."""
+        if self.mode == "plan":
+            return "plan mode · read-only: the agent explores and writes a plan, nothing else"
+        if self.run is not None and self.run.tasks is not None:
             return ""
         from cast.plans.housekeeping import unfinished
 

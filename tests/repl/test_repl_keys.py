@@ -27,8 +27,10 @@ def test_shift_tab_toggles_plan_and_execute(harness):
     assert ("class:mode.execute", "execute ›") in h.repl.view.message()
     toolbar = "".join(text for _, text in h.repl.view.toolbar())
     assert "EXECUTE" in toolbar
+    assert "plan mode ·" not in h.out.text()
     h.send(SHIFT_TAB)
     h.wait(lambda: h.repl.state.mode == "plan", "plan mode again")
+    h.wait_text("plan mode · read-only: the agent explores and writes a plan, nothing else")
 
 
 def test_help_lists_every_command(harness):
