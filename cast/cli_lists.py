@@ -91,7 +91,7 @@ def plans(
         return
     if not sys.stdout.isatty():  # the columns scripts already read
         for i in found:
-            echo(f"{i.done}/{i.total}\t{i.session}\t{i.task}\t{os.path.relpath(i.path)}")
+            echo(f"{i.done}/{i.total}\t{i.session}\t{' '.join(i.task.split())}\t{os.path.relpath(i.path)}")
         return
     rows = [[f"{i.done}/{i.total}", i.session, os.path.relpath(i.path), " ".join(i.task.split())] for i in found]
     _rows(["DONE", "SESSION", "PATH", "TASK"], rows)

@@ -134,3 +134,15 @@ def test_a_plan_that_fails_before_any_reply_leaves_no_session(repo, tmp_path):
     done = cast(repo, "--model", f"script:{empty}", "plan", "Do x")
     assert done.returncode != 0
     assert cast(repo, "sessions").stdout.strip() == "no sessions yet"
+
+
+def test_piped_listings_keep_one_row_of_four_and_five_columns_whatever_the_task_holds(repo, tmp_path):
+    """A task may hold a tab or a newline (it is the user's text): the tab-separated rows scripts
+    read stay one line per plan and per session, the task's whitespace folded to spaces."""
+    script = write_script(tmp_path / "plan.jsonl", PLAN_TURNS)
+    assert cast(repo, "--model", f"script:{script}", "plan", "fix\tthis\nand that").returncode == 0
+    plans = cast(repo, "plans").stdout.splitlines()
+    assert len(plans) == 1 and plans[0].split("\t")[2] == "fix this and that", plans
+    assert len(plans[0].split("\t")) == 4
+    sessions = cast(repo, "sessions").stdout.splitlines()
+    assert len(sessions) == 1 and sessions[0].split("\t")[4] == "fix this and that", sessions
