@@ -262,7 +262,7 @@ def _read_meta(directory: Path) -> dict[str, Any]:
     try:
         meta = json.loads(read_regular(directory / META, MAX_META).decode("utf-8"))
     except FileNotFoundError:
-        raise SessionError(f"no session at {directory}") from None
+        raise SessionError(f"no session {directory.name!r} in this workspace (cast sessions lists them)") from None
     except (OSError, ValueError) as exc:
         raise SessionError(f"cannot read {directory / META}: {exc}") from None
     if not isinstance(meta, dict):

@@ -49,9 +49,11 @@ def test_sessions_lists_runs_and_resume_continues_the_conversation(repo, tmp_pat
     assert len(sent) == 8  # task, mode notice, 3 model turns with 2 tool results between, and the new message
 
 
-def test_resume_unknown_session_is_a_clear_error(repo):
-    done = cast(repo, "resume", "nope")
-    assert done.returncode != 0 and "nope" in done.stderr
+def test_resume_unknown_session_is_a_clear_error(repo, tmp_path):
+    script = write_script(tmp_path / "none.jsonl", [{"text": "unused"}])
+    done = cast(repo, "--model", f"script:{script}", "resume", "nope")
+    assert done.returncode == 2
+    assert done.stderr == "cast: no session 'nope' in this workspace (cast sessions lists them)\n"  # not cast's private path
 
 
 def test_a_plan_session_remembers_its_plan_for_resume(repo, tmp_path):
