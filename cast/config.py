@@ -211,7 +211,9 @@ def _split(root: Path) -> tuple[Path, dict[str, Any], list[str], list[str]] | No
     user = config_dir() / "config.toml"
     base = {f.name: getattr(Config(), f.name) for f in fields(Config)} | (_read_toml(user) if user.is_file() else {})
     scripts = sorted(k for k, v in whole.items() if _is_script(k, v))
-    return project, whole, scripts, sorted(k for k, v in whole.items() if k not in scripts and _loosens(k, base, v))
+    # An unknown key is a typo, refused with the known ones by `_check`, not a setting to ignore.
+    loose = sorted(k for k, v in whole.items() if k in base and k not in scripts and _loosens(k, base, v))
+    return project, whole, scripts, loose
 
 
 def loosening_keys(root: Path) -> list[str]:

@@ -88,3 +88,15 @@ def test_thinking_budget_maps_onto_effort_with_one_warning(tmp_path, capsys):
     project(tmp_path, 'thinking_budget = 30000\neffort = "low"\n')
     assert load(tmp_path).effort == "low"  # an explicit effort wins
     assert "thinking_budget" in capsys.readouterr().err
+
+
+def test_a_misspelt_key_in_an_untrusted_workspace_is_a_typo_not_a_loosening(tmp_path, capsys):
+    """`maxsteps` is not a setting that loosens security: it is no setting at all. The error says so
+    with the known keys; no warning first calls it a loosening key that `cast trust` would count."""
+    from cast.config import loosening_keys
+
+    path = project(tmp_path, "maxsteps = 3\n")
+    with pytest.raises(ConfigError, match=f"{path}: unknown setting 'maxsteps' \\(known: .*max_steps"):
+        load(tmp_path)
+    assert "ignored" not in capsys.readouterr().err
+    assert loosening_keys(tmp_path) == []  # `cast doctor`'s trust line does not name it either
