@@ -6,6 +6,7 @@ renderer as the interactive REPL, with no prompt and no live area."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cast.exits import EXIT_USAGE
@@ -13,6 +14,11 @@ from cast.text import terminal_safe
 
 if TYPE_CHECKING:
     from cast.options import Options
+
+NO_TASK = (
+    'no task given: without a terminal, cast reads tasks from standard input, one per line (echo "add a div function" | cast); '
+    "run it in a terminal for the REPL"
+)
 
 
 def run_plain(
@@ -70,13 +76,15 @@ def run_plain(
             task = None
         if task:
             status = turn(task)
-        for line in stdin:
-            text = line.strip()
-            if not text:
-                continue
+        asked = bool(resume or task or mode == "execute")
+        for text in nonblank(stdin):
+            asked = True
             if text in ("/exit", "/quit"):
                 break
             status = turn(text)
+        if not asked:
+            sys.stderr.write(f"cast: {NO_TASK}\n")
+            return EXIT_USAGE
     except Exception as exc:
         sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
         return exit_code(exc)
@@ -84,6 +92,12 @@ def run_plain(
         renderer.finish()
         state.close()  # the session's final cost, whatever happened
     return status
+
+
+def nonblank(stdin: TextIO) -> Iterator[str]:
+    for line in stdin:
+        if line.strip():
+            yield line.strip()
 
 
 def exit_code(exc: BaseException) -> int:

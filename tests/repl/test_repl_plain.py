@@ -34,6 +34,17 @@ def test_a_piped_task_without_an_api_key_is_a_usage_error(repo):
     assert "Traceback" not in done.stderr
 
 
+def test_no_terminal_and_nothing_on_stdin_says_so_and_exits_2(repo):
+    done = cast(cwd=repo)  # `cast </dev/null`, no API key: nothing to do is not a success
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("cast: no task given: without a terminal, cast reads tasks from standard input")
+
+
+def test_blank_lines_are_no_task_with_a_usable_model_too(repo, tmp_path, capsys):
+    code, out = plain(repo, f"script:{write_script(tmp_path / 's.jsonl', [])}", lines="\n  \n")
+    assert code == 2 and out == "" and "cast: no task given" in capsys.readouterr().err
+
+
 def test_resuming_an_unknown_session_without_a_terminal_is_a_usage_error(repo):
     done = cast("resume", "nope", cwd=repo)
     assert done.returncode == 2, done.stderr
