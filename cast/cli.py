@@ -302,13 +302,21 @@ def trust(
         raise fail(str(exc)) from None
 
 
-@app.command("check-command")
-def check_command(command: Annotated[str, typer.Argument(help="A bash command line.")]) -> None:
+@app.command("check-command", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+def check_command(
+    command: Annotated[
+        list[str], typer.Argument(metavar="COMMAND", help="A bash command line: one quoted argument, or its words.")
+    ],
+) -> None:
     """Say whether the checker proves COMMAND read-only: prints `allowed` or `blocked: <reason>` (plan
     mode also runs a blocked one, sandboxed and unverified, where `cast doctor` shows the strong sandbox)."""
+    import shlex
+
     from cast.tools.shell import read_only_verdict  # without a kernel sandbox: the strict subset
 
-    allowed, reason = read_only_verdict(command)
+    # `cast check-command ls -la` means the command `ls -la`, not an option of cast's; words the
+    # shell already split are quoted back, so `grep 'a b' f` is checked as the shell gave it.
+    allowed, reason = read_only_verdict(command[0] if len(command) == 1 else shlex.join(command))
     echo("allowed" if allowed else f"blocked: {reason}")
     raise typer.Exit(0 if allowed else 1)
 

@@ -118,6 +118,22 @@ def test_check_command_prints_the_verdict_and_exits_0_or_1():
     assert blocked.returncode == 1 and blocked.stdout.startswith("blocked: ") and "-o" in blocked.stdout
 
 
+def test_check_command_takes_the_command_unquoted_as_its_words(tmp_path):
+    """`cast check-command ls -la` checks `ls -la` (its -l is no option of cast's); words the shell
+    split are quoted back, so a quoted argument keeps its space; a single argument is taken as is."""
+    from conftest import invoke_cast
+
+    listed = invoke_cast(tmp_path, "check-command", "ls", "-la")
+    assert (listed.returncode, listed.stdout) == (0, "allowed\n")
+    removed = invoke_cast(tmp_path, "check-command", "rm", "-rf", "/")
+    assert (removed.returncode, removed.stdout) == (1, "blocked: rm: deletes files\n")
+    sort = invoke_cast(tmp_path, "check-command", "sort", "-o", "out.txt", "in.txt")
+    assert sort.returncode == 1 and "-o" in sort.stdout
+    spaced = invoke_cast(tmp_path, "check-command", "grep", "a; rm x", "f.txt")
+    assert (spaced.returncode, spaced.stdout) == (0, "allowed\n")  # one quoted word, not `grep a; rm x f.txt`
+    assert invoke_cast(tmp_path, "check-command", "grep a; rm x").returncode == 1
+
+
 def test_the_bare_repl_is_recognised_only_in_its_exact_forms():
     from cast.main import bare_repl
 
