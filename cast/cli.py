@@ -72,7 +72,7 @@ def _common(ctx: typer.Context, model: str | None, max_steps: int | None, json: 
     return model or outer.get("model"), max_steps or outer.get("max_steps"), json or bool(outer.get("json"))
 
 
-@app.command()
+@app.command(short_help="Explore read-only, then write a plan with a checklist.")
 def plan(
     ctx: typer.Context,
     task: Annotated[str | None, typer.Argument(help="What to plan. Omitted: interactive planning.")] = None,
@@ -112,7 +112,7 @@ def plan(
     raise typer.Exit(outcome.code)
 
 
-@app.command()
+@app.command(short_help="Work through a plan's checklist, ticking its items.")
 def execute(
     ctx: typer.Context,
     plan: Annotated[
@@ -192,7 +192,7 @@ def _print_json(rows) -> None:
         print(json_lib.dumps(row, default=str))
 
 
-@app.command()
+@app.command(short_help="Reopen an earlier session in the REPL.")
 def resume(
     ctx: typer.Context,
     session: Annotated[str | None, typer.Argument(help="Session id. Omitted: the newest session.")] = None,
@@ -227,7 +227,7 @@ def _ask(question: str) -> bool:
     return typer.confirm(terminal_safe(question) + "?", default=False)
 
 
-@app.command()
+@app.command(short_help="Put back the files before ITEM; untick it and later ones.")
 def undo(item: ItemArg = None, plan: PlanOpt = None, yes: YesOpt = False, force: ForceOpt = False) -> None:
     """Restore the files to the checkpoint before ITEM and untick it and every later item."""
     from cast.checkpoints import commands
@@ -236,7 +236,7 @@ def undo(item: ItemArg = None, plan: PlanOpt = None, yes: YesOpt = False, force:
     raise typer.Exit(commands.undo(Workspace.discover().root, item, plan, yes, force, echo, _ask if _interactive() else None))
 
 
-@app.command()
+@app.command(short_help="Reverse the last undo.")
 def redo(yes: YesOpt = False, force: ForceOpt = False) -> None:
     """Reverse the last undo: the files as they were before it, its items ticked again."""
     from cast.checkpoints import commands
@@ -245,7 +245,7 @@ def redo(yes: YesOpt = False, force: ForceOpt = False) -> None:
     raise typer.Exit(commands.redo(Workspace.discover().root, yes, force, echo, _ask if _interactive() else None))
 
 
-@app.command()
+@app.command(short_help="What an item or the last run changed; --plan: revisions.")
 def diff(
     item: Annotated[
         str | None, typer.Argument(metavar="ITEM|REV", help="Plan item number (or, with --plan, a revision).")
@@ -266,7 +266,7 @@ def diff(
     raise typer.Exit(commands.diff(Workspace.discover().root, number, plan, colored_diff if sys.stdout.isatty() else echo))
 
 
-@app.command()
+@app.command(short_help="Checkpoint disk use per plan; --prune forgets old ones.")
 def checkpoints(
     prune: Annotated[bool, typer.Option("--prune", help="Remove checkpoints of finished plans older than --days.")] = False,
     days: Annotated[int, typer.Option("--days", min=0, metavar="N", help="Age in days for --prune.")] = 14,
@@ -279,15 +279,16 @@ def checkpoints(
     raise typer.Exit(commands.prune(root, days, echo) if prune else commands.listing(root, echo))
 
 
-@app.command()
+@app.command(short_help="Sandbox layer, provider, model, key, config and trust.")
 def doctor() -> None:
-    """What this machine gives cast: which kernel sandbox holds plan-mode commands, and more."""
+    """What this machine gives cast: which kernel sandbox holds plan-mode commands and what it hides
+    and blocks, the provider, the model, the API key, the config files and whether this workspace is trusted."""
     from cast.doctor import render, run_checks
 
     print(render(run_checks()))
 
 
-@app.command()
+@app.command(short_help="Let this workspace's .cast/config.toml loosen security.")
 def trust(
     revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting it: its config may only tighten.")] = False,
 ) -> None:
@@ -302,7 +303,11 @@ def trust(
         raise fail(str(exc)) from None
 
 
-@app.command("check-command", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@app.command(
+    "check-command",
+    short_help="Print whether the checker proves COMMAND read-only.",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
 def check_command(
     command: Annotated[
         list[str], typer.Argument(metavar="COMMAND", help="A bash command line: one quoted argument, or its words.")

@@ -19,7 +19,7 @@ from cast.text import terminal_safe
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(verify)
+    app.command(short_help="Re-check every ticked item of a plan in today's tree.")(verify)
 
 
 def verify(

@@ -18,8 +18,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object per line.
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(plans)
-    app.command()(sessions)
+    app.command(short_help="Plans and their progress; --history ID; archive ID.")(plans)
+    app.command(short_help="Past sessions, newest first.")(sessions)
 
 
 def table(headers: list[str], rows: list[list[str]]) -> list[str]:

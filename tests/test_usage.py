@@ -64,3 +64,17 @@ def test_write_regenerates_the_text(tmp_path):
     copy.write_text(source.replace(usage.TEXT, "stale help\n"))
     usage.write(str(copy))
     assert copy.read_text() == source and shutil.which("true")
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_every_command_is_summed_up_whole_not_cut_short(columns):
+    """A newcomer's first `cast --help` lists each command with a whole phrase (click cuts a
+    long docstring at the column's width and ends it with "...")."""
+    entries: list[str] = []
+    for line in typer_help(columns, "cast").split("Commands:\n")[1].splitlines():
+        if line.startswith("   "):  # a wrapped summary's next line
+            entries[-1] += " " + line.strip()
+        else:
+            entries.append(line.strip())
+    assert len(entries) == 13, entries
+    assert all(entry.endswith(".") and not entry.endswith("...") for entry in entries), entries
