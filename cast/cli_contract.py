@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from cast.exits import EXIT_USAGE
+from cast.exits import EXIT_FAILED, EXIT_USAGE
 from cast.text import terminal_safe
 
 
@@ -55,24 +55,16 @@ def verify(
         raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
     ctx = ToolContext(workspace=workspace, plan_path=path, approval=approval_for(options, config, workspace))
     results = verifying.verify(path, ctx)
-    code = verifying.exit_code(results)
+    left = verifying.not_rechecked(path, results) if ctx.cancel.is_set() else None
+    code = EXIT_FAILED if left is not None else verifying.exit_code(results)  # not all re-checked: never a pass
     if json:
         for result in results:
             print(json_lib.dumps(result.to_dict()))
-        status = "failed" if code else "passed"
-        print(
-            json_lib.dumps(
-                {
-                    "type": "result",
-                    "status": status,
-                    "exit_code": code,
-                    "plan_path": str(path),
-                    "plan_revision": revision_id(data),
-                }
-            )
-        )
+        status = "interrupted" if left is not None else "failed" if code else "passed"
+        row = {"type": "result", "status": status, "exit_code": code, "plan_path": str(path), "plan_revision": revision_id(data)}
+        print(json_lib.dumps(row | ({"not_rechecked": left} if left is not None else {})))
     else:
-        print(terminal_safe(verifying.render(Path(os.path.relpath(path)), results)))
+        print(terminal_safe(verifying.render(Path(os.path.relpath(path)), results, left)))
     raise typer.Exit(code)
 
 

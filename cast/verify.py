@@ -50,23 +50,39 @@ class ItemCheck:
 
 
 def verify(plan: Path, ctx: ToolContext) -> list[ItemCheck]:
-    """Every ticked item of `plan`, re-checked. `ctx` carries the workspace and the approval policy."""
+    """Every ticked item of `plan`, re-checked. `ctx` carries the workspace and the approval policy.
+    Ctrl+C stops it: the item being checked and the rest are left out (`not_rechecked`), and
+    `ctx.cancel` is set, so an interrupted command is never reported as the item failing."""
     text = plan.read_bytes().decode("utf-8", "surrogateescape")
-    changes = recorded_changes(ctx.workspace.root, plan)
-    results = []
-    ledger = Ledger()  # what the re-run commands did, judged as a run's own are (CommandRun.passed)
-    for item in parse(text):
-        if not item.checked:
-            continue
-        check = ItemCheck(item.number, item.text)
-        for command in named_checks(item.text, item_body(text, item.line)):
-            _run(command, ctx, check, ledger)
-        if item.number in changes:
-            _still_holds(ctx.workspace.root, changes[item.number], check)
-        if check.status == SKIP:
-            check.reasons.append("nothing to re-check: the plan names no verification for it and cast recorded no change by it")
-        results.append(check)
+    results: list[ItemCheck] = []
+    try:
+        changes = recorded_changes(ctx.workspace.root, plan)
+        ledger = Ledger()  # what the re-run commands did, judged as a run's own are (CommandRun.passed)
+        for item in parse(text):
+            if not item.checked:
+                continue
+            check = ItemCheck(item.number, item.text)
+            for command in named_checks(item.text, item_body(text, item.line)):
+                _run(command, ctx, check, ledger)
+                if ctx.cancel.is_set():  # the command was killed by Ctrl+C (the runner caught it)
+                    return results
+            if item.number in changes:
+                _still_holds(ctx.workspace.root, changes[item.number], check)
+            if check.status == SKIP:
+                check.reasons.append(
+                    "nothing to re-check: the plan names no verification for it and cast recorded no change by it"
+                )
+            results.append(check)
+    except KeyboardInterrupt:
+        ctx.cancel.set()
     return results
+
+
+def not_rechecked(plan: Path, results: list[ItemCheck]) -> list[str]:
+    """The ticked items an interrupted verify did not get to, as `N. text`."""
+    done = {r.number for r in results}
+    text = plan.read_bytes().decode("utf-8", "surrogateescape")
+    return [f"{i.number}. {i.text}" for i in parse(text) if i.checked and i.number not in done]
 
 
 def _run(command: str, ctx: ToolContext, check: ItemCheck, ledger: Ledger) -> None:
@@ -182,9 +198,10 @@ def exit_code(results: list[ItemCheck]) -> int:
     return 1 if any(r.status == FAIL for r in results) else 0
 
 
-def render(plan: Path, results: list[ItemCheck]) -> str:
+def render(plan: Path, results: list[ItemCheck], interrupted: list[str] | None = None) -> str:
+    """The per-item lines and the count; `interrupted`: the items Ctrl+C left unchecked."""
     lines = [f"verify {os.path.relpath(plan)}"]
-    if not results:
+    if not results and interrupted is None:
         lines.append("  no ticked items: nothing to verify")
     for r in results:
         lines.append(f"{r.status}  {r.number}. {r.text}")
@@ -194,4 +211,7 @@ def render(plan: Path, results: list[ItemCheck]) -> str:
         f"{passed} passed, {failed} failed"
         + (f", {len(results) - passed - failed} skipped" if len(results) > passed + failed else "")
     )
+    if interrupted is not None:
+        lines.append("interrupted by user; not re-checked:")
+        lines += [f"  {item}" for item in interrupted]
     return "\n".join(lines)

@@ -175,3 +175,54 @@ def test_a_plan_changed_during_a_pinned_run_stops_it_before_anything_else_is_don
     assert "Sneak in an item" in plan.read_text()
     assert not (calc / "after.txt").exists() and not (calc / "later.txt").exists()
     assert f"the changed plan was not approved, the run is pinned to revision {approved}: item 3 added" in ran.output
+
+
+def test_ctrl_c_stops_verify_and_no_item_is_failed_for_it(tmp_path):
+    """Ctrl+C while a verification runs kills it and ends `cast verify` there: the killed command is
+    not an item failing, the items left are named as not re-checked, and the exit is 1 (never a pass)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import cast_env
+
+    root = tmp_path / "ws"
+    plan = root / ".cast" / "plans" / "2026-12-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(
+        "---\ntask: x\nsession: 2026-12-01-x\n---\n# Plan\n\n"
+        "- [x] Wait once\n  - verify: `sleep 29.25`\n- [x] Wait again\n  - verify: `sleep 29.5`\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-m", "cast", "verify", "--yes"],
+        cwd=root,
+        env=cast_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while not _running("sleep\x0029.25\x00") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _running("sleep\x0029.25\x00"), "item 1's verification never started"
+    started = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert time.monotonic() - started < 15 and not _running("sleep\x0029.5\x00")  # item 2's wait never started
+    assert child.returncode == 1, out + err
+    assert "FAIL" not in out and "Traceback" not in err
+    assert out.rstrip().endswith("interrupted by user; not re-checked:\n  1. Wait once\n  2. Wait again"), out
+
+
+def _running(cmdline: str) -> bool:
+    from pathlib import Path
+
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_text() == cmdline:
+                return True
+        except OSError:
+            continue
+    return False
