@@ -5,6 +5,7 @@ run refuse while the agent works."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -164,24 +165,48 @@ def _model(session: Session, arg: str) -> None:
     session.controls.set_model(spec)
 
 
+HELP_NAMES = 24  # the width of /help's left column: "/replan [what to change]"; longer usages wrap between arguments
+KEYS = (
+    ("Enter", "send"),
+    ("Esc Enter, Ctrl+J", "a new line"),
+    ("Shift+Tab", "switch plan ⇄ execute"),
+    ("@", "complete a file name"),
+    ("Esc, Ctrl+C", "interrupt the agent; a message sent while it works is queued as guidance"),
+    ("Ctrl+O", "the last command's full output (a running one shows its time and newest line)"),
+    ("Ctrl+D", "exit (or Ctrl+C twice at an empty prompt)"),
+)
+
+
+def usage(command: Command) -> str:
+    """`/name [args]`, broken only between arguments, each line at most HELP_NAMES wide."""
+    lines = [f"/{command.name}"]
+    for word in re.findall(r"\[[^\]]*\]|\S+", command.args):
+        if len(lines[-1]) + 1 + len(word) <= HELP_NAMES:
+            lines[-1] += " " + word
+        else:
+            lines.append("  " + word)
+    return "\n".join(lines)
+
+
 def _help(session: Session, arg: str) -> None:
+    from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(box=None, show_header=False, pad_edge=False)
-    table.add_column(style="bold cyan", no_wrap=True)
-    table.add_column(overflow="fold")
+    def table(style: str) -> Table:
+        made = Table(box=None, show_header=False, pad_edge=False)
+        made.add_column(style=style, no_wrap=True, width=HELP_NAMES)  # the same in both: the texts line up
+        made.add_column(overflow="fold")
+        return made
+
+    commands = table("bold cyan")
     for command in COMMANDS:
-        table.add_row(Text(f"/{command.name}" + (f" {command.args}" if command.args else "")), Text(command.help))
-    session.view.show(table)
-    keys = Text(
-        "Enter sends · Esc Enter or Ctrl+J: new line · Shift+Tab: plan ⇄ execute · @ completes files\n"
-        "While the agent works, a message you send is queued as guidance · Esc or Ctrl+C interrupts\n"
-        "A running command shows its elapsed time and newest output line · Ctrl+O shows the last command's full output\n"
-        "Ctrl+D, or Ctrl+C twice at an empty prompt, exits",
-        style="dim",
-    )
-    session.view.show(keys)
+        commands.add_row(Text(usage(command)), Text(command.help))
+    session.view.show(commands)
+    keys = table("bold")
+    for key, what in KEYS:
+        keys.add_row(Text(key), Text(what, style="dim"))
+    session.view.show(Padding(keys, (1, 0, 0, 0)))
     from cast.sandbox.policy import describe
 
     session.view.show(Text(describe(), style="dim"))  # which kernel layer holds plan-mode commands

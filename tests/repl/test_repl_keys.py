@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.repl import commands
@@ -31,6 +32,29 @@ def test_shift_tab_toggles_plan_and_execute(harness):
     h.send(SHIFT_TAB)
     h.wait(lambda: h.repl.state.mode == "plan", "plan mode again")
     h.wait_text("plan mode · read-only: the agent explores and writes a plan, nothing else")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_help_keeps_its_descriptions_wide_and_whole(columns):
+    from types import SimpleNamespace
+
+    from cast.ui.console import render_text
+
+    shown: list = []
+    commands._help(SimpleNamespace(view=SimpleNamespace(show=shown.append)), "")  # type: ignore[arg-type]
+    lines = "".join(render_text(r, columns - 1, terminal=False) for r in shown).splitlines()
+    assert max(map(len, lines)) < columns
+    column = lines[0].index(commands.COMMANDS[0].help[:10])  # where the descriptions start
+    assert column <= 26  # not pushed right by the longest usage (/permissions and its arguments)
+    for command in commands.COMMANDS:
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"/{command.name}"))
+        rows = lines[at : next((i for i in range(at + 1, len(lines)) if lines[i][:1] in ("/", "")), len(lines))]
+        assert " ".join(row[column:].strip() for row in rows).strip() == command.help  # wrapped at spaces only
+        usage = " ".join(row[:column].strip() for row in rows)
+        assert usage.split() == f"/{command.name} {command.args}".split()
+    left = [line[:column].rstrip() for line in lines]
+    assert "  [revoke N|all]" in left and "  [edits ask|auto]" in left  # broken between arguments, never inside one
+    assert any(line.startswith("Esc, Ctrl+C") and "interrupt the agent" in line for line in lines)
 
 
 def test_help_lists_every_command(harness):
