@@ -105,6 +105,8 @@ def load(root: Path | None, *, model: str | None = None, max_steps: int | None =
     config = _merge(config, env, "environment", strict=False)
     if max_steps is not None and max_steps < 1:
         raise ConfigError(f"command line: bad value for 'max_steps': {max_steps!r} (must be at least 1)")
+    if model or "model" in env:  # `--model X` / CAST_MODEL=X win over a file's per-mode models too
+        config = replace(config, plan_model="", execute_model="")
     return replace(config, model=model or config.model, max_steps=max_steps or config.max_steps)
 
 

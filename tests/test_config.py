@@ -100,3 +100,24 @@ def test_a_misspelt_key_in_an_untrusted_workspace_is_a_typo_not_a_loosening(tmp_
         load(tmp_path)
     assert "ignored" not in capsys.readouterr().err
     assert loosening_keys(tmp_path) == []  # `cast doctor`'s trust line does not name it either
+
+
+def test_model_from_the_command_line_or_cast_model_wins_over_the_per_mode_models(repo, tmp_path, monkeypatch):
+    """`plan_model` / `execute_model` in a config override `model`, but not what the user asked
+    for on this command: `cast --model script:demo.jsonl plan ...` plans with the script (before,
+    it planned with plan_model and then asked for an API key, or for --model script:PATH)."""
+    from conftest import invoke_cast, write_script
+
+    config_dir().mkdir(parents=True)
+    (config_dir() / "config.toml").write_text('plan_model = "claude-opus-5"\nexecute_model = "claude-haiku-5-5"\n')
+    config = load(repo)
+    assert (config.model_for("plan"), config.model_for("execute")) == ("claude-opus-5", "claude-haiku-5-5")
+    config = load(repo, model="claude-sonnet-5-5")
+    assert (config.model_for("plan"), config.model_for("execute")) == ("claude-sonnet-5-5", "claude-sonnet-5-5")
+    monkeypatch.setenv("CAST_MODEL", "claude-fable-5-2")
+    assert {load(repo).model_for(mode) for mode in ("plan", "execute")} == {"claude-fable-5-2"}
+    monkeypatch.delenv("CAST_MODEL")
+    plan = {"name": "plan", "content": "# Plan\n\n- [ ] one\n"}
+    script = write_script(tmp_path / "plan.jsonl", [{"tool_uses": [{"name": "write_plan", "input": plan}]}, {"text": "Done."}])
+    done = invoke_cast(repo, "--model", f"script:{script}", "plan", "x")
+    assert done.returncode == 0 and "ANTHROPIC_API_KEY" not in done.stderr, done.stderr

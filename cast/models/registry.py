@@ -78,8 +78,9 @@ def model_names(options: Any, modes: tuple[str, ...]) -> list[str]:
     merged = _config_files(options)
     if merged is None:
         return []
-    model = getattr(options, "model", None) or os.environ.get("CAST_MODEL") or merged.get("model") or DEFAULT_MODEL
-    chosen = [merged.get(f"{mode}_model") or model for mode in modes]
+    override = getattr(options, "model", None) or os.environ.get("CAST_MODEL")
+    model = override or merged.get("model") or DEFAULT_MODEL
+    chosen = [model if override else merged.get(f"{mode}_model") or model for mode in modes]  # as load() does
     return list(dict.fromkeys(name.strip() for name in chosen if isinstance(name, str)))
 
 

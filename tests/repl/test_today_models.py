@@ -75,7 +75,7 @@ def test_the_execute_models_config_is_checked_too(repo, api):
     from cast.trust import record
 
     record(repo, trusted=True)  # a model from the workspace's config counts once it is trusted
-    term = spawn(repo, api, "--model", "claude-sonnet-5-5")
+    term = spawn(repo, api)  # the plan model is the default, active; --model would win over execute_model too
     assert ended(term) == 2, term.text
     assert "model 'claude-sonnet-4-5-20250929' was retired" in term.text and "plan ›" not in term.text
 
