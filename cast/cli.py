@@ -280,12 +280,17 @@ def checkpoints(
 
 
 @app.command(short_help="Sandbox layer, provider, model, key, config and trust.")
-def doctor() -> None:
+def doctor(ctx: typer.Context) -> None:
     """What this machine gives cast: which kernel sandbox holds plan-mode commands and what it hides
     and blocks, the provider, the model, the API key, the config files and whether this workspace is trusted."""
+    import os
+    from unittest import mock
+
     from cast.doctor import render, run_checks
 
-    print(render(run_checks()))
+    model = (ctx.obj or {}).get("model")  # `cast --model X doctor` checks X, as CAST_MODEL=X does (same precedence)
+    with mock.patch.dict(os.environ, {"CAST_MODEL": model} if model else {}):
+        print(render(run_checks()))
 
 
 @app.command(short_help="Let this workspace's .cast/config.toml loosen security.")

@@ -78,3 +78,18 @@ def test_doctor_names_the_effort_sent_and_why_it_differs(tmp_path):
     (config_dir() / "config.toml").write_text('model = "claude-opus-4-6"\neffort = "xhigh"\n')
     [(_, ok, detail)] = model_status(tmp_path)
     assert ok and 'effort high (claude-opus-4-6 does not take effort "xhigh"; using "high")' in detail
+
+
+def test_doctor_checks_the_model_given_with_model_as_with_cast_model(repo, monkeypatch):
+    """`--model` is a common option: `cast --model X doctor` reports on X (offline: the built-in
+    table), as `CAST_MODEL=X cast doctor` does, and leaves CAST_MODEL as it found it."""
+    import os
+
+    from conftest import invoke_cast
+
+    done = invoke_cast(repo, "--model", "claude-opus-4-5", "doctor")
+    model = next(line for line in done.stdout.splitlines() if "model: " in line)
+    assert "model: claude-opus-4-5 (" in model and "deprecated" in model, model
+    assert "CAST_MODEL" not in os.environ
+    monkeypatch.setenv("CAST_MODEL", "claude-opus-4-5")
+    assert model in invoke_cast(repo, "doctor").stdout.splitlines()
