@@ -226,3 +226,17 @@ def _running(cmdline: str) -> bool:
         except OSError:
             continue
     return False
+
+
+def test_a_refusal_without_a_terminal_says_where_an_allow_rule_counts(tmp_path, monkeypatch):
+    """The workspace's own allow rule is ignored until it is trusted, so the advice names the
+    user's config and `cast trust`, not only .cast/config.toml (where it already is)."""
+    root = tmp_path / "ws"
+    plan = root / ".cast" / "plans" / "2026-12-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    (root / ".cast" / "config.toml").write_text('allow = ["python3 -c*"]\n')
+    plan.write_text("---\ntask: x\nsession: 2026-12-01-x\n---\n# Plan\n\n- [x] Check\n  - verify: `python3 -c pass`\n")
+    monkeypatch.chdir(root)
+    done = cast("verify")
+    assert done.exit_code == 1 and "did not run: error: approval needed" in done.output
+    assert "~/.config/cast/config.toml, or to .cast/config.toml in a workspace you trust (cast trust)" in done.output

@@ -100,8 +100,8 @@ class ApprovalPolicy:
         if self.approver is None:
             return Refuse(
                 "approval needed: this command is not provably read-only and cast is running "
-                "without a terminal to ask. Re-run with --yes, or add an allow rule to "
-                '.cast/config.toml (allow = ["pytest*"])'
+                'without a terminal to ask. Re-run with --yes, or add an allow rule (allow = ["pytest*"]) to '
+                "~/.config/cast/config.toml, or to .cast/config.toml in a workspace you trust (cast trust)"
             )
         why = f"not provably read-only: {verdict.reason}"
         return Ask(ApprovalRequest(command, self.workspace_root or "", why, scope_of(command)))
