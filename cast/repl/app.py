@@ -120,7 +120,7 @@ class Repl:
     async def main(self, task: str | None = None, resume: str | None = None) -> int:
         self.screen.loop = asyncio.get_running_loop()
         self.screen.loop.call_later(0.2, warm_up, self.state, self.files)  # after the first prompt is drawn
-        self.screen.loop.call_soon(lambda: self.say(banner(self.state, resuming=bool(resume)), "dim"))  # rich: after the prompt
+        self.screen.loop.call_soon(lambda: self.show(banner(self.state, resuming=bool(resume))))  # rich: after the prompt
         if resume:
             self.resume(resume)
         elif self.state.mode == "execute":

@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
@@ -19,12 +19,55 @@ if TYPE_CHECKING:
     from cast.repl.state import ReplState
 
 
-def banner(state: ReplState, resuming: bool = False) -> str:
+def banner(state: ReplState, resuming: bool = False) -> Phrases:
     """What to do first, true for the mode the REPL opens in (a resumed session says its own)."""
     from cast.version import VERSION
 
-    first = "" if resuming else "describe a task to plan it; " if state.mode == "plan" else "/execute runs a plan; "
-    return f"cast {VERSION} · {state.root} · {first}/help lists commands, Shift+Tab switches plan ⇄ execute"
+    first = [] if resuming else ["describe a task to plan it"] if state.mode == "plan" else ["/execute runs a plan"]
+    return Phrases([f"cast {VERSION}", state.root, *first, "/help lists commands", "Shift+Tab switches plan ⇄ execute"])
+
+
+class Phrases:
+    """Phrases joined by " · ", a line broken only between two of them, at the width it is drawn
+    at; a path among them is shortened (`~` for home, `…` for the middle) to fit on its line."""
+
+    def __init__(self, phrases: list[str | Path], style: str = "dim"):
+        self.phrases, self.style = phrases, style
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.text import Text
+
+        width = options.max_width
+        lines: list[str] = []
+        for phrase in self.phrases:
+            room = width - len(lines[-1]) - 3 if lines else width
+            text = shown_path(phrase, room if room >= 20 else width) if isinstance(phrase, Path) else phrase
+            if lines and len(lines[-1]) + 3 + len(text) <= width:
+                lines[-1] += f" · {text}"
+            else:
+                lines.append(text)
+        yield Text("\n".join(lines), style=self.style)
+
+
+def shown_path(path: Path, limit: int) -> str:
+    """The path in at most `limit` characters: under home as `~/…`, then its start and as many of
+    its last names as fit with `…` between; a last name too long on its own is cut in the middle."""
+    text, home = str(path), str(Path.home())
+    if text == home or text.startswith(home + os.sep):
+        text = "~" + text[len(home) :]
+    if len(text) <= limit:
+        return text
+    parts = text.split(os.sep)
+    head, tail = os.sep.join(parts[:2]), parts[-1]
+    for name in reversed(parts[2:-1]):
+        if len(head) + len(tail) + len(name) + 4 > limit:
+            break
+        tail = name + os.sep + tail
+    short = f"{head}{os.sep}…{os.sep}{tail}"
+    if len(short) <= limit:
+        return short
+    keep = max(limit - 1, 2)
+    return text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2) :]
 
 
 class PrivateHistory(FileHistory):

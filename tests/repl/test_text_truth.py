@@ -72,3 +72,27 @@ def test_a_long_refusal_is_shown_whole_and_once():
     renderer.handle(ev.ToolResult("t1", "bash", False, one_line(reason, 600), f"error: {reason}"))
     text = " ".join(str(part) if not isinstance(part, Text) else part.plain for part in shown)
     assert text.count("ask in execute mode instead.") == 1, text
+
+
+def test_the_banner_breaks_between_phrases_and_shortens_a_long_path(tmp_path, monkeypatch):
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from cast.repl.startup import banner, shown_path
+    from cast.ui.console import render_text
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    root = tmp_path.joinpath(*(f"a-rather-long-directory-name-{n}" for n in range(4)), "project-with-a-long-name")
+    assert len(str(root)) > 150
+    for columns in (80, 120):
+        lines = render_text(banner(SimpleNamespace(root=root, mode="plan")), columns - 1, terminal=False).splitlines()
+        assert max(map(len, lines)) < columns and lines[0].startswith("cast ")
+        path = lines[0].split(" · ")[1]  # home as ~, its first and last names, the middle elided
+        assert (
+            path.startswith("~/a-rather-long-directory-name-0/") and "/…/" in path and path.endswith("/project-with-a-long-name")
+        )
+        phrases = " · ".join(lines).split(" · ")  # every line ends where a phrase does
+        assert phrases[2:] == ["describe a task to plan it", "/help lists commands", "Shift+Tab switches plan ⇄ execute"]
+    odd = Path("/srv") / ("x" * 150)  # one name longer than the line: cut in its middle
+    assert len(shown_path(odd, 60)) == 60 and shown_path(odd, 60).startswith("/srv/xx") and "…" in shown_path(odd, 60)
+    assert shown_path(tmp_path / "short", 60) == "~/short"
