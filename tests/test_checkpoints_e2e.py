@@ -300,3 +300,17 @@ def test_a_file_over_the_size_cap_is_named_in_the_report_and_left_alone_by_undo(
     assert undone.returncode == 0 and "big.bin" in undone.stdout.split("not covered")[1]
     assert (root / "big.bin").stat().st_size == 9000000 and not (root / "small.txt").exists()
     assert checks(plan) == [False, False, False]
+
+
+def test_an_item_or_plan_that_does_not_exist_is_a_usage_error(tmp_path):
+    """Exit 2 (usage), as `cast execute` and `cast verify` say for the same plan: `cast undo 9` of a
+    three-item plan names how many it has; an unknown --plan is the same message and code everywhere."""
+    root = tmp_path / "proj"
+    project(root, True)
+    assert execute(root, tmp_path, ITEM_ONE + ITEM_TWO).returncode == 0
+    for args in (("undo", "9"), ("diff", "9")):
+        done = cast(root, *args)
+        assert done.returncode == 2 and "has no item 9: it has 3 items" in done.stderr, (args, done.stderr)
+    for args in (("undo", "--plan", "nope"), ("diff", "1", "--plan", "nope"), ("execute", "nope")):
+        done = cast(root, *args)
+        assert done.returncode == 2 and "no plan file or session 'nope'" in done.stderr, (args, done.stderr)

@@ -52,7 +52,7 @@ def _failed(exc: BaseException, err: Say) -> int:
         err(f"cast: checkpoint store: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
     else:
         err(f"cast: {exc}")
-    return 1
+    return getattr(exc, "exit_code", 1)  # 2: the plan or item asked for does not exist
 
 
 def _restore(

@@ -23,7 +23,20 @@ from cast.checkpoints.shadow import Change
 
 
 class UndoError(Exception):
-    """Nothing can be undone or redone as asked; the message says why and what can be."""
+    """Nothing can be undone or redone as asked; the message says why and what can be. `exit_code`
+    2 when what was asked names nothing (no such plan, no such item): a usage error."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def _no_checkpoint(journal: Journal, key: str, item: int, known: str = "") -> UndoError:
+    """Item `item` has no checkpoint: a usage error when the plan has no such item."""
+    count = len(_checks(journal.plan_path(key)))
+    if count and item > count:
+        return UndoError(f"{key} has no item {item}: it has {count} item{'s' * (count != 1)}", 2)
+    return UndoError(f"item {item} of {key} has no checkpoint" + (f" (items with one: {known})" if known else ""))
 
 
 @dataclass
@@ -75,7 +88,7 @@ def _plan(journal: Journal, history: History, plan: str | None) -> str:
         try:
             key = journal.plan_key(find_plan(journal.root, plan))
         except PlanError as exc:
-            raise UndoError(str(exc)) from None
+            raise UndoError(str(exc), 2) from None
         if key not in history.starts:
             raise UndoError(f"no checkpoints for {key}")
         return str(key)
@@ -110,7 +123,7 @@ def prepare_undo(
     target = history.checkpoint(key, item)
     if target is None:
         known = ", ".join(str(k) for k in sorted(history.starts.get(key, {}))) or "none"
-        raise UndoError(f"item {item} of {key} has no checkpoint (items with one: {known})")
+        raise _no_checkpoint(journal, key, item, known)
     restore = _prepare(journal, "undo", key, item, target, target["seq"], force, session)
     before = set(target.get("ticked") or [])  # ticked already at the checkpoint: not this undo's to untick
     restore.items = [
@@ -180,7 +193,7 @@ def diff(journal: Journal, item: int | None = None, plan: str | None = None, col
         key = _plan(journal, history, plan)
         found = history.checkpoint(key, item)
         if found is None:
-            raise UndoError(f"item {item} of {key} has no checkpoint")
+            raise _no_checkpoint(journal, key, item)
         start, end, title = found, history.item_end(key, item), f"item {item}: {found.get('text') or ''}".rstrip(": ")
     text = journal.shadow.patch(start["tree"], end["tree"], color=color)
     return f"{title}\n{text}" if text.strip() else f"{title}\nno file changes"
