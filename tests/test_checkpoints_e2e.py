@@ -314,3 +314,22 @@ def test_an_item_or_plan_that_does_not_exist_is_a_usage_error(tmp_path):
     for args in (("undo", "--plan", "nope"), ("diff", "1", "--plan", "nope"), ("execute", "nope")):
         done = cast(root, *args)
         assert done.returncode == 2 and "no plan file or session 'nope'" in done.stderr, (args, done.stderr)
+
+
+def test_a_reader_that_went_away_is_not_blamed_on_the_checkpoint_store(tmp_path):
+    """`cast checkpoints | head -1`: the write that fails is stdout's, so no "checkpoint store:
+    Broken pipe" line; the error goes up to the CLI, which ends quietly."""
+    from cast.checkpoints import commands
+
+    root = tmp_path / "proj"
+    project(root, True)
+    assert execute(root, tmp_path, ITEM_ONE + ITEM_TWO).returncode == 0
+    said: list[str] = []
+
+    def gone(text: str) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    for call in (lambda: commands.listing(root, gone, said.append), lambda: commands.diff(root, 1, None, gone, err=said.append)):
+        with pytest.raises(BrokenPipeError):
+            call()
+    assert said == []

@@ -48,6 +48,8 @@ def _off(root: Path, what: str, err: Say) -> bool:
 
 def _failed(exc: BaseException, err: Say) -> int:
     """One line, never a traceback: a missing store, a store that is not cast's, a full disk."""
+    if isinstance(exc, BrokenPipeError):
+        raise exc  # the reader went away (`cast checkpoints | head -1`): the CLI ends quietly, the store is fine
     if isinstance(exc, OSError) and not isinstance(exc, ShadowError):
         err(f"cast: checkpoint store: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
     else:
