@@ -64,6 +64,13 @@ def test_plan_then_execute_fixes_the_bug_and_ticks_both_items(calc):
     assert listing.stdout.startswith("2/2\t")
     again = cast(calc, "execute")
     assert again.returncode == 2 and "no plan with unticked items" in again.stderr
+    # Named, the finished plan is nothing to do; --json says so with every key a run's result has
+    # (CI reads plan_revision from it), the revision that was executed.
+    ran = json.loads(cast(calc, "--json", "--model", "script:unused.jsonl", "execute", str(plan_path)).stdout)
+    keys = ["type", "status", "reason", "exit_code", "session", "plan_path", "plan_revision", "steps", "usage", "cost", "report"]
+    assert list(ran) == keys and (ran["status"], ran["exit_code"], ran["steps"]) == ("done", 0, 0)
+    history = cast(calc, "plans", "--history", str(plan_path), "--json").stdout.splitlines()
+    assert ran["plan_revision"] == json.loads(history[-1])["revision"]
 
 
 def test_kill_9_after_item_one_then_resume_finishes_item_two_only(calc, tmp_path):
