@@ -77,6 +77,12 @@ def require_revision(plan_ref: str | None, revision: str) -> None:
     from cast.text import terminal_safe
     from cast.workspace import Workspace
 
+    if len(revision.strip()) < MIN_PREFIX:  # `--revision "$APPROVED_REVISION"` with the variable unset, say
+        sys.stderr.write(
+            f"cast: --revision {terminal_safe(revision)!r} is not a revision id: give at least {MIN_PREFIX} characters "
+            "of the approved one (cast plans --history ID lists them)\n"
+        )
+        raise typer.Exit(EXIT_USAGE)
     root = Workspace.discover().root
     try:
         path = find_plan(root, plan_ref)

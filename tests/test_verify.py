@@ -118,6 +118,9 @@ def test_execute_revision_refuses_a_changed_plan_and_runs_one_changed_only_by_ti
     assert "item 2 reworded:" in refused.output and "and zero" in refused.output
     assert "return a - b" in (root / "calc.py").read_text()  # nothing ran
 
+    for unset in ("", "  ", approved[:3]):  # `--revision "$APPROVED_REVISION"` with the variable unset, or too short
+        blank = cast("--model", f"script:{EXAMPLES / 'scripts' / 'execute.jsonl'}", "execute", "--revision", unset)
+        assert blank.exit_code == 2 and f"--revision {unset!r} is not a revision id" in blank.output, blank.output
     plan.write_text(original.replace("- [ ] Fix", "- [x] Fix"))  # only a tick: still the approved revision
     assert revision_id(plan.read_bytes()) == approved
     plan.write_text(original)
