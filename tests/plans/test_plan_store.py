@@ -271,3 +271,19 @@ def test_find_plan_unknown(root: Path) -> None:
     assert "cast plans" in str(err.value)
     with pytest.raises(PlanError, match="2026-11-30-fix-parser"):
         find_plan(root, "fix-parser")
+
+
+def test_a_directory_that_is_no_plan_session_is_not_searched_for_a_checklist(root: Path, monkeypatch) -> None:
+    """`cast execute .` (or `docs/`) must not pick the newest Markdown file there: a README with a
+    task list would be executed and ticked as if it were a plan. A session directory, by path or
+    by id, still names its plan; another directory only by holding a plan.md."""
+    session = make(root, "2026-11-29-b", "- [ ] b\n", CREATED, name="second.md")
+    (root / "README.md").write_text("# demo\n\n- [ ] ship it\n")
+    monkeypatch.chdir(root)
+    for ref in (".", str(root), "./"):
+        with pytest.raises(PlanError, match="is not a plan session directory and has no plan.md"):
+            find_plan(root, ref)
+    assert find_plan(root, ".cast/plans/2026-11-29-b/") == session
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "plan.md").write_text("- [ ] x\n")
+    assert find_plan(root, "elsewhere") == (root / "elsewhere" / "plan.md").absolute()
