@@ -56,6 +56,9 @@ def test_verify_passes_after_execute_and_fails_naming_the_reverted_item(executed
     assert "calc.py still carries the item's change" in passed.output
     assert passed.output.rstrip().endswith("2 passed, 0 failed")
 
+    before = cast("--json", "verify")  # the common option, given before the command
+    assert [json.loads(line)["status"] for line in before.output.splitlines()] == ["PASS", "PASS", "passed"]
+
     git(executed, "checkout", "--", "calc.py")  # the fix of item 1 is reverted; item 2's test stays
     failed = cast("verify", "--json")
     assert failed.exit_code == 1
