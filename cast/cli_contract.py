@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
 
 
 def verify(
-    ctx: typer.Context,
+    cli: typer.Context,
     plan: Annotated[
         str | None, typer.Argument(help="Plan file path or session id. Omitted: the newest plan with a ticked item.")
     ] = None,
@@ -44,7 +44,7 @@ def verify(
     from cast.trust import ask_here as ask_trust
     from cast.ui.oneshot import terminal_approver
 
-    json = json or bool((ctx.obj or {}).get("json"))  # `cast --json verify`, as `cast --json plans`
+    json = json or bool((cli.obj or {}).get("json"))  # `cast --json verify`, as `cast --json plans`
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
     options = Options(json=json, yes=yes, approver=approver)
     try:
