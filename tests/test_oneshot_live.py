@@ -89,3 +89,32 @@ def test_one_shot_in_a_pipe_or_json_has_no_live_rows(repo, tmp_path, json_flag):
         assert "tool_result" in types and "command_output" not in types
     else:
         assert "collecting tests" not in done.stdout
+
+
+def test_ctrl_c_at_an_approval_question_interrupts_the_one_shot_run(repo, tmp_path):
+    """`cast execute > log` on a terminal asks before a command; Ctrl+C there stops the run as
+    interrupted (as at any other moment), it is not a "no" after which the model goes on."""
+    import pexpect
+
+    plan = repo / ".cast" / "plans" / "2026-01-01-ask" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("---\ntask: ask\nsession: 2026-01-01-ask\n---\n# Plan\n\n- [ ] Make b\n")
+    later = [{"text": "Declined: another way.", "tool_uses": [{"name": "bash", "input": {"command": "touch c"}}]}]
+    later += [{"text": "Giving up."}, {"text": '{"complete": true, "missing": [], "claims": []}'}]
+    script = write_script(
+        tmp_path / "execute.jsonl",
+        [
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
+            {"tool_uses": [{"name": "bash", "input": {"command": "touch b"}}]},
+            *later,
+        ],
+    )
+    log = tmp_path / "log.txt"
+    shell = f"{sys.executable} -m cast --model script:{script} execute > {log}; echo rc=$?"
+    child = pexpect.spawn("/bin/bash", ["-c", shell], cwd=str(repo), env=cast_env(), encoding="utf-8", timeout=40)
+    child.expect(r"run it\? ")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    assert "run it?" not in child.before and "rc=1" in child.before, child.before
+    out = log.read_text()
+    assert "Result: interrupted (interrupted by user)" in out and "touch c" not in out and "Giving up" not in out, out

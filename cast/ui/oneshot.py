@@ -133,8 +133,9 @@ def json_printer(stream: Any = None) -> Callable[[ev.Event], None]:
 
 
 def terminal_approver() -> Approver:
-    """Ask on the terminal before a command that is not provably read-only runs.
-    Anything but an explicit yes, including Ctrl+C or end of input, is a no."""
+    """Ask on the terminal before a command that is not provably read-only runs. Anything but an
+    explicit yes, end of input included, is a no; Ctrl+C is what it is everywhere else, an
+    interrupt: it goes up to the loop, which stops the run as interrupted by the user."""
     from cast.safety.decision import Answers, ApprovalAnswer, ApprovalRequest, Reply, RevisionRequest
 
     def ask(request: ApprovalRequest) -> ApprovalAnswer:
@@ -147,8 +148,11 @@ def terminal_approver() -> Approver:
         sys.stderr.flush()
         try:
             typed = input().strip().lower()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return ApprovalAnswer("no")
+        except KeyboardInterrupt:
+            sys.stderr.write("\n")
+            raise
         words: dict[str, Reply] = {"y": "yes", "yes": "yes"}
         if always:
             words.update(a="always", always="always")
@@ -163,8 +167,11 @@ def terminal_approver() -> Approver:
         sys.stderr.flush()
         try:
             return "yes" if input().strip().lower() in ("y", "yes") else "no"
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return "no"
+        except KeyboardInterrupt:
+            sys.stderr.write("\n")
+            raise
 
     return Answers(ask, revision=revision)
 
