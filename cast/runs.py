@@ -32,7 +32,7 @@ from cast.plans.revisions import Revisions
 from cast.run import Run
 from cast.safety.approval import ApprovalPolicy
 from cast.sandbox import limits as sandbox_limits
-from cast.sessions import Session, execute_id
+from cast.sessions import Session, execute_id, executing
 from cast.sessions import load as load_session
 from cast.tools.base import ToolContext
 from cast.tools.evidence import Ledger
@@ -129,6 +129,11 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
             meta.get("task", ""),
             session_id,
             model or ScriptedModel([], name="(nothing to execute)"),
+        )
+    for other, pid in executing(workspace.root, plan_path):  # two runs would work and tick the same items
+        raise PlanError(
+            f"{plan_path} is being executed by another cast (process {pid}, session {other}): wait for it or stop it; "
+            "cast execute then goes on at the first unticked item"
         )
     run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model)
     session = Session.create(

@@ -285,6 +285,18 @@ def _alive(pid: Any) -> bool:
     return True
 
 
+def executing(root: Path, plan_path: Path) -> list[tuple[str, int]]:
+    """(session, pid) of every execute run of `plan_path` alive in another process now."""
+    base, found = existing_private_dir(Path(root), SESSIONS), []
+    for directory in sorted(base.iterdir()) if base is not None else []:
+        with suppress(SessionError, OSError):
+            meta = _read_meta(directory)  # a "running" one whose process is gone reads as interrupted
+            live = meta.get("status") == "running" and meta.get("pid") != os.getpid()
+            if live and meta.get("mode") == "execute" and meta.get("plan_path") == str(plan_path):
+                found.append((str(meta["id"]), int(meta["pid"])))
+    return found
+
+
 EXEC_SUFFIX = "-exec"
 
 

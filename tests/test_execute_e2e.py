@@ -262,3 +262,24 @@ def test_ctrl_c_during_a_command_stops_the_run_and_records_that_it_ran(calc, tmp
     )
     assert result["content"].startswith("exit_code=") and "[interrupted by user" in result["content"]
     assert "Commands run: 1" in out and checks(plan_path) == [False, False]
+
+
+def test_a_plan_another_live_cast_is_executing_is_not_executed_twice(calc):
+    """Two runs on one plan would edit the same files and tick the same items: the second is
+    refused (exit 2) while the first's process lives, and goes on once it is gone."""
+    from cast.sessions import Session
+
+    plan_path = plan(calc).resolve()
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        running = Session.create(calc, "2026-12-01-elsewhere-exec", mode="execute", task="t", model="m", plan_path=plan_path)
+        running.update(pid=other.pid)  # an execute run in another process, alive
+        refused = cast(calc, "--model", f"script:{EXAMPLES / 'scripts' / 'execute.jsonl'}", "execute")
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert f"is being executed by another cast (process {other.pid}, session 2026-12-01-elsewhere-exec)" in refused.stderr
+        assert checks(plan_path) == [False, False]
+    finally:
+        other.kill()
+        other.wait()
+    done = cast(calc, "--model", f"script:{EXAMPLES / 'scripts' / 'execute.jsonl'}", "execute")
+    assert done.returncode == 0 and checks(plan_path) == [True, True], done.stderr
