@@ -101,11 +101,12 @@ def load(root: Path | None, *, model: str | None = None, max_steps: int | None =
         if values != whole:
             _check(whole, source)  # every key of the file, counted or not: a typo is an error either way
         config = _merge(config, values, source)
-    env = {key: os.environ[var] for var, key in ENV_KEYS.items() if os.environ.get(var)}
-    config = _merge(config, env, "environment", strict=False)
+    env = {var: key for var, key in ENV_KEYS.items() if os.environ.get(var)}
+    for var, key in env.items():  # each checked on its own, so an error names the variable that was set
+        config = _merge(config, {key: os.environ[var]}, f"environment variable {var}", strict=False)
     if max_steps is not None and max_steps < 1:
         raise ConfigError(f"command line: bad value for 'max_steps': {max_steps!r} (must be at least 1)")
-    if model or "model" in env:  # `--model X` / CAST_MODEL=X win over a file's per-mode models too
+    if model or "CAST_MODEL" in env:  # `--model X` / CAST_MODEL=X win over a file's per-mode models too
         config = replace(config, plan_model="", execute_model="")
     return replace(config, model=model or config.model, max_steps=max_steps or config.max_steps)
 

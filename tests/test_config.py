@@ -70,7 +70,7 @@ def test_precedence_flags_over_env_over_project_over_user(tmp_path, monkeypatch)
     assert (config.max_steps, config.effort) == (7, "high")
     assert load(tmp_path, max_steps=9, model="claude-haiku-5-5").max_steps == 9
     monkeypatch.setenv("CAST_MAX_STEPS", "seven")
-    with pytest.raises(ConfigError, match="environment.*'max_steps'"):
+    with pytest.raises(ConfigError, match="^environment variable CAST_MAX_STEPS: bad value for 'max_steps': 'seven'"):
         load(tmp_path)
 
 
