@@ -128,3 +128,20 @@ def test_a_descriptor_of_the_private_dir(ws):
 def test_names_are_plain(ws, name):
     with pytest.raises(ValueError):
         private_dir(ws, name)
+
+
+def test_an_unsafe_state_dir_is_a_usage_error_for_the_checkpoint_commands_too(ws):
+    """One line and exit 2, as `cast sessions` or `cast plan` say it: `cast checkpoints`, `undo`,
+    `redo` and `diff` name the store and the path, and exit 2, not 1 as if nothing could be undone."""
+    from conftest import invoke_cast
+
+    from cast.checkpoints.journal import Journal
+
+    (ws / "a.txt").write_text("a\n")
+    Journal(ws).record("probe", None, None, None, "a store to open")
+    path = private_dir(ws, "checkpoints")
+    os.chmod(path.parent, 0o777)
+    for args in (("checkpoints",), ("undo",), ("redo",), ("diff", "1")):
+        done = invoke_cast(ws, *args)
+        assert done.returncode == 2 and "can be written by other users" in done.stderr, (args, done.stderr)
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

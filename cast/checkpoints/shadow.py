@@ -150,7 +150,9 @@ class Shadow:
                 self.borrowed = path if os.path.isabs(path) and os.path.isdir(path) else None
         except store.StoreError as exc:
             self._open = False
-            raise ShadowError(str(exc)) from None
+            error = ShadowError(str(exc))
+            error.exit_code = exc.exit_code  # type: ignore[attr-defined]  # read by checkpoints.commands
+            raise error from None
         except OSError as exc:
             self._open = False
             raise ShadowError(f"checkpoint store {self.dir}: {exc.strerror or exc}") from None

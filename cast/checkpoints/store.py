@@ -58,7 +58,10 @@ BORROW = "borrowed-objects"  # the user's object directory, read through an alte
 
 
 class StoreError(Exception):
-    """The checkpoint store is missing, not cast's, or not usable; the message says why."""
+    """The checkpoint store is missing, not cast's, or not usable; the message says why.
+    `exit_code` 2 when cast's private state itself is unsafe (as every command says it)."""
+
+    exit_code = 1
 
 
 def store_dir(root: Path) -> Path:
@@ -79,7 +82,9 @@ def open_dir(root: Path, directory: Path) -> None:
     try:
         private_dir(root, "checkpoints")
     except StateError as exc:
-        raise StoreError(f"checkpoint store: {exc}") from None
+        error = StoreError(f"checkpoint store: {exc}")
+        error.exit_code = exc.exit_code
+        raise error from None
 
 
 def _owned_dir(path: Path, private: bool = True) -> None:
