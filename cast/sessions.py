@@ -282,6 +282,8 @@ def _alive(pid: Any) -> bool:
         return False
     except PermissionError:
         pass  # someone else's process: alive
+    with suppress(OSError, IndexError):  # a zombie (killed, not yet reaped by its parent) is gone
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
     return True
 
 
