@@ -75,7 +75,7 @@ def _common(ctx: typer.Context, model: str | None, max_steps: int | None, json: 
 @app.command(short_help="Explore read-only, then write a plan with a checklist.")
 def plan(
     ctx: typer.Context,
-    task: Annotated[str | None, typer.Argument(help="What to plan. Omitted: interactive planning.")] = None,
+    task: Annotated[str | None, typer.Argument(metavar="TASK", help="What to plan. Omitted: interactive planning.")] = None,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
     json: JsonOpt = False,
@@ -118,7 +118,8 @@ def execute(
     plan: Annotated[
         str | None,
         typer.Argument(
-            help="Plan file path or session id. Omitted: the one plan with unticked items (several: asked in a terminal)."
+            metavar="PLAN",
+            help="Plan file path or session id. Omitted: the one plan with unticked items (several: asked in a terminal).",
         ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every command except the catastrophic deny list.")] = False,
@@ -187,7 +188,7 @@ def _print_json(rows) -> None:
 @app.command(short_help="Reopen an earlier session in the REPL.")
 def resume(
     ctx: typer.Context,
-    session: Annotated[str | None, typer.Argument(help="Session id. Omitted: the newest session.")] = None,
+    session: Annotated[str | None, typer.Argument(metavar="SESSION", help="Session id. Omitted: the newest session.")] = None,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
 ) -> None:

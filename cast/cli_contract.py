@@ -25,7 +25,8 @@ def register(app: typer.Typer) -> None:
 def verify(
     cli: typer.Context,
     plan: Annotated[
-        str | None, typer.Argument(help="Plan file path or session id. Omitted: the newest plan with a ticked item.")
+        str | None,
+        typer.Argument(metavar="PLAN", help="Plan file path or session id. Omitted: the newest plan with a ticked item."),
     ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Run every verification command except the catastrophic deny list.")

@@ -134,6 +134,24 @@ def test_check_command_takes_the_command_unquoted_as_its_words(tmp_path):
     assert invoke_cast(tmp_path, "check-command", "grep a; rm x").returncode == 1
 
 
+def test_each_commands_help_names_its_arguments_as_the_readme_does(tmp_path):
+    """`cast plan [TASK]`, `cast execute [PLAN]`, ...: the usage line of --help and the README's
+    commands table write an argument the same way."""
+    from conftest import invoke_cast
+
+    for command, argument in (
+        ("plan", "[TASK]"),
+        ("execute", "[PLAN]"),
+        ("resume", "[SESSION]"),
+        ("verify", "[PLAN]"),
+        ("undo", "[ITEM]"),
+        ("diff", "[ITEM|REV]"),
+        ("check-command", "COMMAND"),
+    ):
+        usage = invoke_cast(tmp_path, command, "--help").stdout.splitlines()[0]
+        assert f" {command} [OPTIONS] " in usage and argument in usage, usage
+
+
 def test_the_bare_repl_is_recognised_only_in_its_exact_forms():
     from cast.main import bare_repl
 
