@@ -500,3 +500,15 @@ class TestTicks:
             {"role": "assistant", "content": [{"type": "thinking", "thinking": "x"}, {"type": "text", "text": "last"}]},
         ]
         assert final_text(messages) == "last"
+
+
+def test_the_report_lines_up_its_commands_whatever_kept_one_from_running():
+    """ok, FAIL, declined, interrupted: one column, so every command starts where the others do."""
+    from cast.agent.report import Report
+    from cast.tools.evidence import CommandRun
+
+    runs = [CommandRun("make", 0), CommandRun("make test", 2), CommandRun("rm -rf build", None, outcome="declined")]
+    lines = Report(commands=[*runs, CommandRun("sleep 9", None, outcome="interrupted")]).command_lines()[1:]
+    assert len({line.index("`") for line in lines}) == 1, lines
+    assert lines[0] == "  ok          `make` exit 0" and lines[3].startswith("  interrupted `sleep 9`")
+    assert Report(commands=runs[:1]).command_lines()[1] == "  ok   `make` exit 0"  # ok and FAIL alone: as before

@@ -116,10 +116,11 @@ class Report:
                 groups[-1].append(c)
             else:
                 groups.append([c])
+        width = max([4, *(len(c.label) for c in self.commands)])  # ok, FAIL, declined, interrupted: one column
         for group in groups:
             c = group[0]
             out.append(
-                f"  {c.label:<4} {c.describe() if c.outcome == 'ran' else c.brief()}"
+                f"  {c.label:<{width}} {c.describe() if c.outcome == 'ran' else c.brief()}"
                 + (f" ×{len(group)}" if len(group) > 1 else "")
             )
         return out
