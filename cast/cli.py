@@ -253,7 +253,9 @@ def diff(
 
     if plan is not None and (item is None or not item.isdigit()):
         raise typer.Exit(cli_contract.revision_diff(plan, item, rev))
-    if item is not None and (not item.isdigit() or int(item) < 1 or rev is not None):
+    if rev is not None:
+        raise fail(f"cast diff takes one ITEM, not {item!r} and {rev!r}; to compare revisions: cast diff --plan ID REV REV")
+    if item is not None and (not item.isdigit() or int(item) < 1):
         raise fail(f"{item!r} is not a plan item number (revisions need --plan ID)")
     number = int(item) if item else None
     raise typer.Exit(commands.diff(Workspace.discover().root, number, plan, colored_diff if sys.stdout.isatty() else echo))

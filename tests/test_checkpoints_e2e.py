@@ -314,6 +314,12 @@ def test_an_item_or_plan_that_does_not_exist_is_a_usage_error(tmp_path):
     for args in (("undo", "--plan", "nope"), ("diff", "1", "--plan", "nope"), ("execute", "nope")):
         done = cast(root, *args)
         assert done.returncode == 2 and "no plan file or session 'nope'" in done.stderr, (args, done.stderr)
+    two = cast(root, "diff", "1", "2")  # 1 is an item; two of them is what is wrong
+    assert two.returncode == 2 and "cast diff takes one ITEM, not '1' and '2'" in two.stderr, two.stderr
+    for args in (("diff", "x"), ("diff", "0")):
+        assert "is not a plan item number" in cast(root, *args).stderr
+    blank = cast(root, "execute", "")
+    assert blank.returncode == 2 and "cast: '' is not a plan session directory" in blank.stderr, blank.stderr
 
 
 def test_a_reader_that_went_away_is_not_blamed_on_the_checkpoint_store(tmp_path):

@@ -309,7 +309,7 @@ def find_plan(root: Path, ref: str | None) -> Path:
     directory = sessions.get(ref.strip("/")) or (given if given.is_dir() else None)
     if directory is not None and directory.resolve() not in {d.resolve() for d in sessions.values()}:
         if not (directory / "plan.md").is_file():  # `cast execute .` must not run README.md's checklist
-            raise PlanError(f"{ref} is not a plan session directory and has no plan.md: name the plan file or session id")
+            raise PlanError(f"{ref!r} is not a plan session directory and has no plan.md: name the plan file or session id")
     if directory is not None:
         plan = _plan_in(directory)
         if plan is None:
