@@ -197,6 +197,8 @@ def resume(
     from cast.workspace import Workspace
 
     model, max_steps, _ = _common(ctx, model, max_steps, False)
+    if session is not None and not session.strip():  # `cast resume "$SESSION"` with the variable unset
+        raise fail("the session id is blank: cast resume ID, or cast resume alone for the newest (cast sessions lists them)")
     if session is None:
         found = list_sessions(Workspace.discover().root)
         if not found:

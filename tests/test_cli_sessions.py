@@ -54,6 +54,8 @@ def test_resume_unknown_session_is_a_clear_error(repo, tmp_path):
     done = cast(repo, "--model", f"script:{script}", "resume", "nope")
     assert done.returncode == 2
     assert done.stderr == "cast: no session 'nope' in this workspace (cast sessions lists them)\n"  # not cast's private path
+    blank = cast(repo, "--model", f"script:{script}", "resume", " ")
+    assert blank.returncode == 2 and blank.stderr.startswith("cast: the session id is blank: cast resume ID"), blank.stderr
 
 
 def test_a_plan_session_remembers_its_plan_for_resume(repo, tmp_path):
