@@ -39,6 +39,7 @@ from typing import Any
 
 from cast.agent import events as ev
 from cast.fsutil import O_CLOEXEC, read_regular, write_at
+from cast.liveness import alive
 from cast.models.base import Usage
 from cast.session_records import Message, SessionError, last_prefix, make_valid, read_records, replay
 from cast.state import announce, existing_private_dir, private_dir, workspace_state
@@ -268,23 +269,17 @@ def _read_meta(directory: Path) -> dict[str, Any]:
     if not isinstance(meta, dict):
         raise SessionError(f"{directory / META} is not a JSON object")
     meta.setdefault("id", directory.name)
-    if meta.get("status") == "running" and not _alive(meta.get("pid")):
-        meta["status"] = "interrupted"  # the process that wrote it is gone: it was killed
+    if meta.get("status") == "running" and not alive(meta.get("pid"), _written_at(directory, meta)):
+        meta["status"] = "interrupted"  # the process that wrote it is gone (its pid may be another's now): it was killed
     return meta
 
 
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # someone else's process: alive
-    with suppress(OSError, IndexError):  # a zombie (killed, not yet reaped by its parent) is gone
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    return True
+def _written_at(directory: Path, meta: dict[str, Any]) -> float | None:
+    if isinstance(meta.get("updated_ns"), int):
+        return meta["updated_ns"] / 1e9
+    with suppress(OSError):
+        return (directory / META).stat().st_mtime
+    return None
 
 
 def executing(root: Path, plan_path: Path) -> list[tuple[str, int]]:

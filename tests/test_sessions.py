@@ -291,3 +291,24 @@ def test_kill_9_mid_step_leaves_a_loadable_valid_transcript(tmp_path):
             assert ids <= answered
     assert [s.status for s in list_sessions(root)] == ["interrupted"]
     assert sessions_dir(root).joinpath("2026-03-04-killed", "meta.json").is_file()
+
+
+def test_a_running_session_whose_pid_now_belongs_to_a_newer_process_was_killed(tmp_path):
+    """After a crash and a reboot the pid in meta.json may be another process's: one that started
+    after the session's last write is not its writer, so the session reads as interrupted (and
+    `cast execute` / `cast resume` are not refused for it); the writer itself still reads as running."""
+    from cast.sessions import Session, list_sessions, sessions_dir
+
+    earlier = subprocess.Popen(["sleep", "60"])
+    try:
+        session = Session.create(tmp_path, "2026-01-01-x", mode="execute", task="t", model="m")
+        session.update(pid=earlier.pid)  # written after the process started: it may be the writer
+        assert [s.status for s in list_sessions(tmp_path)] == ["running"]
+        meta_path = sessions_dir(tmp_path) / "2026-01-01-x" / "meta.json"
+        meta = json.loads(meta_path.read_text())
+        meta["updated_ns"] = time.time_ns() - 60 * 10**9  # last written a minute before this process started
+        meta_path.write_text(json.dumps(meta))
+        assert [s.status for s in list_sessions(tmp_path)] == ["interrupted"]
+    finally:
+        earlier.kill()
+        earlier.wait()
