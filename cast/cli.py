@@ -140,6 +140,8 @@ def execute(
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     if revision is not None:
+        if plan is None:  # which plan REV pins is not cast's guess among several (nor the newest's)
+            cli_lists.refuse_if_ambiguous()
         cli_contract.require_revision(plan, revision)
     if _interactive() and not json:
         raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))  # asks which plan if several are unfinished

@@ -103,3 +103,15 @@ def test_shift_tab_attaches_no_guess_among_several_unfinished_plans(harness, rep
     h.send("\x1b[Z")
     h.wait_text("2 plans have unticked items; /execute asks which one to run")
     assert h.repl.state.mode == "execute" and h.repl.state.run is None and "plan attached" not in h.out.text()
+
+
+def test_a_revision_without_a_plan_among_several_unfinished_is_not_checked_against_the_newest(repo):
+    """`cast execute --revision REV` names no plan: with two unfinished, the answer is "name one",
+    not "the newest plan is at another revision" (REV may well be the other plan's)."""
+    from cast.plans.revisions import revision_id
+
+    old = plan(repo, "2026-01-02-old", "- [ ] one\n")
+    plan(repo, "2026-01-03-new", "- [ ] two\n")
+    refused = cast(repo, "--model", "script:unused.jsonl", "execute", "--revision", revision_id(old.read_bytes()))
+    assert refused.returncode == 2 and "2 plans have unticked items; name one" in refused.stderr, refused.stderr
+    assert "not executing a plan other than the one approved" not in refused.stderr
