@@ -108,8 +108,21 @@ def plan(
         sys.stderr.write(f"cast: {terminal_safe(outcome.reason)}\n")
     show_outcome(run, outcome, json, show_report=False)
     if run.plan_path is not None and not json:
+        _say_if_no_items(run.plan_path)
         echo(run.plan_path)
     raise typer.Exit(outcome.code)
+
+
+def _say_if_no_items(path) -> None:
+    """A plan without a `- [ ]` item is written, but `cast execute` would have nothing to run."""
+    from cast.plans.checklist import parse
+
+    try:
+        empty = not parse(path.read_bytes().decode("utf-8", "surrogateescape"))
+    except Exception:  # noqa: BLE001 — a plan cast cannot read is reported where it is used
+        return
+    if empty:
+        sys.stderr.write("cast: note: the plan has no `- [ ]` checklist items, so cast execute has nothing to run\n")
 
 
 @app.command(short_help="Work through a plan's checklist, ticking its items.")

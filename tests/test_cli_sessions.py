@@ -150,3 +150,15 @@ def test_piped_listings_keep_one_row_of_four_and_five_columns_whatever_the_task_
     assert len(plans[0].split("\t")) == 4
     sessions = cast(repo, "sessions").stdout.splitlines()
     assert len(sessions) == 1 and sessions[0].split("\t")[4] == "fix this and that", sessions
+
+
+def test_a_plan_without_checklist_items_is_written_with_a_note(repo, tmp_path):
+    """The plan is the model's and is kept (exit 0, its path last), but the user learns now, not at
+    `cast execute`, that there is nothing to execute in it."""
+    prose = {"name": "plan", "content": "# Plan\n\nJust prose: nothing to tick.\n"}
+    script = write_script(tmp_path / "plan.jsonl", [{"tool_uses": [{"name": "write_plan", "input": prose}]}, {"text": "Done."}])
+    done = cast(repo, "--model", f"script:{script}", "plan", "x")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1].endswith("plan.md")
+    assert "cast: note: the plan has no `- [ ]` checklist items, so cast execute has nothing to run" in done.stderr
+    with_items = write_script(tmp_path / "items.jsonl", PLAN_TURNS)
+    assert "checklist items" not in cast(repo, "--model", f"script:{with_items}", "plan", "y").stderr
