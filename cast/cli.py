@@ -288,7 +288,12 @@ def checkpoints(
     from cast.workspace import Workspace
 
     root = Workspace.discover().root
-    raise typer.Exit(commands.prune(root, days, echo) if prune else commands.listing(root, echo))
+    if prune:
+        raise typer.Exit(commands.prune(root, days, echo))
+    lines: list[str] = []
+    code = commands.listing(root, lines.append)
+    cli_lists.tabbed(["PLAN", "SNAPSHOTS", "ITEMS", "STATE", "LAST"], lines)  # a table on a terminal, as cast plans
+    raise typer.Exit(code)
 
 
 @app.command(short_help="Sandbox layer, provider, model, key, config and trust.")

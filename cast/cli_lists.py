@@ -37,6 +37,17 @@ def _rows(headers: list[str], rows: list[list[str]]) -> None:
             echo("\t".join(row))
 
 
+def tabbed(headers: list[str], lines: list[str]) -> None:
+    """Tab-separated lines shown as `_rows` shows rows (aligned under headers on a terminal), then
+    the other lines as they are."""
+    rows = [line.split("\t") for line in lines if "\t" in line]
+    if rows:
+        _rows(headers, rows)
+    for line in lines:
+        if "\t" not in line:
+            echo(line)
+
+
 def _json(ctx: typer.Context, json: bool) -> bool:
     return json or bool((ctx.obj or {}).get("json"))
 

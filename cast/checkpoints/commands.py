@@ -19,7 +19,7 @@ from cast.checkpoints import store
 from cast.checkpoints import undo as ops
 from cast.checkpoints.journal import Journal, Record
 from cast.checkpoints.shadow import ShadowError
-from cast.text import terminal_safe
+from cast.text import plural, terminal_safe
 
 Say = Callable[[str], None]
 Ask = Callable[[str], bool]
@@ -172,7 +172,9 @@ def _listing(journal: Journal, say: Say) -> int:
     for key, rows in by_plan.items():
         items = sorted({r["item"] for r in rows if r["kind"] == "item" and r.get("item") is not None})
         state = "finished" if _finished(journal, key) else "unfinished"
-        say(f"{key}\t{len(rows)} snapshots\titems {', '.join(map(str, items)) or '-'}\t{state}\tlast {rows[-1]['time']}")
+        say(
+            f"{key}\t{plural(len(rows), 'snapshot')}\titems {', '.join(map(str, items)) or '-'}\t{state}\tlast {rows[-1]['time']}"
+        )
     say(f"{journal.shadow.dir}: {disk_use(journal.shadow.dir) / (1024 * 1024):.1f} MiB")
     return 0
 

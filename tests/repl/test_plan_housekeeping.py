@@ -115,3 +115,23 @@ def test_a_revision_without_a_plan_among_several_unfinished_is_not_checked_again
     refused = cast(repo, "--model", "script:unused.jsonl", "execute", "--revision", revision_id(old.read_bytes()))
     assert refused.returncode == 2 and "2 plans have unticked items; name one" in refused.stderr, refused.stderr
     assert "not executing a plan other than the one approved" not in refused.stderr
+
+
+def test_checkpoints_on_a_terminal_is_a_table_like_plans_and_tab_separated_in_a_pipe(repo):
+    import re
+    import sys
+
+    import pexpect
+    from conftest import cast_env
+
+    from cast.checkpoints.journal import Journal
+
+    path = plan(repo, "2026-01-02-old", "- [ ] one\n")
+    Journal(repo).record("item", None, str(path.relative_to(repo)), 1, "one")
+    child = pexpect.spawn(sys.executable, ["-m", "cast", "checkpoints"], cwd=str(repo), env=cast_env(), encoding="utf-8")
+    child.expect(pexpect.EOF, timeout=40)
+    shown = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in child.before.splitlines()]
+    assert shown[0].split() == ["PLAN", "SNAPSHOTS", "ITEMS", "STATE", "LAST"], shown
+    assert shown[1].index("1 snapshot  ") == shown[0].index("SNAPSHOTS") and shown[2].endswith("MiB"), shown
+    piped = cast(repo, "checkpoints").stdout.splitlines()
+    assert len(piped[0].split("\t")) == 5 and "PLAN" not in piped[0]  # scripts read the rows as before
