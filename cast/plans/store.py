@@ -306,7 +306,9 @@ def find_plan(root: Path, ref: str | None) -> Path:
     if given.is_file():
         return given.absolute()
     sessions = {d.name: d for d in _sessions(root)}
-    directory = sessions.get(ref.strip("/")) or (given if given.is_dir() else None)
+    # `cast sessions` lists the runs that executed a plan as `<plan session>-exec[-N]`: their plan is that session's
+    planned = re.sub(r"(?:-exec(?:-\d+)?)+$", "", ref.strip("/"))
+    directory = sessions.get(ref.strip("/")) or sessions.get(planned) or (given if given.is_dir() else None)
     if directory is not None and directory.resolve() not in {d.resolve() for d in sessions.values()}:
         if not (directory / "plan.md").is_file():  # `cast execute .` must not run README.md's checklist
             raise PlanError(f"{ref!r} is not a plan session directory and has no plan.md: name the plan file or session id")

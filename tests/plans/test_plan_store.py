@@ -287,3 +287,13 @@ def test_a_directory_that_is_no_plan_session_is_not_searched_for_a_checklist(roo
     (root / "elsewhere").mkdir()
     (root / "elsewhere" / "plan.md").write_text("- [ ] x\n")
     assert find_plan(root, "elsewhere") == (root / "elsewhere" / "plan.md").absolute()
+
+
+def test_the_id_of_a_session_that_executed_a_plan_names_that_plan(root: Path) -> None:
+    """`cast sessions` lists `2026-11-29-a-exec`, `-exec-2`: `cast execute` / `verify` / `diff --plan`
+    given one of those find the plan that session executed, the one of `2026-11-29-a`."""
+    path = make(root, "2026-11-29-a", "- [ ] a\n", CREATED)
+    for ref in ("2026-11-29-a-exec", "2026-11-29-a-exec-2", "2026-11-29-a-exec-exec-3"):
+        assert find_plan(root, ref) == path, ref
+    with pytest.raises(PlanError, match="no plan file or session '2026-11-29-b-exec'"):
+        find_plan(root, "2026-11-29-b-exec")
