@@ -64,7 +64,7 @@ def plans(
     from cast import cli_contract
     from cast.plans.checklist import PlanError
     from cast.plans.housekeeping import archive, unfinished
-    from cast.plans.store import list_plans
+    from cast.plans.store import find_plan, list_plans
     from cast.workspace import Workspace
 
     if history is not None:
@@ -74,7 +74,11 @@ def plans(
         if action != "archive" or not ref:
             sys.stderr.write("cast: usage: cast plans [--all] | cast plans archive ID\n")
             raise typer.Exit(EXIT_USAGE)
+        from cast.sessions import executing
+
         try:
+            for other, pid in executing(root, find_plan(root, ref).resolve()):  # it would lose the plan it ticks
+                raise PlanError(f"{ref} is being executed by another cast (process {pid}, session {other}); archive it after")
             moved = archive(root, ref)
         except PlanError as exc:
             sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")

@@ -135,3 +135,21 @@ def test_checkpoints_on_a_terminal_is_a_table_like_plans_and_tab_separated_in_a_
     assert shown[1].index("1 snapshot  ") == shown[0].index("SNAPSHOTS") and shown[2].endswith("MiB"), shown
     piped = cast(repo, "checkpoints").stdout.splitlines()
     assert len(piped[0].split("\t")) == 5 and "PLAN" not in piped[0]  # scripts read the rows as before
+
+
+def test_a_plan_another_live_cast_is_executing_is_not_archived_from_under_it(repo):
+    import subprocess
+
+    from cast.sessions import Session
+
+    path = plan(repo, "2026-01-02-old", "- [ ] one\n").resolve()
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        Session.create(repo, "2026-01-02-old-exec", mode="execute", task="t", model="m", plan_path=path).update(pid=other.pid)
+        refused = cast(repo, "plans", "archive", "2026-01-02-old")
+        assert refused.returncode == 2 and f"is being executed by another cast (process {other.pid}" in refused.stderr
+        assert path.is_file()
+    finally:
+        other.kill()
+        other.wait()
+    assert cast(repo, "plans", "archive", "2026-01-02-old").returncode == 0 and not path.exists()
