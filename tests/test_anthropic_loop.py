@@ -92,11 +92,12 @@ def test_prefix_stays_identical_and_breakpoints_stay_within_four(fake_api, tmp_p
     for body in bodies:
         assert json.dumps(body["system"]) == json.dumps(bodies[0]["system"])
         assert json.dumps(body["tools"]) == json.dumps(bodies[0]["tools"])
-        assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+        assert "cache_control" not in json.dumps(body["tools"])  # the system block caches them
+        assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
         assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
         assert cache_marks(body) <= 4
     third = bodies[2]["messages"]
-    assert cache_marks(bodies[2]) == 4
+    assert cache_marks(bodies[2]) == 3  # the system, the newest end, the previous request's end
     assert third[-3]["content"][-1]["cache_control"] == {"type": "ephemeral"}  # the previous request's end is read
     assert [r["tool_use_id"] for r in third[-1]["content"]] == ["toolu_02", "toolu_03"]
 

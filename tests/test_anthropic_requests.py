@@ -28,9 +28,9 @@ def send(fake_api, name: str, request: m.Request) -> dict:
     return sent.body
 
 
-def test_the_tools_breakpoint_goes_on_the_last_tool_that_is_not_deferred(fake_api):
+def test_with_no_system_the_tools_breakpoint_goes_on_the_last_tool_that_is_not_deferred(fake_api):
     tools = (tool("read_file"), tool("bash"), tool("edit_file", deferred=True), tool("update_task", deferred=True))
-    body = send(fake_api, "claude-opus-5", m.Request("s", tools, GO))
+    body = send(fake_api, "claude-opus-5", m.Request("", tools, GO))
     marked = [t["name"] for t in body["tools"] if "cache_control" in t]
     assert marked == ["bash"]
     assert all("cache_control" not in t for t in body["tools"] if t.get("defer_loading"))

@@ -42,13 +42,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cast.agent import events as ev
-from cast.agent.elide import ELIDED, content_text, elision
+from cast.agent.anchor import Anchors
+from cast.agent.elide import ELIDED, MIN_ELIDE_CHARS, content_text, elision
 from cast.agent.transcript import Transcript, size, text_block
 from cast.models import base as m
 from cast.text import clip
 
 CHARS_PER_TOKEN = 4
-MIN_ELIDE_CHARS = 600  # below this an elision saves nothing worth a cache rewrite
 RESULT_CHARS_FOR_SUMMARY = 2_000
 REQUEST_CHARS_FOR_SUMMARY = 3_000
 
@@ -116,6 +116,7 @@ class ContextEconomy:
         self._prefix_tokens = 0  # system + tools, learned from the first real count
         self._scanned: tuple[int, int] | None = None  # (transcript chars, reclaimable chars) at the last scan
         self._scan: _Scan | None = None  # the aging scan so far of the current history
+        self.anchors = Anchors()
 
     @classmethod
     def from_config(cls, config: Any, model: m.Model, **kwargs: Any) -> ContextEconomy:
@@ -168,6 +169,7 @@ class ContextEconomy:
                 estimate = self.estimate(transcript)
         if self._forced or estimate > self.compact_threshold:
             yield from self.compact(transcript)
+        transcript.cache_anchors = self.anchors.place(transcript)
         self._sent_chars = transcript.chars
 
     # -- aging ----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 ELIDED = "[elided: "
+MIN_ELIDE_CHARS = 600  # below this an elision saves nothing worth a cache rewrite
 
 
 def _short(value: Any, limit: int = 120) -> str:

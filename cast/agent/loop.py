@@ -223,6 +223,7 @@ class Agent:
             context_management=prefix.context_management,
             cancel=self.ctx.cancel,
             chars=self.transcript.chars,
+            cache_anchors=self.transcript.cache_anchors,
         )
         reply = _Reply()
         stream = self.model.stream(request)

@@ -86,6 +86,7 @@ class Transcript:
         # What a new conversation starts with now (the current mode's tool layout and notice),
         # for `restart`; None keeps the current prefix.
         self.fresh: tuple[Prefix, list[dict[str, Any]]] | None = None
+        self.cache_anchors: tuple[int, ...] = ()  # turns to mark for the cache (agent/anchor.py)
 
     def declare(self, prefix: Prefix) -> None:
         """Set the conversation's prefix; journalled, so a resume sends exactly this again."""

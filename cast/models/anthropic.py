@@ -34,10 +34,11 @@ the API's details on `Stop.details`: a `refusal` (its category) is not retried h
 used only where it can read the current model's thinking blocks, or with `drop_block`
 (`fallback_refusal`). A base URL the HTTP client cannot use is a configuration error (exit 2).
 
-Prompt caching: breakpoints on the last tool that is not `defer_loading` (the API rejects
-`cache_control` on a deferred tool), the system block, and the last block of the last
-two user messages (the newest end of the transcript, and the previous request's end so its cache
-entry is read): at most four, the API's limit. The request is copied, never mutated.
+Prompt caching (`caching.py`): breakpoints on the system block (or, with no system, on the last
+tool that is not `defer_loading`: the API rejects `cache_control` on a deferred tool), on the
+anchors where the next aging batch starts, and on the last block of the last two user messages (the
+newest end of the transcript, and the previous request's end so its cache entry is read): at most
+four, the API's limit. The request is copied, never mutated.
 
 The first-party API goes through `direct.py` (the SDK's wire format and errors on httpx2, without
 the SDK's 2-3 s import); Bedrock and Vertex through the SDK. Neither is imported at module level.
@@ -227,14 +228,15 @@ class AnthropicModel:
         used = 0
         params: dict[str, Any] = {"max_tokens": request.max_tokens}
         if request.tools:
-            params["tools"], marked = mark_tools(request.tools)
+            params["tools"], marked = mark_tools(request.tools) if not request.system else (list(request.tools), 0)
             used += marked
         if request.system:
             params["system"] = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
             used += 1
         spec = self.spec if model in (None, self.name) else wire.spec_for(model)
         messages = request.messages if getattr(spec, "system_messages", True) else wire.as_user_notices(request.messages)
-        params["messages"] = mark_messages(messages, MAX_BREAKPOINTS - used - count_marks(messages))
+        anchors = tuple(request.messages[i] for i in request.cache_anchors if 0 <= i < len(request.messages))
+        params["messages"] = mark_messages(messages, MAX_BREAKPOINTS - used - count_marks(messages), anchors)
         params = wire.shape(request, spec, params)
         if params.get("context_management"):  # server-side clearing in batches, so the cache holds
             params["context_management"] = clearing.hold(params["context_management"], messages)

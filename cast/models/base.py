@@ -40,6 +40,9 @@ class Request:
     # The messages' size as JSON characters, when the sender keeps it as the transcript grows, so
     # a model that estimates usage need not re-serialise the whole conversation each step. Not sent.
     chars: int | None = field(default=None, compare=False, repr=False)
+    # Indexes of assistant turns that stay unchanged up to the next aging batch (agent/anchor.py):
+    # a cache breakpoint there lets that batch read the history before it from the cache.
+    cache_anchors: tuple[int, ...] = field(default=(), compare=False)
 
     def wire(self) -> dict[str, Any]:
         """What goes to a model: everything but the cancel signal."""

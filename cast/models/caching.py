@@ -1,9 +1,13 @@
-"""Prompt-cache breakpoints on the moving end of the transcript.
+"""Prompt-cache breakpoints on the moving end of the transcript, and where the next batch starts.
 
-The prefix: the last tool that is not deferred (`mark_tools`; the system block is marked by the
-provider). Then the last block of the last two user messages: the newest end, so the next request
-reads it, and the previous request's end, so this request reads what the last one wrote. The API
-allows four breakpoints in all.
+The prefix: the system block (marked by the provider; it caches the tools before it), or the last
+tool that is not deferred when there is no system (`mark_tools`). Then the anchors the context
+economy asks for (`cast/agent/anchor.py`): the last block of an assistant turn just before the old
+tool results the next batch will clear, so that batch reads the history up to there from the cache;
+the API looks for an earlier entry only 20 blocks back from each breakpoint. Then the last block of
+the last two user messages: the newest end, so the next request reads it, and the previous
+request's end, so this request reads what the last one wrote. The API allows four breakpoints in
+all; the newest end always gets one.
 """
 
 from __future__ import annotations
@@ -26,10 +30,22 @@ def mark_tools(tools: tuple[dict[str, Any], ...]) -> tuple[list[dict[str, Any]],
     return out, 0
 
 
-def mark_messages(messages: tuple[dict[str, Any], ...], budget: int) -> list[dict[str, Any]]:
-    """Copies of `messages` with a cache breakpoint on the last block of each of the last
-    `min(budget, 2)` user messages. Only the messages that change are copied."""
+def mark_messages(
+    messages: tuple[dict[str, Any], ...], budget: int, anchors: tuple[dict[str, Any], ...] = ()
+) -> list[dict[str, Any]]:
+    """Copies of `messages` with a cache breakpoint on the last cacheable block of each anchor
+    message (given by identity; at most `budget - 1`), then on the last block of each of the last
+    two user messages the budget leaves room for. Only the messages that change are copied."""
     out = list(messages)
+    wanted = {id(anchor) for anchor in anchors[: max(0, budget - 1)]}
+    for index, message in enumerate(out):
+        if id(message) in wanted and isinstance(message.get("content"), list):
+            turn = list(message["content"])
+            last = next((i for i in range(len(turn) - 1, -1, -1) if _cacheable(turn[i])), None)
+            if last is not None:
+                turn[last] = {**turn[last], "cache_control": {"type": "ephemeral"}}
+                out[index] = {**message, "content": turn}
+                budget -= 1
     marks = min(budget, 2)
     for index in range(len(out) - 1, -1, -1):
         if marks <= 0:

@@ -49,6 +49,24 @@ def hold(context_management: dict[str, Any], messages: Any) -> dict[str, Any]:
     return {**context_management, "edits": edits}
 
 
+def first_kept(context_management: dict[str, Any], messages: Any) -> int | None:
+    """Index of the assistant turn holding the oldest tool use whose result the API keeps in this
+    request (cleared as `hold` has it cleared): the next batch starts clearing at that result, so
+    the turn is where a cache anchor keeps the history before it (`agent/anchor.py`)."""
+    for edit in context_management.get("edits") or []:
+        if isinstance(edit, dict) and edit.get("type") == CLEAR_TOOL_USES and _by_input_tokens(edit):
+            _, cleared = cleared_uses(
+                messages, _value(edit, "keep", 3), _value(edit, "trigger", 100_000), _value(edit, "clear_at_least", 0)
+            )
+            seen = 0
+            for index, message in enumerate(messages):
+                if message.get("role") == "assistant" and isinstance(message.get("content"), list):
+                    seen += sum(1 for b in message["content"] if isinstance(b, dict) and b.get("type") == "tool_use")
+                    if seen > cleared:
+                        return index
+    return None
+
+
 def cleared_uses(messages: Any, keep: int, trigger: int, batch: int) -> tuple[int, int]:
     """(tool uses in `messages`, how many of the oldest the API should clear)."""
     seen: list[str] = []
