@@ -40,6 +40,7 @@ import os
 import random
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ from fakeapi import FakeAPI, text, tool_use
 
 from cast import runs
 from cast.agent import events as ev
+from cast.config import Config
 from cast.models.anthropic import AnthropicModel
 from cast.models.catalog import builtin
 
@@ -60,6 +62,7 @@ MIN_CACHEABLE = 512  # tokens; shorter prefixes are not cached (Sonnet 5.5)
 LOOKBACK = 20  # blocks the API checks before each breakpoint
 STEPS = 40
 EXECUTE_STEPS = 12
+DEFAULTS = Config()  # cast's aging settings, as a user gets them
 SONNET = builtin("claude-sonnet-5-5")
 assert SONNET is not None
 CLIENT_AGING = replace(SONNET, context_management=False)  # cast ages the context itself
@@ -133,9 +136,12 @@ class CacheMeter:
 
 
 # -- the session --------------------------------------------------------------------------------
+SEED = 7  # the project's; other seeds give other module sizes, for checking a figure is not a fluke
+
+
 def make_workspace(root: Path) -> list[str]:
     """A deterministic Python project: 48 modules of 2-16 KB and an AGENTS.md."""
-    rng = random.Random(7)
+    rng = random.Random(SEED)
     words = [
         "config",
         "session",
@@ -295,28 +301,35 @@ def run(
     spec: Any,
     *,
     heavy: bool = False,
-    age: int = 80_000,
-    compact: int = 150_000,
+    age: int = DEFAULTS.age_threshold_tokens,
+    compact: int = DEFAULTS.compact_threshold_tokens,
+    keep: int = DEFAULTS.keep_recent_steps,
     min_batch: int | None = None,
     switch: str = "",
+    responder: Callable[[list[list[dict[str, Any]]]], Callable[[list[Any]], Any]] | None = None,
 ) -> Row:
     """One session through runs.plan_run; `switch` ("changes", "drop_block", "fresh") adds the
-    switch to execute mode and the execute steps."""
+    switch to execute mode and the execute steps. `responder`, given the scripted turns, returns the
+    fake API's responder: a model that answers from what it sees instead of replaying them."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         root.mkdir()
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # no personal AGENTS.md
         files = make_workspace(root)
         (root / ".cast" / "config.toml").parent.mkdir(exist_ok=True)
-        (root / ".cast" / "config.toml").write_text(f"age_threshold_tokens = {age}\ncompact_threshold_tokens = {compact}\n")
+        (root / ".cast" / "config.toml").write_text(
+            f"age_threshold_tokens = {age}\ncompact_threshold_tokens = {compact}\nkeep_recent_steps = {keep}\n"
+        )
         turns = script(files, heavy)
         if switch:
             turns += ([[text(SUMMARY)]] if switch == "fresh" else []) + execute_script(files)
         api = FakeAPI().start()
-        for blocks in turns:
+        if responder is not None:
+            api.responder = responder(turns)
+        for blocks in turns if responder is None else []:
             api.reply(*blocks, output_tokens=len(json.dumps(blocks)) // 4)
         try:
-            options = runs.Options(cwd=root, max_steps=STEPS + 5, yes=True)
+            options = runs.Options(cwd=root, max_steps=2 * STEPS, yes=True)
             _, config = runs.setup(options)
             model = AnthropicModel(spec.id, config, api_key="bench", base_url=api.url)
             model.spec = spec  # type: ignore[attr-defined]  # the capabilities this row assumes

@@ -49,9 +49,12 @@ class Config:
     plan_commands: str = "sandboxed"  # plan mode: also run unproven commands in the strong sandbox, or "proven" only
     sandbox_env_passthrough: tuple[str, ...] = ()  # variables sandboxed commands may see (names or fnmatch patterns)
     sandbox_limits: dict[str, int] = field(default_factory=dict)  # memory_mb, processes, file_size_mb, cpu_seconds
-    age_threshold_tokens: int = 80_000  # shrink old observations past this context size (bench/bench_cache.py)
+    # Past this context size old tool results are cleared (by the API) or shrunk (by cast) in
+    # batches, all but the last `keep_recent_steps`; chosen with bench/bench_recall.py, which
+    # charges the re-reads forgetting causes (docs/context-and-cost.md).
+    age_threshold_tokens: int = 40_000
     compact_threshold_tokens: int = 150_000  # summarise the transcript past this
-    keep_recent_steps: int = 6
+    keep_recent_steps: int = 2
     checkpoints: bool = True  # execute runs snapshot the tree for `cast undo`/`redo`/`diff`; false: off
     # Price overrides, USD per million tokens: input, output, cache read, cache write[, 1h cache write].
     # Today's list prices are built in (cast/agent/cost.py).

@@ -44,6 +44,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -140,6 +141,9 @@ class FakeAPI:
         self.models: dict[str, dict[str, Any]] | None = None
         self.model_requests: list[str] = []
         self.extra: dict[str, FakeModel] = {}  # models a test made up (`add_model`), answered like the line-up
+        # A model that decides from what it sees: called with the prompt's items after context
+        # edits (what the model would read) when nothing is scripted; returns the turn to send.
+        self.responder: Callable[[list[Any]], Turn] | None = None
 
     def add_model(self, model: FakeModel) -> FakeModel:
         """A model beyond the documented line-up (a newer one than the docs know): the Messages API
@@ -265,6 +269,8 @@ class FakeAPI:
         model = validate(body, betas, paused=self.paused, extra=self.extra)
         items, transformations, applied = self._prompt(body, model, betas)
         response = self.responses.popleft() if self.responses else None
+        if response is None and self.responder is not None:
+            response = Stream(turn=self.responder(items))
         if response is None:
             raise bad(f"fake API: nothing scripted for request {number}")
         if isinstance(response, Failure) or response.turn is None:

@@ -93,7 +93,7 @@ def test_readme_configuration_example_is_accepted_by_the_loader():
     block = readme[readme.index("```toml\n") + len("```toml\n") :]
     values = tomllib.loads(block[: block.index("```")])
     config = _merge(Config(), values, "README")
-    assert config.allow == ("python3 -m pytest*",) and config.keep_recent_steps == 6 and config.plan_commands == "sandboxed"
+    assert config.allow == ("python3 -m pytest*",) and config.keep_recent_steps == 2 and config.plan_commands == "sandboxed"
 
 
 HIDE_TEST_EXTRA = '''\
