@@ -20,7 +20,7 @@ counts input and output, so a summary call is paid for in full.
 
 Rows: a mixed planning session as a naive agent would send it (no caching, no aging), cached but
 never aged, and with cast's defaults on a model without server-side context editing (client
-aging at 80k tokens, which switches the conversation to drop_block) and on Sonnet 5.5 as it is
+aging past 40k tokens keeping 2 steps, which switches the conversation to drop_block) and on Sonnet 5.5 as it is
 (server-side context editing, cleared in batches: cast/models/clearing.py); a read-heavy session with
 aging forced early (20k tokens) in epochs and on every step. Then the mode switch: the mixed
 session followed by 12 execute-mode steps, switched three ways: with mid-conversation tool
@@ -63,6 +63,7 @@ LOOKBACK = 20  # blocks the API checks before each breakpoint
 STEPS = 40
 EXECUTE_STEPS = 12
 DEFAULTS = Config()  # cast's aging settings, as a user gets them
+AGE, KEEP = f"{DEFAULTS.age_threshold_tokens // 1000}k", DEFAULTS.keep_recent_steps
 SONNET = builtin("claude-sonnet-5-5")
 assert SONNET is not None
 CLIENT_AGING = replace(SONNET, context_management=False)  # cast ages the context itself
@@ -407,8 +408,8 @@ def main() -> int:
             meter=naive,
         ),
         cached,
-        run("mixed, cast defaults without server-side editing (age 80k, compact 150k)", CLIENT_AGING),
-        run("mixed, cast defaults with server-side context editing (cleared in batches past 80k, keep 6)", SONNET),
+        run(f"mixed, cast defaults without server-side editing (age {AGE}, keep {KEEP} steps)", CLIENT_AGING),
+        run(f"mixed, cast defaults with server-side context editing (cleared in batches past {AGE}, keep {KEEP})", SONNET),
         run("read-heavy plan session, cast defaults", CLIENT_AGING, heavy=True),
         run("read-heavy, aging at 20k tokens in epochs", CLIENT_AGING, heavy=True, age=20_000, compact=60_000),
         run(

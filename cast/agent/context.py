@@ -11,9 +11,9 @@ with the square of its steps. Two levers, in this order:
    old message invalidates the cache from that message on. Shrinking a little every step would
    miss the cache every step; shrinking in epochs keeps the prefix byte-identical between them, so
    all but one request per epoch read the history from cache at a tenth of the price. (An epoch
-   re-caches the history after the system prefix at 1.25x; waiting longer carries more tokens at
-   0.1x per request. For keep_recent_steps=6 the two balance near a dozen steps of growth per
-   epoch, which half the default threshold is about.)
+   re-caches the history from its first change on at 1.25x, reading what lies before it through a
+   cache anchor, `agent/anchor.py`; waiting longer carries more tokens at the read price per
+   request. The defaults, 40k tokens and 2 steps kept, were chosen with bench/bench_recall.py.)
 2. Compaction. Past `compact_threshold_tokens` (unless aging alone brings it back under the aging
    threshold: otherwise the unelidable rest has grown too big and epochs would come every step
    just under the limit), one model call writes a summary of the conversation, and the transcript becomes a single user message:
