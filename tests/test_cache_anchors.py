@@ -8,43 +8,9 @@ with cast shrinking them itself (the same model without it)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
-from fakeapi import fake_api, text, tool_use  # noqa: F401  (fake_api is a fixture)
-
-from cast import runs
-from cast.agent import events as ev
-from cast.models.anthropic import AnthropicModel
-
-STEPS = 36
-
-
-def session(fake_api, tmp_path, managed: bool):  # noqa: F811
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "src").mkdir()
-    for n in range(STEPS):
-        (tmp_path / "src" / f"m{n:02d}.py").write_text(
-            "".join(f"def f{n}_{i}(x):\n    return x + {i}  # pad\n" for i in range(60))
-        )
-    (tmp_path / ".cast").mkdir()
-    (tmp_path / ".cast" / "config.toml").write_text(
-        "age_threshold_tokens = 10000\ncompact_threshold_tokens = 400000\nkeep_recent_steps = 2\n"
-    )
-    for n in range(STEPS):
-        fake_api.reply(text(f"Module {n}."), tool_use(f"toolu_{n:03d}", "read_file", {"path": f"src/m{n:02d}.py"}))
-    fake_api.reply(text("Read them all."))
-    options = runs.Options(cwd=tmp_path, max_steps=STEPS + 5)
-    _, config = runs.setup(options)
-    model = AnthropicModel("claude-sonnet-5-5", config, api_key="test-key", base_url=fake_api.url)
-    assert model.spec is not None and model.spec.context_management
-    if not managed:
-        model.spec = replace(model.spec, context_management=False)  # cast ages the history itself
-    run = runs.plan_run("read", options, model=model)
-    stops = [e for e in run.agent.run("Read every module.") if isinstance(e, ev.Stopped)]
-    assert stops[-1].status == "done", stops
-    assert fake_api.rejections() == []
-    return fake_api.requests
+from fakeapi import fake_api  # noqa: F401  (fake_api is a fixture)
+from test_clearing import session
 
 
 def anchored(body) -> int:
@@ -59,7 +25,7 @@ def anchored(body) -> int:
 
 @pytest.mark.parametrize("managed", [True, False], ids=["cleared-by-the-api", "aged-by-cast"])
 def test_a_batch_reads_the_history_before_it_from_the_cache(fake_api, tmp_path, managed):  # noqa: F811
-    requests = session(fake_api, tmp_path, managed)
+    requests = session(fake_api, tmp_path, steps=36, lines=60, age=10_000, keep=2, managed=managed)
     prefix = requests[0].usage["cache_creation_input_tokens"]  # tools, system and the task
     writes = sorted(r.usage["cache_creation_input_tokens"] for r in requests)
     step = writes[len(writes) // 2]  # what one step adds

@@ -6,6 +6,8 @@ the cache is written again every step; held, the cleared set moves only in batch
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fakeapi import fake_api, text, tool_use  # noqa: F401  (fake_api is a fixture)
 
 from cast import runs
@@ -16,27 +18,32 @@ from cast.models.clearing import cleared_uses, hold
 STEPS = 30
 
 
-def session(fake_api, tmp_path):  # noqa: F811
+def session(fake_api, tmp_path, *, steps=STEPS, lines=80, age=12_000, keep=3, managed=True):  # noqa: F811
+    """A planning session reading `steps` modules of `lines` functions each on Sonnet 5.5: its
+    context editing clears old results (`managed`), or cast ages them itself (the same model without it)."""
     (tmp_path / ".git").mkdir()
     (tmp_path / "src").mkdir()
-    for n in range(STEPS):
+    for n in range(steps):
         (tmp_path / "src" / f"m{n:02d}.py").write_text(
-            "".join(f"def f{n}_{i}(x):\n    return x + {i}  # pad\n" for i in range(80))
+            "".join(f"def f{n}_{i}(x):\n    return x + {i}  # pad\n" for i in range(lines))
         )
     (tmp_path / ".cast").mkdir()
     (tmp_path / ".cast" / "config.toml").write_text(
-        "age_threshold_tokens = 12000\ncompact_threshold_tokens = 400000\nkeep_recent_steps = 3\n"
+        f"age_threshold_tokens = {age}\ncompact_threshold_tokens = 400000\nkeep_recent_steps = {keep}\n"
     )
-    for n in range(STEPS):
+    for n in range(steps):
         fake_api.reply(text(f"Module {n}."), tool_use(f"toolu_{n:03d}", "read_file", {"path": f"src/m{n:02d}.py"}))
     fake_api.reply(text("Read them all."))
-    options = runs.Options(cwd=tmp_path, max_steps=STEPS + 5)
+    options = runs.Options(cwd=tmp_path, max_steps=steps + 5)
     _, config = runs.setup(options)
     model = AnthropicModel("claude-sonnet-5-5", config, api_key="test-key", base_url=fake_api.url)
-    assert model.spec is not None and model.spec.context_management  # the API clears, cast does not age
+    assert model.spec is not None and model.spec.context_management
+    if not managed:
+        model.spec = replace(model.spec, context_management=False)  # cast ages the history itself
     run = runs.plan_run("read", options, model=model)
     stop = [e for e in run.agent.run("Read every module.") if isinstance(e, ev.Stopped)][-1]
     assert stop.status == "done", stop
+    assert fake_api.rejections() == []
     return fake_api.requests
 
 
