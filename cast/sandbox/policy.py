@@ -31,7 +31,12 @@ SCRATCH_PREFIX = "cast-scratch-"
 @dataclass(frozen=True)
 class Layer:
     name: str  # "bubblewrap", "landlock", "sandbox-exec", "none" or "off"
-    detail: str
+    holds: str  # what the layer guarantees, in words
+    binary: str = ""  # the program applying it: a long path, named in `cast doctor` but not in /help
+
+    @property
+    def detail(self) -> str:
+        return f"{self.name} ({self.binary}): {self.holds}" if self.binary else self.holds
 
     @property
     def active(self) -> bool:
@@ -127,7 +132,7 @@ def detect() -> Layer:
         binary = bwrap_binary()
         if wanted != "landlock" and binary and _bwrap_works(binary):
             extra = f", Landlock ABI {abi} also available" if abi else ""
-            return Layer("bubblewrap", f"bubblewrap ({binary}): read-only mounts, private pid and network namespaces{extra}")
+            return Layer("bubblewrap", f"read-only mounts, private pid and network namespaces{extra}", binary)
         if abi >= 1:
             net = "no TCP" if abi >= 4 else "network NOT restricted (Landlock ABI < 4)"
             return Layer(
@@ -280,5 +285,6 @@ def isolation() -> Isolation:
 
 
 def describe() -> str:
+    """/help's line: short words that wrap at spaces; `cast doctor` names the binary."""
     layer = detect()
-    return f"sandbox: {layer.name} — {layer.detail}"
+    return f"sandbox: {layer.name} — {layer.holds}"

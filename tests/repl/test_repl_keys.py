@@ -55,6 +55,11 @@ def test_help_keeps_its_descriptions_wide_and_whole(columns):
     left = [line[:column].rstrip() for line in lines]
     assert "  [revoke N|all]" in left and "  [edits ask|auto]" in left  # broken between arguments, never inside one
     assert any(line.startswith("Esc, Ctrl+C") and "interrupt the agent" in line for line in lines)
+    from cast.sandbox.policy import describe, detect
+
+    sandbox = lines[next(i for i, line in enumerate(lines) if line.startswith("sandbox: ")) :]
+    assert " ".join(line.strip() for line in sandbox) == describe()  # wrapped at spaces only
+    assert len(sandbox) <= 2 and (not detect().binary or detect().binary not in describe())  # `cast doctor` names it
 
 
 def test_help_lists_every_command(harness):
