@@ -62,7 +62,7 @@ def test_building_a_report_writes_nothing_into_git_and_lists_only_this_runs_chan
     stat = report.diff_stat.splitlines()
     assert [line.split("|")[0].strip() for line in stat[:-1]] == ["app.py", "new.txt", "notes.txt"]
     assert "| 4 ++++" in stat[0] and "| 2 ++" in stat[1] and "| 1 +" in stat[2]
-    assert stat[-1].strip() == "3 files changed, 7 insertions(+), 0 deletions(-)"
+    assert stat[-1].strip() == "3 files changed, 7 insertions(+)"
     assert "README.md" not in report.render_text() and "staged.txt" not in report.render_text()
 
 
@@ -150,3 +150,27 @@ def test_casts_own_gitignore_is_not_a_change_the_run_made(repo):
     report = builder.build("")
     assert (repo / ".cast" / ".gitignore").is_file()
     assert report.files_changed == ["app.py"] and ".gitignore" not in report.diff_stat
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [
+        {"app.py": "def add(a, b):\n    return a + b\n# one\n"},  # 1 insertion, no deletion
+        {"app.py": "def add(a, b):\n"},  # a deletion only
+        {"app.py": "def add(a, b):\n    return b + a\n", "README.md": "# demo\n\nmore\n"},
+        {"new.txt": "a\nb\n"},
+        {"new.txt": ""},  # an empty new file: nothing counted, git still names both zeros
+    ],
+)
+def test_format_stat_summary_reads_as_gits(repo, edits):
+    from cast.agent.report import format_stat
+
+    for name, text in edits.items():
+        (repo / name).write_text(text)
+    git(repo, "add", "-A")
+    rows = [
+        (path, (int(a), int(d)))
+        for a, d, path in (line.split("\t") for line in git(repo, "diff", "--cached", "--numstat").splitlines())
+    ]
+    expected = git(repo, "diff", "--cached", "--stat").splitlines()[-1]
+    assert format_stat(rows).splitlines()[-1] == expected

@@ -14,6 +14,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from cast import git
+from cast.text import plural
 
 SNAPSHOT_BYTES = 256 * 1024  # dirty files up to this size are kept so the run's own edits can be counted
 SNAPSHOT_TOTAL = 32 * 1024 * 1024
@@ -89,10 +90,12 @@ def format_stat(rows: list[tuple[str, Stat]]) -> str:
         scale = min(1.0, 40 / max(added + deleted, 1))
         bar = "+" * (max(1, round(added * scale)) if added else 0) + "-" * (max(1, round(deleted * scale)) if deleted else 0)
         out.append(f" {path:<{width}} | {added + deleted} {bar}".rstrip())
-    out.append(
-        f" {len(rows)} file{'s' * (len(rows) != 1)} changed, {plus} insertion{'s' * (plus != 1)}(+), "
-        f"{minus} deletion{'s' * (minus != 1)}(-)"
-    )
+    summary = f" {plural(len(rows), 'file')} changed"
+    if plus or not minus:  # as git does: a zero count is left out unless both are zero
+        summary += f", {plural(plus, 'insertion')}(+)"
+    if minus or not plus:
+        summary += f", {plural(minus, 'deletion')}(-)"
+    out.append(summary)
     return "\n".join(out)
 
 
