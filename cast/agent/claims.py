@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cast.text import plural
 from cast.tools.evidence import CommandRun, normal, runs
 
 CLAIM_KINDS = ("tests", "command", "file", "item", "nothing")
@@ -80,7 +81,7 @@ def _counts_agree(text: str, run: CommandRun) -> str:
             return f"the last run reported no count of {key}"
     ran = _RAN.search(text)
     if ran and run.tests and sum(run.tests.values()) != int(ran[1]):
-        return f"the last run counted {sum(run.tests.values())} tests, not {ran[1]}"
+        return f"the last run counted {plural(sum(run.tests.values()), 'test')}, not {ran[1]}"
     return ""
 
 
@@ -132,7 +133,7 @@ def counted_done(facts: Facts, match: re.Match[str]) -> Verdict:
         return all_done(facts)
     if said > done:
         return False, f"{done} plan item{'s' * (done != 1)} {'is' if done == 1 else 'are'} ticked, not {said}"
-    return True, f"{done} of {total} plan items are ticked"
+    return True, f"{done} of {plural(total, 'plan item')} {'is' if done == 1 else 'are'} ticked"
 
 
 def success(facts: Facts, text: str) -> Verdict:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from cast.text import plural
+
 _ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+\[([ xX])\](?:[ \t]|$)")
 _BULLET = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
@@ -290,7 +292,7 @@ class PlanFile:
         from cast.fsutil import atomic_write
 
         if not 1 <= number <= len(self.items):
-            raise PlanError(f"no checklist item {number}: {self.path} has {len(self.items)} items")
+            raise PlanError(f"no checklist item {number}: {self.path} has {plural(len(self.items), 'item')}")
         before = self.items[number - 1]
         notes, pairs = self._sync(self._read())
         if number - 1 not in pairs:

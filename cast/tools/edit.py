@@ -17,7 +17,7 @@ from pydantic import Field
 from cast.fsutil import atomic_write
 from cast.safety.decision import Refuse
 from cast.safety.paths import relative
-from cast.text import clip
+from cast.text import clip, plural
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.files import resolve
 from cast.tools.results import Edited
@@ -158,7 +158,8 @@ def write_file(args: WriteFileParams, ctx: ToolContext) -> Observation:
     size = len(content.encode("utf-8"))
     what = "replaced" if existed else "created"
     diff = _diff(rel, before, content) if existed else ""
-    text = f"{what} {rel} ({size} bytes, {content.count(chr(10)) + (not content.endswith(chr(10)) and bool(content))} lines)"
+    lines = content.count("\n") + (not content.endswith("\n") and bool(content))
+    text = f"{what} {rel} ({plural(size, 'byte')}, {plural(lines, 'line')})"
     return Observation(
         text + (f"\n{diff}" if diff else ""), summary=f"{what}, {size} bytes", changed=(rel,), result=Edited(rel, diff)
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import Field
 
 from cast.safety.paths import PathError, confine, relative
+from cast.text import plural
 from cast.tools import pages, search
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.ripgrep import rg_binary
@@ -61,14 +62,14 @@ def read_file(args: ReadFileParams, ctx: ToolContext) -> Observation:
         raise ToolError(f"cannot read {rel}: {exc.strerror}") from None
     if page.binary:
         raise ToolError(
-            f"{rel} is a binary file ({page.size} bytes); read_file shows text only. "
+            f"{rel} is a binary file ({plural(page.size, 'byte')}); read_file shows text only. "
             "Use bash with `file` or `xxd | head` to inspect it."
         )
     ctx.workspace.reads.record(path)
     if page.total == 0:
         return Observation(f"{rel} is empty (0 lines)", summary="0 lines")
     if not page.lines:
-        raise ToolError(f"offset {args.offset} is past the end of {rel} ({page.total} lines)")
+        raise ToolError(f"offset {args.offset} is past the end of {rel} ({plural(page.total, 'line')})")
     return Observation(pages.render(rel, page, args.offset), summary=pages.summary(page, args.offset))
 
 

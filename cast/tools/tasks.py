@@ -21,6 +21,7 @@ from pydantic import Field
 from cast.plans.checklist import PlanError, PlanFile
 from cast.plans.revisions import Revisions, item_diff, revision_id
 from cast.safety.decision import ApprovalAnswer, RevisionRequest
+from cast.text import plural
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks, named_files
 from cast.tools.results import TaskUpdated
@@ -157,7 +158,9 @@ class TaskBoard:
             self._still_approved()
         with self._lock:
             if not 1 <= number <= len(self.plan.items):
-                raise ToolError(f"no task {number}: the plan has {len(self.plan.items)} items (ids are 1-based item numbers)")
+                raise ToolError(
+                    f"no task {number}: the plan has {plural(len(self.plan.items), 'item')} (ids are 1-based item numbers)"
+                )
             item = self.plan.items[number - 1]
             if item.checked and status != "done":
                 raise ToolError(
@@ -195,7 +198,9 @@ class TaskBoard:
                 "\nThe plan file was edited by hand meanwhile: " + "; ".join(changes) + f"\nCurrent task list:\n{self.listing()}"
             )
         left = self.remaining()
-        text += f"\n{len(left)} of {len(self.plan.items)} items left" + (f"; next: {left[0][0]}. {left[0][1]}" if left else "")
+        text += f"\n{len(left)} of {plural(len(self.plan.items), 'item')} left" + (
+            f"; next: {left[0][0]}. {left[0][1]}" if left else ""
+        )
         return text
 
 
