@@ -179,7 +179,7 @@ class ReplState:
 
     def switch_note(self) -> str:
         """The line a switch that attached no plan says: in plan mode what the agent may do; in
-        execute mode what to do when several plans wait (none is guessed)."""
+        execute mode what the next message does, or what to do when several plans wait (none is guessed)."""
         if self.mode == "plan":
             return "plan mode · read-only: the agent explores and writes a plan, nothing else"
         if self.run is not None and self.run.tasks is not None:
@@ -189,8 +189,10 @@ class ReplState:
         try:
             count = len(unfinished(self.root))
         except Exception:
-            return ""
-        return f"execute mode · {count} plans have unticked items; /execute asks which one to run" if count > 1 else ""
+            count = 0
+        if count > 1:
+            return f"execute mode · {count} plans have unticked items; /execute asks which one to run"
+        return "execute mode · no plan: the agent does your next task directly, editing files"
 
     def take_brief(self) -> bool:
         """True once after a plan was attached by a mode switch: the next message carries the brief."""

@@ -64,10 +64,16 @@ def test_shift_tab_attaches_the_newest_unfinished_plan_in_a_fresh_repl(harness, 
 
 
 def test_shift_tab_without_a_plan_just_switches(harness):
-    h = harness()
+    h = harness([{"text": "Done directly."}])
     h.send(SHIFT_TAB)
     h.wait(lambda: h.repl.state.mode == "execute", "execute mode")
+    h.wait_text("execute mode · no plan: the agent does your next task directly, editing files")
     assert "plan attached" not in h.out.text() and "plan " not in toolbar(h).split("│")[-1]
+    h.send("add sub\r")  # as the line says: the task runs in execute mode, its edit tools there
+    h.wait_text("Done directly.")
+    run = h.repl.state.run
+    assert run is not None and run.mode.name == "execute" and run.tasks is None
+    assert "edit_file" in {tool.name for tool in run.mode.tools}
 
 
 def test_brackets_are_text_not_markup(harness, repo):
