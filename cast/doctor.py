@@ -21,7 +21,8 @@ def sandbox_check() -> Check:
     from cast.sandbox.policy import detect
 
     layer = detect()
-    return Check("sandbox", layer.active, f"{layer.name}: {layer.detail}")
+    detail = layer.detail if layer.binary else f"{layer.name}: {layer.holds}"  # a binary's detail names its layer
+    return Check("sandbox", layer.active, detail)
 
 
 def sandbox_details() -> list[Check]:

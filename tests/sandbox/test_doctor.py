@@ -6,7 +6,8 @@ import os
 import subprocess
 import sys
 
-from cast.sandbox.policy import detect
+from cast.doctor import sandbox_check
+from cast.sandbox.policy import Layer, detect
 
 
 def _doctor(env_extra: dict[str, str]) -> str:
@@ -27,9 +28,20 @@ def test_doctor_names_the_layer_and_says_plainly_when_there_is_none():
     detect.cache_clear()
     layer = detect()
     line = next(line for line in _doctor({}).splitlines() if "sandbox:" in line)
-    assert line.startswith("ok" if layer.active else "warn") and f"sandbox: {layer.name}:" in line
+    named = f"sandbox: {layer.name} ({layer.binary}): " if layer.binary else f"sandbox: {layer.name}: "
+    assert line.startswith("ok" if layer.active else "warn") and line.split(None, 1)[1].startswith(named), line
     off = next(line for line in _doctor({"CAST_SANDBOX": "off"}).splitlines() if "sandbox:" in line)
     assert off.startswith("warn") and "strict subset" in off
+
+
+def test_doctor_names_the_layer_once(monkeypatch):
+    for layer, detail in (
+        (Layer("bubblewrap", "read-only mounts", "/opt/bwrap"), "bubblewrap (/opt/bwrap): read-only mounts"),
+        (Layer("landlock", "read-only filesystem"), "landlock: read-only filesystem"),
+        (Layer("none", "commands run unconfined"), "none: commands run unconfined"),
+    ):
+        monkeypatch.setattr("cast.sandbox.policy.detect", lambda layer=layer: layer)
+        assert sandbox_check().detail == detail
 
 
 def test_check_command_answers_as_plan_mode_does_without_a_layer():
