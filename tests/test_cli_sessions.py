@@ -47,6 +47,12 @@ def test_sessions_lists_runs_and_resume_continues_the_conversation(repo, tmp_pat
     assert "make it shorter" in json.dumps(sent[-1])
     assert sent[1]["role"] == "system" and sent[1]["content"][0]["text"].startswith("# Mode: plan")  # the mode, as a notice
     assert len(sent) == 8  # task, mode notice, 3 model turns with 2 tool results between, and the new message
+    idle = cast(repo, "--model", f"script:{more}", "resume", session_id, stdin="")  # `cast resume ID </dev/null`
+    assert idle.returncode == 2 and idle.stdout == "", idle.stdout  # nothing done is not a success
+    assert idle.stderr == (
+        f"cast: no message to continue {session_id} with: without a terminal, cast resume reads messages from standard "
+        f'input, one per line (echo "go on" | cast resume {session_id}); run it in a terminal for the REPL\n'
+    )
 
 
 def test_resume_unknown_session_is_a_clear_error(repo, tmp_path):

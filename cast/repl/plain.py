@@ -76,14 +76,14 @@ def run_plain(
             task = None
         if task:
             status = turn(task)
-        asked = bool(resume or task or mode == "execute")
+        asked = bool(task or mode == "execute")
         for text in nonblank(stdin):
             asked = True
             if text in ("/exit", "/quit"):
                 break
             status = turn(text)
-        if not asked:
-            sys.stderr.write(f"cast: {NO_TASK}\n")
+        if not asked:  # a resumed session goes on only with a message, as at the REPL's prompt
+            sys.stderr.write(f"cast: {no_message(resume) if resume else NO_TASK}\n")
             return EXIT_USAGE
     except Exception as exc:
         sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
@@ -92,6 +92,14 @@ def run_plain(
         renderer.finish()
         state.close()  # the session's final cost, whatever happened
     return status
+
+
+def no_message(session: str) -> str:
+    session = terminal_safe(session)
+    return (
+        f"no message to continue {session} with: without a terminal, cast resume reads messages from standard input, "
+        f'one per line (echo "go on" | cast resume {session}); run it in a terminal for the REPL'
+    )
 
 
 def nonblank(stdin: TextIO) -> Iterator[str]:
