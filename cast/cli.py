@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cast import cli_contract, cli_lists
+from cast import cli_contract, cli_lists, cli_status
 from cast.exits import EXIT_USAGE
 from cast.text import colored_diff, echo, terminal_safe  # what cast prints from outside itself is text only
 from cast.version import VERSION
@@ -278,36 +278,7 @@ def diff(
     raise typer.Exit(commands.diff(Workspace.discover().root, number, plan, colored_diff if sys.stdout.isatty() else echo))
 
 
-@app.command(short_help="Checkpoint disk use per plan; --prune forgets old ones.")
-def checkpoints(
-    prune: Annotated[bool, typer.Option("--prune", help="Remove checkpoints of finished plans older than --days.")] = False,
-    days: Annotated[int, typer.Option("--days", min=0, metavar="N", help="Age in days for --prune.")] = 14,
-) -> None:
-    """List checkpoints per plan and their disk use; --prune forgets old ones of finished plans."""
-    from cast.checkpoints import commands
-    from cast.workspace import Workspace
-
-    root = Workspace.discover().root
-    if prune:
-        raise typer.Exit(commands.prune(root, days, echo))
-    lines: list[str] = []
-    code = commands.listing(root, lines.append)
-    cli_lists.tabbed(["PLAN", "SNAPSHOTS", "ITEMS", "STATE", "LAST"], lines)  # a table on a terminal, as cast plans
-    raise typer.Exit(code)
-
-
-@app.command(short_help="Sandbox layer, provider, model, key, config and trust.")
-def doctor(ctx: typer.Context) -> None:
-    """What this machine gives cast: which kernel sandbox holds plan-mode commands and what it hides
-    and blocks, the provider, the model, the API key, the config files and whether this workspace is trusted."""
-    import os
-    from unittest import mock
-
-    from cast.doctor import render, run_checks
-
-    model = (ctx.obj or {}).get("model")  # `cast --model X doctor` checks X, as CAST_MODEL=X does (same precedence)
-    with mock.patch.dict(os.environ, {"CAST_MODEL": model} if model else {}):
-        print(render(run_checks()))
+cli_status.register(app)  # cast checkpoints, cast doctor: here, to keep their place in --help
 
 
 @app.command(short_help="Let this workspace's .cast/config.toml loosen security.")

@@ -4,6 +4,7 @@ and `cast diff` use them; the real CLI in-process (a real process where it is ki
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -339,3 +340,21 @@ def test_a_reader_that_went_away_is_not_blamed_on_the_checkpoint_store(tmp_path)
         with pytest.raises(BrokenPipeError):
             call()
     assert said == []
+
+
+def test_checkpoints_json_lists_each_plans_snapshots_as_the_table_does(tmp_path):
+    root = tmp_path / "proj"
+    project(root, True)
+    assert execute(root, tmp_path, ITEM_ONE + ITEM_TWO).returncode == 0
+    table = cast(root, "checkpoints")
+    [row] = [line.split("\t") for line in table.stdout.splitlines() if "\t" in line]  # piped: tab-separated
+    for args in (("--json", "checkpoints"), ("checkpoints", "--json")):
+        done = cast(root, *args)
+        assert done.returncode == 0 and done.stderr == ""
+        [listed] = [json.loads(line) for line in done.stdout.splitlines()]
+        plan, count, last = ".cast/plans/2026-11-30-tidy/plan.md", listed["snapshots"], listed["last"]
+        assert listed == {"plan": plan, "snapshots": count, "items": [1, 2], "state": "finished", "last": last}
+        assert count > 2 and row == [plan, f"{count} snapshots", "items 1, 2", "finished", f"last {last}"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cast(empty, "--json", "checkpoints").stdout == ""  # no plans: no rows (the text says there are none)

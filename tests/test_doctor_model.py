@@ -93,3 +93,18 @@ def test_doctor_checks_the_model_given_with_model_as_with_cast_model(repo, monke
     assert "CAST_MODEL" not in os.environ
     monkeypatch.setenv("CAST_MODEL", "claude-opus-4-5")
     assert model in invoke_cast(repo, "doctor").stdout.splitlines()
+
+
+def test_doctor_json_is_one_check_per_line_with_the_texts_facts(repo):
+    import json
+
+    from conftest import invoke_cast
+
+    text = invoke_cast(repo, "doctor")
+    for args in (("--json", "doctor"), ("doctor", "--json")):
+        done = invoke_cast(repo, *args)
+        assert done.returncode == text.returncode == 0
+        checks = [json.loads(line) for line in done.stdout.splitlines()]
+        assert all(set(c) == {"status", "name", "detail"} and c["status"] in ("ok", "warn") for c in checks)
+        assert [f"{c['status']:<4}  {c['name']}: {c['detail']}" for c in checks] == text.stdout.splitlines()
+        assert {"sandbox", "model", "api key", "trust"} <= {c["name"] for c in checks}

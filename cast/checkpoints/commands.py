@@ -149,34 +149,49 @@ def _finished(journal: Journal, key: str) -> bool:
     return all(checked for _, checked in checks)
 
 
-def listing(root: Path, say: Say, err: Say = _stderr) -> int:
+def listing(root: Path, say: Say, err: Say = _stderr, as_json: bool = False) -> int:
+    """One tab-separated line per plan, then the store's disk use; with `as_json`, one JSON object
+    per plan and nothing else."""
     notice = store.planted(root)
     if notice:
         err(f"cast: {notice}")
     if _off(root, "list", err):
         return 0
     try:
-        return _listing(Journal(root), say)
+        journal = Journal(root)
+        found = plan_rows(journal)
     except Failure as exc:
         return _failed(exc, err)
-
-
-def _listing(journal: Journal, say: Say) -> int:
-    records = journal.records()
-    if not records:
+    if as_json:
+        for row in found:
+            say(json.dumps(row))
+        return 0
+    if not found:
         say(f"no checkpoints in {journal.shadow.dir}")
         return 0
-    by_plan: dict[str, list[Record]] = {}
-    for record in records:
-        by_plan.setdefault(record.get("plan") or "(no plan)", []).append(record)
-    for key, rows in by_plan.items():
-        items = sorted({r["item"] for r in rows if r["kind"] == "item" and r.get("item") is not None})
-        state = "finished" if _finished(journal, key) else "unfinished"
-        say(
-            f"{key}\t{plural(len(rows), 'snapshot')}\titems {', '.join(map(str, items)) or '-'}\t{state}\tlast {rows[-1]['time']}"
-        )
+    for row in found:
+        items = ", ".join(map(str, row["items"])) or "-"
+        say(f"{row['plan']}\t{plural(row['snapshots'], 'snapshot')}\titems {items}\t{row['state']}\tlast {row['last']}")
     say(f"{journal.shadow.dir}: {disk_use(journal.shadow.dir) / (1024 * 1024):.1f} MiB")
     return 0
+
+
+def plan_rows(journal: Journal) -> list[dict]:
+    """Per plan: its snapshots, the items they were taken for, whether the plan is finished, and
+    when the last one was taken."""
+    by_plan: dict[str, list[Record]] = {}
+    for record in journal.records():
+        by_plan.setdefault(record.get("plan") or "(no plan)", []).append(record)
+    return [
+        {
+            "plan": key,
+            "snapshots": len(rows),
+            "items": sorted({r["item"] for r in rows if r["kind"] == "item" and r.get("item") is not None}),
+            "state": "finished" if _finished(journal, key) else "unfinished",
+            "last": rows[-1]["time"],
+        }
+        for key, rows in by_plan.items()
+    ]
 
 
 def prune(root: Path, days: int, say: Say, err: Say = _stderr) -> int:
