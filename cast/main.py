@@ -99,8 +99,10 @@ def start_repl(options: Options, mode: str = "plan", task: str | None = None, re
     from cast.config import ConfigError
     from cast.exits import EXIT_USAGE
     from cast.repl.app import run_repl
+    from cast.workspace import refuse_broad
 
     try:
+        refuse_broad(options.cwd)  # before the first prompt, not at the first task
         return run_repl(options, mode, task, resume)
     except ConfigError as exc:
         from cast.text import terminal_safe

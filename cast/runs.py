@@ -38,10 +38,11 @@ from cast.tools.base import ToolContext
 from cast.tools.evidence import Ledger
 from cast.tools.results import PlanWritten
 from cast.tools.tasks import TaskBoard
-from cast.workspace import Workspace
+from cast.workspace import Workspace, refuse_broad
 
 
 def setup(options: Options) -> tuple[Workspace, Config]:
+    refuse_broad(options.cwd)
     workspace = Workspace.discover(options.cwd)
     config = load(workspace.root, model=options.model, max_steps=options.max_steps)
     sandbox_limits.configure(config.sandbox_env_passthrough, config.sandbox_limits)

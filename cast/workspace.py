@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cast import git
-from cast.config import config_dir
+from cast.config import ConfigError, config_dir
 
 AGENTS_FILE = "AGENTS.md"
 AGENTS_CAP = 32 * 1024
@@ -25,6 +25,25 @@ def find_root(start: Path) -> Path:
     """The git work tree containing `start`, else `start` itself."""
     top = git.toplevel(start)
     return top.resolve() if top is not None else start.resolve()
+
+
+class NotAProject(ConfigError):
+    """A run refused where the workspace would be `/` or the home directory (exit 2, like a config error)."""
+
+
+def refuse_broad(start: Path | None = None) -> None:
+    """A run from `/` or from the home directory itself, outside any git repository, would make
+    the whole filesystem or home its workspace and write `.cast/` there: refuse, in one line.
+    Every other directory outside git stays a workspace of its own."""
+    here = os.path.realpath(start or Path.cwd())
+    home = os.path.realpath(Path.home())
+    if here not in ("/", home) or git.toplevel(Path(here)) is not None:
+        return
+    what = "your home directory" if here == home else "the filesystem root"
+    raise NotAProject(
+        f"not starting in {what} ({here}): cast would take all of it as the workspace and write .cast/ there; "
+        "cd into a project, or run `git init` in one, and start cast there"
+    )
 
 
 @dataclass(frozen=True)
