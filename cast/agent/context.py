@@ -46,7 +46,7 @@ from cast.agent.anchor import Anchors
 from cast.agent.elide import ELIDED, MIN_ELIDE_CHARS, content_text, elision
 from cast.agent.transcript import Transcript, size, text_block
 from cast.models import base as m
-from cast.text import clip
+from cast.text import clip, plural
 
 CHARS_PER_TOKEN = 4
 RESULT_CHARS_FOR_SUMMARY = 2_000
@@ -229,7 +229,7 @@ class ContextEconomy:
         self._scanned = None
         self.epochs += 1
         return ev.Notice(
-            f"context ~{before:,} tokens passed {self.age_threshold:,}: shrank {count} old tool results "
+            f"context ~{before:,} tokens passed {self.age_threshold:,}: shrank {plural(count, 'old tool result')} "
             f"to one-line elisions, now ~{after:,} tokens (aging epoch {self.epochs})"
         )
 

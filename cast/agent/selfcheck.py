@@ -195,7 +195,7 @@ class SelfCheck:
                 f"# Task\n{self.task or '(not given)'}",
                 f"# Plan\n{clip(plan, PLAN_CHARS)}" if plan else "# Plan\n(none)",
                 "# Steps executed\n"
-                + (f"({skipped} earlier steps not shown)\n" if skipped else "")
+                + (f"({plural(skipped, 'earlier step')} not shown)\n" if skipped else "")
                 + ("\n".join(f"{n}. {s}" for n, s in enumerate(steps, skipped + 1)) or "(none)"),
                 "# Last test run\n"
                 + (tests.describe() if tests else "none observed")

@@ -161,7 +161,7 @@ def write_file(args: WriteFileParams, ctx: ToolContext) -> Observation:
     lines = content.count("\n") + (not content.endswith("\n") and bool(content))
     text = f"{what} {rel} ({plural(size, 'byte')}, {plural(lines, 'line')})"
     return Observation(
-        text + (f"\n{diff}" if diff else ""), summary=f"{what}, {size} bytes", changed=(rel,), result=Edited(rel, diff)
+        text + (f"\n{diff}" if diff else ""), summary=f"{what}, {plural(size, 'byte')}", changed=(rel,), result=Edited(rel, diff)
     )
 
 
