@@ -253,7 +253,12 @@ def _created_ts(created: str, mtime: float) -> float:
 
 def _plan_files(directory: Path) -> list[Path]:
     try:
-        return sorted(p for p in directory.iterdir() if p.suffix == ".md" and not p.name.startswith(".") and p.is_file())
+        # a symlink is never a plan: cast writes none, and ticking one would write wherever a clone points it
+        return sorted(
+            p
+            for p in directory.iterdir()
+            if p.suffix == ".md" and not p.name.startswith(".") and p.is_file() and not p.is_symlink()
+        )
     except OSError:
         return []
 
@@ -262,7 +267,11 @@ def _sessions(root: Path) -> list[Path]:
     found: list[Path] = []
     for base in roots(root):
         try:
-            found += (d for d in (base / ".cast" / "plans").iterdir() if d.is_dir() and not d.name.startswith("."))
+            found += (
+                d
+                for d in (base / ".cast" / "plans").iterdir()
+                if d.is_dir() and not d.is_symlink() and not d.name.startswith(".")
+            )
         except OSError:
             pass
     return sorted(found, key=lambda d: d.name)
@@ -295,8 +304,26 @@ def _plan_in(directory: Path) -> Path | None:
     return max(files, key=lambda p: p.stat().st_mtime, default=None)
 
 
+def _confined(root: Path, plan: Path) -> Path:
+    """A plan named by a path inside the workspace (or its state dir) must really be there: a
+    committed symlink on the way would make ticking write to a file outside it."""
+    for base in roots(root):
+        if Path(os.path.normpath(plan)).is_relative_to(base) and not Path(os.path.realpath(plan)).is_relative_to(
+            os.path.realpath(base)
+        ):
+            raise PlanError(
+                f"{plan} leads outside the workspace through a symlink ({os.path.realpath(plan)}); "
+                "cast ticks plans only where they are: name the file itself"
+            )
+    return plan
+
+
 def find_plan(root: Path, ref: str | None) -> Path:
     """The plan `cast execute` should run: by file path, by session id, or the newest unfinished."""
+    return _confined(root.absolute(), _find_plan(root, ref))
+
+
+def _find_plan(root: Path, ref: str | None) -> Path:
     if ref is None:
         for info in list_plans(root):
             if info.done < info.total:
