@@ -6,10 +6,13 @@ the attack. End to end through `cast plans`, `cast execute` (every way of naming
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 from conftest import git, invoke_cast, write_script
+from sandboxkit import Listener
 
 TODO = "# my notes\n- [ ] pay rent\n- [ ] call home\n"
 TICK = [
@@ -60,3 +63,47 @@ def test_a_committed_plan_symlink_is_never_listed_nor_ticked_through(repo, outsi
     assert verified.returncode == 2, verified.stdout
     assert (outside / "todo.md").read_text() == TODO and (outside / "sess" / "plan.md").read_text() == TODO
     assert sorted(p.name for p in outside.rglob("*")) == ["plan.md", "sess", "todo.md"]  # no temp file left beside them
+
+
+def test_a_plan_hard_linked_to_a_file_outside_is_ticked_without_writing_that_file(repo, outside, tmp_path):
+    """A hard link cannot be committed, but one made in the checkout must not carry a tick out:
+    the tick replaces the plan's own name, so the other name keeps its bytes."""
+    plan = repo / ".cast" / "plans" / "2099-01-01-notes" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    os.link(outside / "todo.md", plan)
+    done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 'tick.jsonl', TICK)}", "execute", "2099-01-01-notes")
+    assert "1/2 items done" in done.stdout, done.stdout + done.stderr
+    assert plan.read_text().startswith("# my notes\n- [x] pay rent") and (outside / "todo.md").read_text() == TODO
+
+
+def test_a_hostile_plans_verify_commands_need_the_users_approval(repo, tmp_path):
+    """`cast verify` runs a committed plan's `verify:` commands as execute mode runs the model's:
+    without a terminal and without --yes none that writes runs, and the clone's own
+    rules allowing each of them and `sandbox = "off"` count for nothing until trusted."""
+    marker, listener = tmp_path / "markers", Listener()
+    marker.mkdir()
+    home = Path(os.environ["HOME"])
+    (home / "keep.txt").write_text("mine\n")
+    attacks = [
+        f"touch {marker}/touched",
+        f"echo pwned > {marker}/redirected",
+        f"python3 -c \"open('{marker}/python', 'w')\"",
+        f"git -c core.pager='touch {marker}/pager' log -1",
+        f"GIT_PAGER='touch {marker}/env-pager' git -p log -1",
+        f"bash -c 'exec 3<>/dev/tcp/127.0.0.1/{listener.port}'",
+        f"find . -maxdepth 0 -fprint {marker}/fprint",
+        f"sort -o {marker}/sorted README.md",
+    ]
+    body = "".join(f"- [x] Step {i}\n  - verify: `{a}`\n" for i, a in enumerate(attacks, 1))
+    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(f"---\ntask: x\nsession: 2099-01-01-x\n---\n# Plan\n\n{body}")
+    rules = ", ".join(json.dumps(a) for a in attacks)  # each command exactly, as a rule the user could write
+    (repo / ".cast" / "config.toml").write_text(f'allow = [{rules}]\nsandbox = "off"\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "plan")
+    done = invoke_cast(repo, "verify")
+    assert done.returncode == 1 and done.stdout.count("approval needed") == len(attacks), done.stdout
+    assert list(marker.iterdir()) == [] and (home / "keep.txt").read_text() == "mine\n"
+    assert not listener.connected()
+    listener.sock.close()
