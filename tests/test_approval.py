@@ -55,6 +55,11 @@ CATASTROPHIC = [
     "shutdown -h now",
     "ls; sudo reboot",
     "chmod -R 777 /",
+    'rm -rf "/"',
+    "rm -rf '/'",
+    "rm -rf '/'*",
+    "find / -delete",
+    "find -L / -xdev -exec rm -rf {} +",
 ]
 ORDINARY = [
     "rm -rf build",
@@ -64,6 +69,10 @@ ORDINARY = [
     "python3 -m pytest -q",
     "make",
     "dd if=a of=b",
+    'rm -rf "build dir"',
+    'rm -rf "$HOME/.cache/x"',
+    "find . -name '*.pyc' -delete",
+    'echo "rm -rf ~"',
 ]
 
 

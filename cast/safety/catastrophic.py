@@ -16,6 +16,10 @@ NEVER: tuple[tuple[str, str], ...] = (
         "recursive rm of /, ~, the workspace or everything in it",
     ),
     (r"\brm\s+.*--recursive\b.*\s(/|~|\$HOME|\.)(\s|$)", "recursive rm of /, ~ or the workspace"),
+    (
+        r"\bfind\s+(-[HLP]\s+)*(/|~|\$HOME)/?\s+(-(depth|mindepth\s+\d+|xdev|mount)\s+)*(-delete\b|-exec(dir)?\s+rm\b)",
+        "deletes everything under / or ~",
+    ),
     (r"\bgit\s+push\b.*(\s--force\b|\s-f\b|\s--force-with-lease\b|\s\+\S)", "force-push rewrites shared history"),
     (r"(^|[;&|(]\s*)(sudo|doas|su)\b", "privilege escalation"),
     (r"\bmkfs(\.\w+)?\b", "formats a filesystem"),
@@ -50,14 +54,33 @@ def _first(table: tuple[tuple[str, str], ...], flat: str) -> str | None:
     return next((why for pattern, why in table if re.search(pattern, flat)), None)
 
 
+# Spellings bash reads as the ones the table names: `${HOME}` as `$HOME`, the working directory as
+# `.`, a quoted path as the bare word, and `$HOME/*` as `$HOME` (the glob is everything in it).
+_PATH = r"(/|~/|\$HOME/?|\.|\./)"
+_SAME = (
+    (r"\$\{(HOME|PWD)\}", r"$\1"),
+    (r"\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`", "."),
+    (rf"(?<!\S)([\"']){_PATH}\1", r"\2"),
+    (r"(~|\$HOME|\.)/\*", r"\1"),
+)
+
+
+def _plain(flat: str) -> str:
+    for pattern, repl in _SAME:
+        flat = re.sub(pattern, repl, flat)
+    return flat
+
+
 def catastrophic(command: str, workspace_root: str | None = None) -> str | None:
-    """Why `command` is on the deny list of every mode, or None."""
+    """Why `command` is on the deny list of every mode, or None. Matched as written and with
+    quotes and spellings of the same path undone, so `rm -rf "$HOME"` is `rm -rf $HOME`."""
     flat = " ".join(command.split())
-    if why := _first(NEVER, flat):
+    if why := _first(NEVER, flat) or _first(NEVER, plain := _plain(flat)):
         return why
+    flat = plain
     if workspace_root and re.search(r"\brm\s+.*-[a-zA-Z]*[rR]", flat):
         root = workspace_root.rstrip("/")
-        if re.search(rf"\s{re.escape(root)}/?(\*)?(\s|$)", flat):
+        if re.search(rf"\s([\"']?){re.escape(root)}/?\1(/?\*)?(\s|$)", flat):
             return "recursive rm of the workspace root"
     return None
 
