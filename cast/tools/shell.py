@@ -14,6 +14,7 @@ from pydantic import Field
 
 from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.policy import Policy, detect
+from cast.text import one_line
 from cast.tools.base import CommandParams, Observation, Tool, ToolContext, ToolError
 from cast.tools.orchestrator import attempt, decide_execute_command, decide_plan_command, read_only_verdict
 from cast.tools.process import CommandResult, parse_test_counts
@@ -158,8 +159,12 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
 
 
 def declined(command: str, reason: str) -> Declined:
-    """Why a command did not run, in a report line: the first sentence of the reason."""
-    first = reason.removeprefix("error: ").splitlines()[0] if reason.strip() else ""
+    """Why a command did not run, in a report line: the first sentence of the reason, or, when
+    the reason introduces what the user said instead ("...said instead:"), the user's words."""
+    lines = reason.removeprefix("error: ").strip().splitlines()
+    first = lines[0] if lines else ""
+    if first.endswith(":") and len(lines) > 1:
+        return Declined(command, one_line(" ".join(lines), 200))
     return Declined(command, first.split(". ")[0].rstrip(".")[:160])
 
 

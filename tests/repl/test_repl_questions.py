@@ -46,6 +46,7 @@ def test_a_sentence_at_an_approval_is_a_no_with_instructions(harness, repo):
     out = h.out.text()
     assert "approved" not in out and "queued" not in out
     assert "declined: python3 -m pytest -q" in out and "told the agent instead: actually, run it with -x first" in out
+    assert "said instead: actually, run it with -x first)" in " ".join(out.split())  # the closing report keeps the words too
     sent = json.dumps(h.repl.state.run.agent.model.requests[1].messages)
     assert "declined" in sent and "actually, run it with -x first" in sent  # with the refusal, whole
 
