@@ -225,7 +225,12 @@ def _checkpoint(session: Session, arg: str, what: str) -> None:
     from cast.checkpoints import commands as checkpoints
 
     words = arg.split()
-    item = next((int(w) for w in words if w.isdigit()), None)
+    items = [w for w in words if w.isdigit()]
+    flags = {"--yes", "-y", "yes", "--force"} if what != "diff" else set()
+    unknown = [w for w in words if w not in flags and not (w.isdigit() and what != "redo")]
+    if unknown or len(items) > 1:  # `/undo one` must not undo the last item
+        return session.view.say(f"/{what} did nothing: it takes /{what} {BY_NAME[what].args}, not {arg.strip()!r}", "yellow")
+    item = int(items[0]) if items else None
     yes, force = bool({"--yes", "-y", "yes"} & set(words)), "--force" in words
 
     def err(text: str) -> None:

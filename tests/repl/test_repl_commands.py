@@ -113,6 +113,12 @@ def test_undo_diff_and_redo_of_an_executed_item(harness, repo):
     assert (repo / "sub.py").exists()
     h.send("/diff 1\r")
     h.wait_text("+    return a - b")
+    for n, line in enumerate(("/undo one", "/undo 1 2", "/redo 1", "/diff all"), 1):  # a word it does not take: said, not done
+        h.send(line + "\r")
+        h.wait(lambda n=n: h.out.text().count(" did nothing: it takes /") == n, line)
+        h.wait_idle()
+        assert h.repl.asker.current is None and "Undo this?" not in h.out.text()
+    assert (repo / "sub.py").exists()
     h.send("/undo\r")  # shows what would change and asks
     h.wait(lambda: h.repl.asker.current is not None and h.repl.asker.current.title == "Undo this?", "the undo question")
     h.send("n\r")
