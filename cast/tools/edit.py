@@ -19,7 +19,7 @@ from cast.safety.decision import Refuse
 from cast.safety.paths import relative
 from cast.text import clip, plural
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
-from cast.tools.files import resolve
+from cast.tools.files import resolve, special
 from cast.tools.results import Edited
 
 DIFF_CHARS = 8_000
@@ -147,6 +147,7 @@ def write_file(args: WriteFileParams, ctx: ToolContext) -> Observation:
     if path.is_dir():
         raise ToolError(f"{rel} is a directory")
     existed = path.exists()
+    special(path, rel)
     if existed:
         _guard_fresh(ctx, path, rel, must_have_read=False)
     content = args.content

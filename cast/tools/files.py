@@ -6,6 +6,8 @@ matches") so the model knows when it is looking at part of something.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from pydantic import Field
@@ -21,6 +23,30 @@ __all__ = ["GREP", "LIST_FILES", "READ_FILE", "resolve", "rg_binary"]
 READ_LIMIT_LINES = 2000
 LINE_CHARS = 2000
 OUTPUT_CHARS = 60_000
+
+
+_SPECIAL = {
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def refuse_special(mode: int, rel: str) -> None:
+    """Only regular files and directories are read: opening a named pipe waits for a writer that
+    never comes, and a device can stream without end, so either would hang the tool."""
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = _SPECIAL.get(stat.S_IFMT(mode), "not a regular file")
+        raise ToolError(f"{rel} is {kind}, not a file; the file tools read regular files only")
+
+
+def special(path: Path, rel: str) -> None:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing or unreadable: the tool says so in its own words
+    refuse_special(mode, rel)
 
 
 def resolve(ctx: ToolContext, path: str) -> Path:
@@ -54,7 +80,9 @@ def read_file(args: ReadFileParams, ctx: ToolContext) -> Observation:
     if path.is_dir():
         raise ToolError(f"{rel} is a directory; use list_files to see its contents")
     try:
-        with open(path, "rb") as handle:
+        # O_NONBLOCK: a named pipe opens at once (and is refused) instead of waiting for a writer
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
+            refuse_special(os.fstat(handle.fileno()).st_mode, rel)
             page = pages.read_page(handle, args.offset, args.limit, LINE_CHARS, OUTPUT_CHARS)
     except FileNotFoundError:
         raise ToolError(f"{rel} does not exist; use list_files or grep to find the right path") from None
@@ -81,7 +109,9 @@ def list_files(args: ListFilesParams, ctx: ToolContext) -> Observation:
 
 
 def grep(args: GrepParams, ctx: ToolContext) -> Observation:
-    return search.grep(resolve(ctx, args.path), args.pattern, args.glob, args.ignore_case, ctx)
+    path = resolve(ctx, args.path)
+    special(path, relative(ctx.workspace.root, path))
+    return search.grep(path, args.pattern, args.glob, args.ignore_case, ctx)
 
 
 READ_FILE = Tool(
