@@ -202,6 +202,12 @@ def announce(message: str) -> None:
     if message in _announced:
         return
     _announced.add(message)
+    tell(message)
+
+
+def tell(message: str) -> None:
+    """A line for the user from wherever cast is (a model lookup in a worker thread too): the
+    front-end's sink, else stderr. Raw stderr under a live REPL prompt would tear the screen."""
     if _sink:
         _sink[-1](message)
     else:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, replace
@@ -25,7 +24,6 @@ from typing import Any
 
 from cast.models.base import ModelError
 from cast.models.catalog import EFFORTS, THINKING_TYPES, ModelSpec, active_ids, builtin, current_ids, remember
-from cast.text import terminal_safe
 
 CACHE_SECONDS = 24 * 3600
 TIMEOUT = 5.0  # seconds for one Models API call; a slow API must not hold a run up for long
@@ -40,8 +38,9 @@ def _say(message: str) -> None:
     """Once per process: a lookup note or warning is not news the second time."""
     if message not in _said:
         _said.add(message)
-        sys.stderr.write(f"cast: {terminal_safe(message)}\n")  # it names a model a config gave
-        sys.stderr.flush()
+        from cast.state import tell
+
+        tell(message)  # above the REPL's prompt when one is showing
 
 
 def cache_path() -> Path:

@@ -29,6 +29,7 @@ from cast.repl.state import MODES, ReplState
 from cast.repl.toolbar import STYLE
 from cast.repl.view import TICK_SECONDS, PromptView
 from cast.repl.worker import Worker
+from cast.state import set_announcer
 
 if TYPE_CHECKING:
     from cast.options import Options
@@ -60,8 +61,6 @@ class Repl:
         terminal = bool(getattr(out, "isatty", lambda: False)())
         self.screen = Screen(out, color=(terminal and not no_color()) if color is None else color)
         self._plain = not terminal and color is None
-        from cast.state import set_announcer
-
         set_announcer(lambda message: self.say(f"cast: {message}", "yellow"))  # above the prompt, not under it
         self._renderer: Renderer | None = None  # built on first use: rich loads after the first prompt
         self._renderer_lock = threading.Lock()
@@ -142,6 +141,7 @@ class Repl:
             await asyncio.get_running_loop().run_in_executor(None, self._shutdown)
             self.screen.loop = None
             self.screen.drain()
+            set_announcer(None)  # no prompt any more: notes go to stderr again
         return 0
 
     def _shutdown(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakeapi import fake_api  # noqa: F401  (a fixture)
 from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.repl import commands
@@ -229,3 +230,17 @@ def test_model_retargets_the_whole_run(harness, repo, tmp_path):
     assert "and now?" in str(run.model.requests[0].messages) and "hello" in str(run.model.requests[0].messages)
     assert run.agent.hooks.prepare.model is run.model  # compaction summarises with it too
     assert load(repo, run.session_id)[0]["model"] == "script:other.jsonl"
+
+
+def test_a_model_lookup_note_is_said_above_the_prompt_not_written_under_it(harness, fake_api, capsys, monkeypatch):
+    """The Models API can't be asked (503): the note says so in the scrollback; written raw to
+    stderr it would land in the middle of the prompt prompt-toolkit is drawing."""
+    monkeypatch.setattr("cast.models.lookup._said", set())
+    h = harness([{"text": "first answer"}])
+    h.send("hello\r")
+    h.wait_text("first answer")
+    h.wait_idle()
+    h.send("/model claude-newer-than-cast-9\r")
+    h.wait_text("cast: note: the Models API could not be asked about claude-newer-than-cast-9")
+    h.wait_text("model: claude-newer-than-cast-9")
+    assert "could not be asked" not in capsys.readouterr().err
