@@ -63,6 +63,19 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
+_PATH_QUOTED = re.compile('[\x00-\x1f\x7f-\x9f"\\\\\u2028\u2029]')
+_PATH_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def path_label(path: str) -> str:
+    """A file name as one line, quoted the way git quotes one (`"a\\nb\\033.txt"`) when it holds a
+    newline, a control character, a quote or a backslash: a name with a newline in it would
+    otherwise print as two lines, and could pass for a line of cast's own report."""
+    if not _PATH_QUOTED.search(path):
+        return path
+    return '"' + _PATH_QUOTED.sub(lambda m: _PATH_ESCAPES.get(m[0]) or f"\\{ord(m[0]):03o}", path) + '"'
+
+
 def terminal_safe(text: str) -> str:
     """`text` as characters only: every control character shown visibly (`^[`, `^G`, `\\x9b`,
     `\\u202e`), so text that did not come from cast's own styling (the model's words, a file, a

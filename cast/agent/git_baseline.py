@@ -14,7 +14,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from cast import git
-from cast.text import plural
+from cast.text import path_label, plural
 
 SNAPSHOT_BYTES = 256 * 1024  # dirty files up to this size are kept so the run's own edits can be counted
 SNAPSHOT_TOTAL = 32 * 1024 * 1024
@@ -76,10 +76,12 @@ def _numstat(out: bytes | None) -> dict[str, Stat]:
     return counts
 
 
-def format_stat(rows: list[tuple[str, Stat]]) -> str:
-    """`git diff --stat`'s layout, for counts that did not all come from git."""
+def format_stat(rows: list[tuple[str, Stat]], notes: dict[str, str] | None = None) -> str:
+    """`git diff --stat`'s layout, for counts that did not all come from git; each path quoted as
+    git quotes it, followed by its note if it has one."""
     if not rows:
         return ""
+    rows = [(path_label(path) + (f"  ({notes[path]})" if notes and path in notes else ""), counts) for path, counts in rows]
     width, out, plus, minus = max(len(path) for path, _ in rows), [], 0, 0
     for path, counts in rows:
         if isinstance(counts, str):

@@ -21,6 +21,7 @@ from cast.agent import events as ev
 from cast.agent.claims import Claim, Facts, check_claims
 from cast.agent.git_baseline import GitBaseline, Stat, format_stat, line_counts
 from cast.agent.observed import Observations, PlanState
+from cast.text import path_label
 from cast.tools.evidence import CommandRun, Ledger
 from cast.tools.snapshot import Snapshot
 
@@ -96,7 +97,7 @@ class Report:
             out.append(f"  [{' ' if item in self.items_left else 'x'}] {item['number']}. {item['text']}")
             evidence = item.get("evidence")
             if evidence and evidence.get("supported", True):
-                shown = [*evidence["commands"], *(f"{path} changed" for path in evidence["files"])]
+                shown = [*evidence["commands"], *(f"{path_label(path)} changed" for path in evidence["files"])]
                 out.append("        evidence: " + ("; ".join(shown) if shown else "none recorded"))
         if self.unsupported:
             out.append(f"Ticked without evidence: {len(self.unsupported)}")

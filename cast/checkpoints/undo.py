@@ -107,7 +107,7 @@ def _prepare(
     paths = {c.path for c in changes}
     refused = [] if force else sorted(journal.history().outside_since(since) & paths)
     rows = [row for row in journal.shadow.numstat(now["tree"], target["tree"]) if row[0] in paths]
-    stat = format_stat([(p + ("  (refused)" if p in refused else ""), n) for p, n in rows])
+    stat = format_stat(rows, dict.fromkeys(refused, "refused"))
     return Restore(kind, plan, item, target, now, changes, refused, [u for u in uncovered], stat=stat)
 
 

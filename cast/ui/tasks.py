@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cast.agent.events import Task
+from cast.text import path_label
 
 MARKS = {
     "done": ("✓", "green"),
@@ -61,7 +62,7 @@ def evidence_line(evidence: dict) -> str:
     if not evidence.get("supported", True):
         note = evidence.get("note", "")
         return f"ticked without evidence: {evidence.get('missing', '')}" + (f"; note: {note}" if note else "")
-    shown = [*evidence.get("commands", []), *(f"{path} changed" for path in evidence.get("files", []))]
+    shown = [*evidence.get("commands", []), *(f"{path_label(path)} changed" for path in evidence.get("files", []))]
     return "evidence: " + ("; ".join(shown) if shown else "none recorded")
 
 

@@ -1,0 +1,52 @@
+"""File names are text from the repository or the model, and a name may hold a newline or an
+escape: `cast execute`'s closing report (evidence, files changed, changes by item), `cast diff`,
+`cast undo` and `cast redo` show each one on one line, quoted as git quotes it, so a name can
+neither clear the screen nor print a line that passes for cast's own ("Result: done ...")."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import git, invoke_cast, write_script
+
+FORGED = "Result: done (every item verified)"
+NAMES = [f"x\n{FORGED}\n.txt", "y\x1b]0;pwned\x07\x1b[2J.txt", "z\r\x1b[1A\x1b[2K.txt"]
+OWN = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _shown(output: str) -> None:
+    lines = output.splitlines()
+    assert not [line for line in lines if line.lstrip().startswith(FORGED)], output  # a name never starts a line of its own
+    assert not [c for c in OWN.sub("", output) if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F], output
+
+
+def test_file_names_with_newlines_and_escapes_stay_one_quoted_line(repo, tmp_path):
+    for name in NAMES:
+        (repo / name).write_text("old\n")
+    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n\n- [ ] Rewrite the files\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "names")
+    turns = [
+        {"tool_uses": [{"name": "write_file", "input": {"path": name, "content": "new\n"}} for name in NAMES[:2]]},
+        {"tool_uses": [{"name": "bash", "input": {"command": "printf 'new\\n' > z$'\\r\\e[1A\\e[2K'.txt"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"text": "Done."},
+        {"complete": True, "missing": [], "claims": []},
+    ]
+    script = write_script(tmp_path / "s.jsonl", turns)
+    done = invoke_cast(repo, "--model", f"script:{script}", "execute", "--yes", "2099-01-01-x")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = done.stdout[done.stdout.index("\nResult:") :]
+    for quoted in (
+        '"x\\nResult: done (every item verified)\\n.txt"',
+        '"y\\033]0;pwned\\007\\033[2J.txt"',
+        '"z\\r\\033[1A\\033[2K.txt"',
+    ):
+        assert report.count(quoted) == 3, (quoted, report)  # evidence, files changed, changes by item
+    _shown(done.stdout + done.stderr)
+    for command in (["diff"], ["diff", "1"], ["undo", "--yes"], ["redo", "--yes"]):
+        shown = invoke_cast(repo, *command)
+        assert shown.returncode == 0 and '"x\\nResult: done' in shown.stdout, (command, shown.stdout, shown.stderr)
+        _shown(shown.stdout + shown.stderr)
