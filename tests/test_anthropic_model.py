@@ -334,6 +334,18 @@ class TestFaults:
         assert "timed out" in of(events, m.Retrying)[0].reason
         assert events[-1].content == (text("fast"),)
 
+    def test_a_cancel_cuts_a_silent_stream_at_once(self, fake_api):
+        """Esc while the API sends nothing (the model thinking, a stalled connection): the read
+        blocked on the socket returns now, not when the read timeout would end it, and the
+        interrupted reply is not retried."""
+        fake_api.push(Stream(message_events(text("thinking it over")), stall_after=3, stall=30.0))
+        cancel = threading.Event()
+        threading.Timer(0.5, cancel.set).start()
+        started = time.monotonic()
+        events = list(model(replace(FAST, model_timeout=20.0)).stream(replace(request(), cancel=cancel)))
+        assert time.monotonic() - started < 10  # far below the 20 s read timeout and the 30 s stall
+        assert not of(events, m.Retrying) and not of(events, m.Stop) and len(fake_api.requests) == 1
+
     def test_connection_refused_fails_at_once_in_one_line(self, fake_api, monkeypatch):
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))

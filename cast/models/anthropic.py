@@ -58,7 +58,7 @@ from cast.models import clearing, wire
 from cast.models.base import ModelError, ModelEvent, Request, Retrying
 from cast.models.caching import MAX_BREAKPOINTS, count_marks, mark_messages, mark_tools
 from cast.models.catalog import ModelSpec
-from cast.models.loading import errors_of, preload, require_sdk, transport_errors  # noqa: F401  (preload: re-exported)
+from cast.models.loading import cut_on, errors_of, preload, require_sdk, transport_errors  # noqa: F401  (preload: re-exported)
 from cast.models.providers import BEDROCK_RETRY_TYPES, NO_KEY, Provider  # noqa: F401  (NO_KEY: re-exported)
 from cast.models.reply import Reply, Transient
 from cast.text import one_line
@@ -103,9 +103,11 @@ class AnthropicModel:
         for attempt in range(1, attempts + 1):
             state = _Attempt()
             try:
-                yield from self._attempt(client, self.name, params, state)
+                yield from self._attempt(client, self.name, params, state, request.cancel)
                 return
             except Transient as exc:
+                if request.cancel is not None and request.cancel.is_set():
+                    return  # the user cut the stream (`cut_on`): not a failure to retry
                 failure = exc
             if attempt < attempts:
                 delay = self.delay(attempt, failure.retry_after)
@@ -121,7 +123,7 @@ class AnthropicModel:
                 raise ModelError(f"{summary}; {refusal}", retryable=True)
             yield Retrying(f"{summary}; trying the fallback model {fallback}", attempts + 1, 0.0, state.streamed, fallback)
             try:
-                yield from self._attempt(client, fallback, self.params(request, fallback), _Attempt())
+                yield from self._attempt(client, fallback, self.params(request, fallback), _Attempt(), request.cancel)
                 return
             except Transient as exc:
                 summary += f"; the fallback model {fallback} failed too: {exc}"
@@ -136,7 +138,9 @@ class AnthropicModel:
         return request.cancel.wait(seconds)
 
     # -- one attempt ----------------------------------------------------------------------
-    def _attempt(self, client: Any, model: str, params: dict[str, Any], state: _Attempt) -> Iterator[ModelEvent]:
+    def _attempt(
+        self, client: Any, model: str, params: dict[str, Any], state: _Attempt, cancel: threading.Event | None = None
+    ) -> Iterator[ModelEvent]:
         sdk = errors_of(client)
         betas = wire.betas(params)
         wire_model = self.provider.wire_id(model)
@@ -152,6 +156,7 @@ class AnthropicModel:
         except sdk.APIConnectionError as exc:
             raise self._connection_failure(exc, midstream=False) from None
         reply = Reply()
+        done = cut_on(cancel, raw)
         try:
             for event in raw:
                 for out in reply.feed(event):
@@ -163,8 +168,15 @@ class AnthropicModel:
             raise self._connection_failure(exc, midstream=True) from None
         except json.JSONDecodeError as exc:
             raise Transient("stream cut", f"malformed stream event: {exc.msg}") from None
+        except Exception:
+            if cancel is not None and cancel.is_set():
+                return  # cut on purpose: the loop records a reply without a stop as interrupted
+            raise
         finally:
+            done.set()
             raw.close()
+        if not reply.stopped and cancel is not None and cancel.is_set():
+            return
         if not reply.stopped:
             raise Transient("stream cut", "the stream ended before message_stop")
         yield from reply.finish()

@@ -5,6 +5,8 @@ raises depends on which it is (`errors_of`)."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 from typing import Any
 
@@ -52,3 +54,25 @@ def transport_errors() -> tuple[type[BaseException], ...]:
     import httpx2  # what the SDK and the direct client are built on
 
     return (httpx2.TransportError,)
+
+
+def cut_on(cancel: threading.Event | None, raw: Any) -> threading.Event:
+    """Until the returned event is set, a cancel (Esc, Ctrl+C, leaving the REPL) shuts the stream's
+    socket down, so a read blocked on a silent stream returns at once rather than when the read
+    timeout ends it: closing the response alone does not wake a read blocked in another thread."""
+    done = threading.Event()
+    if cancel is None:
+        return done
+
+    def watch() -> None:
+        while not done.is_set():
+            if cancel.wait(0.1):
+                network = getattr(getattr(raw, "response", None), "extensions", {}).get("network_stream")
+                sock = network.get_extra_info("socket") if network is not None and not done.is_set() else None
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+                return
+
+    threading.Thread(target=watch, name="cast-stream-cut", daemon=True).start()
+    return done
