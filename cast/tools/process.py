@@ -149,10 +149,8 @@ def run_command(
     scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX) if sandbox is not None else None
     env = dict(env or hardened_env())
     layer = detect() if sandbox is not None else None
-    if scratch and layer is not None and layer.active:
+    if scratch:  # the allowlisted environment needs no kernel layer: without one it still keeps secrets out
         env = sandbox_env(env, scratch, settings().passthrough)
-    elif scratch:
-        env["TMPDIR"] = scratch
     index = env.get("GIT_INDEX_FILE")  # a private copy (private_git_index) lives outside the workspace
     readable = (os.path.dirname(index),) if index else ()
     argv = wrap(["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable)

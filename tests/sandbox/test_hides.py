@@ -154,14 +154,17 @@ def test_no_udp_or_tcp_leaves(layer, work, listener: Listener):
 
 
 def test_without_a_layer_the_same_probes_succeed(sandbox_off, work, planted_home):
-    """The off switch is honest: nothing is hidden, and isolation() says so."""
+    """The off switch is honest: nothing is hidden, and isolation() says so. The command's own
+    environment is still the allowlist (that needs no kernel layer), but without one cast's own
+    /proc/PID/environ is readable to it, so the environment does not count as scrubbed."""
     path_sock, abstract, name = _unix_listeners(work)
     try:
         result = _run(
             f"printenv ANTHROPIC_API_KEY; cat {planted_home}/.ssh/id_rsa; " + PROBE.format(targets=[str(work / "host.sock")]),
             work,
         )
-        assert "sk-ant-planted-1" in result.output and "PLANTED-SSH-KEY" in result.output and "REACHED" in result.output
+        assert "PLANTED-SSH-KEY" in result.output and "REACHED" in result.output
+        assert "sk-ant-planted-1" not in result.output
         assert _reached(path_sock) == [True]
     finally:
         path_sock.close()
