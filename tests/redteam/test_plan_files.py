@@ -107,3 +107,61 @@ def test_a_hostile_plans_verify_commands_need_the_users_approval(repo, tmp_path)
     assert list(marker.iterdir()) == [] and (home / "keep.txt").read_text() == "mine\n"
     assert not listener.connected()
     listener.sock.close()
+
+
+BAD_NAMES = [
+    "../x",
+    "../../outside/x",
+    "/tmp/x",
+    "a/../../x",
+    "..",
+    ".",
+    "x\x00y",
+    "plan.md/..",
+    "a" * 300,
+    ".hidden",
+    "~/x",
+    "PLAN",
+]
+
+
+def test_write_plan_names_and_predictable_session_links_keep_the_plan_in_its_dir(repo, outside, tmp_path):
+    """The model names the plan; cast names the session after the task and today's date, so a
+    clone can commit that very directory (or its plan.md) as a link to outside."""
+    from datetime import date
+
+    session = f"{date.today().isoformat()}-tidy-up"
+    plans = repo / ".cast" / "plans"
+    plans.mkdir(parents=True)
+    (plans / session).symlink_to(outside / "sess")
+    (plans / f"{session}-2").mkdir()
+    (plans / f"{session}-2" / "plan.md").symlink_to(outside / "todo.md")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "links")
+    good = {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n\n- [ ] x\n"}}]}
+    # a plan that is written after each attack: failures in a row would end the run
+    turns = [
+        t
+        for name in BAD_NAMES
+        for t in ({"tool_uses": [{"name": "write_plan", "input": {**good["tool_uses"][0]["input"], "name": name}}]}, good)
+    ]
+    turns += [{"text": "ok"}]
+    record = tmp_path / "requests.jsonl"
+    done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 's.jsonl', turns)}", "plan", "Tidy up", record=record)
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = Path(done.stdout.strip().splitlines()[-1])
+    assert written == repo / ".cast" / "plans" / f"{session}-3" / "plan.md" and written.is_file() and not written.is_symlink()
+    assert (outside / "todo.md").read_text() == TODO and (outside / "sess" / "plan.md").read_text() == TODO
+    assert sorted(p.name for p in outside.rglob("*")) == ["plan.md", "sess", "todo.md"]
+    assert [p.relative_to(repo).as_posix() for p in (repo / ".cast").rglob("*.md") if not p.is_symlink()] == [
+        f".cast/plans/{session}-3/plan.md"
+    ]
+    requests = [json.loads(line) for line in record.read_text().splitlines()]
+    results = [
+        b
+        for r in requests[1:]
+        for b in r["messages"][-1]["content"]
+        if b.get("type") == "tool_result" and "plan" in json.dumps(b)
+    ]
+    refused = [b for b in results if b.get("is_error")]
+    assert len(refused) >= len(BAD_NAMES), results
