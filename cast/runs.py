@@ -32,7 +32,7 @@ from cast.plans.revisions import Revisions
 from cast.run import Run
 from cast.safety.approval import ApprovalPolicy
 from cast.sandbox import limits as sandbox_limits
-from cast.sessions import Session, execute_id, executing
+from cast.sessions import Session, execute_id, executing, valid_id
 from cast.sessions import load as load_session
 from cast.tools.base import ToolContext
 from cast.tools.evidence import Ledger
@@ -114,7 +114,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     except PlanError as exc:
         raise PlanError(f"{plan_path}: {exc}") from None
     meta = parse_front_matter(text)
-    plan_session = meta.get("session") or plan_path.parent.name
+    plan_session = next((s for s in (meta.get("session", ""), plan_path.parent.name) if valid_id(s)), "plan")
     session_id = execute_id(workspace.root, plan_session)
     board = TaskBoard(plan_path)
     if not board.remaining():

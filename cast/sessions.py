@@ -46,6 +46,7 @@ from cast.state import announce, existing_private_dir, private_dir, workspace_st
 
 SESSIONS = "sessions"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+MAX_ID = 200
 TRANSCRIPT = "transcript.jsonl"
 META = "meta.json"
 MAX_META = 1 << 20
@@ -54,6 +55,11 @@ MAX_META = 1 << 20
 def sessions_dir(root: Path) -> Path:
     """The verified private directory of this workspace's sessions (StateError if unsafe)."""
     return private_dir(Path(root), SESSIONS)
+
+
+def valid_id(id: str) -> bool:
+    """A name a session directory may have, with room for `-exec-N` (a plan's front matter is the clone's text)."""
+    return bool(_ID.fullmatch(id)) and ".." not in id and len(id) <= MAX_ID
 
 
 def _session_dir(root: Path, id: str, reading: bool = True) -> Path:

@@ -165,3 +165,22 @@ def test_write_plan_names_and_predictable_session_links_keep_the_plan_in_its_dir
     ]
     refused = [b for b in results if b.get("is_error")]
     assert len(refused) >= len(BAD_NAMES), results
+
+
+@pytest.mark.parametrize(
+    "claimed", ["../../../../outside/evil", "/tmp/evil", "x\x1b]0;t\x07y", "a/b", "..", "-exec-2", "x" * 400]
+)
+def test_a_plans_claimed_session_names_nothing_on_disk(repo, outside, tmp_path, claimed):
+    """`session:` in a committed plan's front matter is the clone's text: the execute run is named
+    after the plan's own directory instead, and the plan still runs."""
+    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(f"---\ntask: t\nsession: {json.dumps(claimed)}\n---\n# Plan\n\n- [ ] x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "plan")
+    done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 'tick.jsonl', TICK)}", "execute", "2099-01-01-x")
+    assert done.returncode == 0 and "1/1 items done" in done.stdout, done.stdout + done.stderr
+    from cast.sessions import list_sessions
+
+    assert [s.id for s in list_sessions(repo)] == ["2099-01-01-x-exec"]
+    assert sorted(p.name for p in outside.rglob("*")) == ["plan.md", "sess", "todo.md"] and not Path("/tmp/evil-exec").exists()
