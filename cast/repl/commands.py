@@ -158,10 +158,8 @@ def _clear(session: Session, arg: str) -> None:
 
 
 def _model(session: Session, arg: str) -> None:
-    spec = arg.strip()
-    if not spec:
-        session.view.say(f"model: {session.state.model_name()}   (/model ID switches; script:PATH replays a script)")
-        return
+    if not (spec := arg.strip()):
+        return session.view.say(f"model: {session.state.model_name()}   (/model ID switches; script:PATH replays a script)")
     session.controls.set_model(spec)
 
 
@@ -344,6 +342,8 @@ def dispatch(session: Session, line: str) -> None:
         else:
             session.view.say(f"/{command.name} waits until the agent is done; press Esc to interrupt it.", "yellow")
         return
+    if arg.strip() and not command.args:  # `/compact keep the API notes` must not look taken into account
+        session.view.say(f"/{command.name} takes no argument; ignored: {arg.strip()}", "yellow")
     command.handler(session, arg)
 
 

@@ -244,3 +244,13 @@ def test_a_model_lookup_note_is_said_above_the_prompt_not_written_under_it(harne
     h.wait_text("cast: note: the Models API could not be asked about claude-newer-than-cast-9")
     h.wait_text("model: claude-newer-than-cast-9")
     assert "could not be asked" not in capsys.readouterr().err
+
+
+def test_words_after_a_command_that_takes_none_are_said_to_be_ignored(harness):
+    h = harness()
+    h.send("/compact keep the API notes\r")  # instructions a user may expect /compact to follow
+    h.wait_text("Nothing to compact yet")
+    assert "/compact takes no argument; ignored: keep the API notes" in h.out.text()
+    h.send("/model\r")  # a command that takes one says nothing of the kind
+    h.wait_text("model: script:")
+    assert h.out.text().count("takes no argument") == 1
