@@ -255,9 +255,12 @@ class Shadow:
                 self.git("update-index", "--add", "--remove", "--replace", "-z", "--stdin", data=_nul(part), borrow=False)
                 if self.progress is not None and len(changed) > CHUNK:
                     self.progress(start + len(part), len(changed))
-        except ShadowError:  # a path turned from file to directory or back in ways update-index refuses
-            literal = [f":(literal){p}" for p in changed]
-            self.git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", data=_nul(literal), borrow=False)
+        except ShadowError:  # a path turned from file to directory or back, or now lies beyond a symlink
+            gone = {p for p in changed if any(os.path.islink(self.root / d) for d in Path(p).parents[:-1])}
+            self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted(gone)), borrow=False)
+            literal = [f":(literal){p}" for p in changed if p not in gone]
+            if literal:
+                self.git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", data=_nul(literal), borrow=False)
         if skipped:
             self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted(skipped)), borrow=False)
         if not listed and self._head:  # status compares the index with HEAD too: nothing listed, nothing differs

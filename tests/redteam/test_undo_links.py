@@ -1,0 +1,47 @@
+"""`cast undo` puts files back where they were: a model that replaced a file or its directory with
+a symlink to somewhere outside (an approved command) cannot make the restore write there, nor make
+undoing a created file delete one outside. End to end through `cast execute --yes` and
+`cast undo --yes`, judged from outside: the directory the links pointed to is byte for byte as it
+was, and the workspace holds real files again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import git, invoke_cast, write_script
+from hostile_repo import tree_digest
+
+
+def test_undo_never_writes_or_deletes_through_links_the_model_planted(repo, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("x.txt", "y.txt", "victim.txt", "new.txt"):
+        (outside / name).write_text(f"outside {name}\n")
+    (repo / "d").mkdir()
+    (repo / "d" / "x.txt").write_text("inside x\n")
+    (repo / "y.txt").write_text("inside y\n")
+    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n\n- [ ] Rework d\n- [ ] Link things\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "start")
+    before = tree_digest(outside)
+    link = f"rm -r d y.txt && ln -s {outside} d && ln -s {outside}/victim.txt y.txt && ln -s {outside}/new.txt e.txt"
+    turns = [
+        {"tool_uses": [{"name": "write_file", "input": {"path": "d/new.txt", "content": "made in d\n"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "bash", "input": {"command": link}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}]},
+        {"text": "Done."},
+        {"complete": True, "missing": [], "claims": []},
+    ]
+    done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 's.jsonl', turns)}", "execute", "--yes", "2099-01-01-x")
+    assert done.returncode == 0 and "2/2 items done" in done.stdout, done.stdout + done.stderr
+    assert (repo / "d").is_symlink() and tree_digest(outside) == before
+    undone = invoke_cast(repo, "undo", "1", "--yes")  # back to before item 1: every change since
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert tree_digest(outside) == before, sorted(p.name for p in outside.iterdir())
+    assert not (repo / "d").is_symlink() and (repo / "d" / "x.txt").read_text() == "inside x\n"
+    assert not (repo / "y.txt").is_symlink() and (repo / "y.txt").read_text() == "inside y\n"
+    assert not (repo / "e.txt").exists() and not (repo / "d" / "new.txt").exists()
+    assert [Path(p).name for p in git(repo, "status", "--porcelain").split()] == []
