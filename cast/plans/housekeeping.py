@@ -28,5 +28,7 @@ def archive(root: Path, ref: str) -> Path:
     if target.exists():
         raise PlanError(f"{target} already exists; remove it first")
     target.parent.mkdir(exist_ok=True)
+    if target.parent.is_symlink():  # a clone's link would move the plan out of the workspace
+        raise PlanError(f"refusing to archive: {target.parent} is a symlink; plans are archived only into a real directory")
     os.replace(directory, target)
     return target

@@ -266,6 +266,8 @@ def _plan_files(directory: Path) -> list[Path]:
 def _sessions(root: Path) -> list[Path]:
     found: list[Path] = []
     for base in roots(root):
+        if (base / ".cast").is_symlink() or (base / ".cast" / "plans").is_symlink():
+            continue  # a clone's link to plans elsewhere: not this workspace's plans
         try:
             found += (
                 d

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, invoke_cast, write_script
+from hostile_repo import tree_digest
 from sandboxkit import Listener
 
 TODO = "# my notes\n- [ ] pay rent\n- [ ] call home\n"
@@ -36,11 +37,19 @@ def _plant(repo: Path, outside: Path, how: str) -> tuple[str, str]:
     """Commit the link; return the session id and the plan path as `cast plans` would name it."""
     session = "2099-01-01-notes"
     plans = repo / ".cast" / "plans"
-    plans.mkdir(parents=True)
-    if how == "session dir":
+    if how in ("plans dir", "cast dir"):  # the link higher up: .cast/plans or .cast itself
+        (outside / "cast" / "plans" / session).mkdir(parents=True)
+        (outside / "cast" / "plans" / session / "plan.md").write_text(TODO)
+        if how == "plans dir":
+            (repo / ".cast").mkdir()
+            plans.symlink_to(outside / "cast" / "plans")
+        else:
+            (repo / ".cast").symlink_to(outside / "cast")
+    elif how == "session dir":
+        plans.mkdir(parents=True)
         (plans / session).symlink_to(outside / "sess")
     else:
-        (plans / session).mkdir()
+        (plans / session).mkdir(parents=True)
         target = outside / "todo.md" if how == "absolute" else Path("../../../../outside/todo.md")
         (plans / session / "plan.md").symlink_to(target)
     assert (plans / session / "plan.md").read_text() == TODO  # the link works: cast must choose not to follow it
@@ -49,9 +58,10 @@ def _plant(repo: Path, outside: Path, how: str) -> tuple[str, str]:
     return session, f".cast/plans/{session}/plan.md"
 
 
-@pytest.mark.parametrize("how", ["absolute", "relative", "session dir"])
+@pytest.mark.parametrize("how", ["absolute", "relative", "session dir", "plans dir", "cast dir"])
 def test_a_committed_plan_symlink_is_never_listed_nor_ticked_through(repo, outside, tmp_path, how):
     session, path = _plant(repo, outside, how)
+    before = tree_digest(outside)
     listed = invoke_cast(repo, "plans", "--all")
     assert session not in listed.stdout and "pay rent" not in listed.stdout, listed.stdout
     for ref in (None, session, path, str(repo / path)):
@@ -61,8 +71,22 @@ def test_a_committed_plan_symlink_is_never_listed_nor_ticked_through(repo, outsi
         assert "pay rent" not in done.stdout, (ref, done.stdout)
     verified = invoke_cast(repo, "verify", path)
     assert verified.returncode == 2, verified.stdout
-    assert (outside / "todo.md").read_text() == TODO and (outside / "sess" / "plan.md").read_text() == TODO
-    assert sorted(p.name for p in outside.rglob("*")) == ["plan.md", "sess", "todo.md"]  # no temp file left beside them
+    archived = invoke_cast(repo, "plans", "archive", path)
+    assert archived.returncode == 2, archived.stdout
+    assert tree_digest(outside) == before  # nothing ticked, and no temp file left beside them
+
+
+def test_archiving_never_moves_a_plan_through_a_committed_link(repo, outside):
+    plans = repo / ".cast" / "plans"
+    (plans / "2099-01-01-x").mkdir(parents=True)
+    (plans / "2099-01-01-x" / "plan.md").write_text("# Plan\n\n- [ ] x\n")
+    (plans / ".archived").symlink_to(outside)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "plans")
+    before = tree_digest(outside)
+    done = invoke_cast(repo, "plans", "archive", "2099-01-01-x")
+    assert done.returncode == 2 and "symlink" in done.stderr, done.stdout + done.stderr
+    assert tree_digest(outside) == before and (plans / "2099-01-01-x" / "plan.md").is_file()
 
 
 def test_a_plan_hard_linked_to_a_file_outside_is_ticked_without_writing_that_file(repo, outside, tmp_path):
