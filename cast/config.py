@@ -1,11 +1,10 @@
 """Settings, merged in order of precedence: command-line flags > environment > project
 `.cast/config.toml` > user `$XDG_CONFIG_HOME/cast/config.toml` > defaults.
 
-Plain data on purpose: everything that is policy (limits, allow rules, effort) is a value here, so
-changing behaviour never means changing code. Each source is checked by a typed model before it is
-merged: a file gets exact types (`yolo = "false"` is an error naming the key and the file, never
-`bool("false")`); the environment, where everything is a string, gets parsed (`CAST_MAX_STEPS=10`).
-pydantic is imported only when a source has something to check, so a run without config pays nothing.
+Plain data on purpose: everything that is policy (limits, allow rules, effort) is a value here, so changing behaviour never
+means changing code. Each source is checked by a typed model before it is merged: a file gets exact types (`yolo = "false"` is
+an error naming the key and the file, never `bool("false")`); the environment, where everything is a string, gets parsed
+(`CAST_MAX_STEPS=10`). pydantic is imported only when a source has something to check, so a run without config pays nothing.
 """
 
 from __future__ import annotations
@@ -114,12 +113,11 @@ def load(root: Path | None, *, model: str | None = None, max_steps: int | None =
     return replace(config, model=model or config.model, max_steps=max_steps or config.max_steps)
 
 
-# What a workspace's .cast/config.toml may set on its own authority. The file comes with the
-# repository (a clone carries one), so a key that could loosen security counts only in a workspace
-# the user trusted (cast/trust.py); a value that keeps or tightens what the user has always counts.
-# Each rule says whether the repository's value loosens the one it would replace (defaults, then
-# the user's config.toml). A key missing from the table loosens (fail closed): a new setting gets a
-# rule here when it is added. `script:` models never count from a repository, trusted or not.
+# What a workspace's .cast/config.toml may set on its own authority. The file comes with the repository (a clone carries
+# one), so a key that could loosen security counts only in a workspace the user trusted (cast/trust.py); a value that
+# keeps or tightens what the user has always counts. Each rule says whether the repository's value loosens the one it
+# would replace (defaults, then the user's config.toml). A key missing from the table loosens (fail closed): a new setting
+# gets a rule here when it is added. `script:` models never count from a repository, trusted or not.
 Rule = Callable[[Any, Any], bool]
 
 
@@ -213,7 +211,7 @@ def _split(root: Path) -> tuple[Path, dict[str, Any], list[str], list[str]] | No
     project = root / ".cast" / "config.toml"
     if not project.is_file():
         return None
-    whole = _read_toml(project)
+    whole = _read_toml(project, repository=True)
     user = config_dir() / "config.toml"
     base = {f.name: getattr(Config(), f.name) for f in fields(Config)} | (_read_toml(user) if user.is_file() else {})
     scripts = sorted(k for k, v in whole.items() if _is_script(k, v))
@@ -257,10 +255,12 @@ def layers(root: Path | None) -> list[tuple[str, dict[str, Any], dict[str, Any]]
     return [*found, (str(project), kept, whole)]
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, repository: bool = False) -> dict[str, Any]:
+    from cast.fsutil import read_settings  # a repository's file: no symlink, at most 1 MB
+
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(read_settings(path, repository))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
 
 

@@ -52,6 +52,18 @@ def read_regular(path: Path | str, limit: int | None = None, dir_fd: int | None 
         os.close(fd)
 
 
+SETTINGS_LIMIT = 1 << 20
+
+
+def read_settings(path: Path, repository: bool) -> str:
+    """A settings file's text. A repository's is data (a clone carries it): never read through a
+    symlink, never past 1 MB, so it cannot make cast read a file elsewhere, or without end."""
+    data = read_regular(path, SETTINGS_LIMIT) if repository else Path(path).read_bytes()
+    if len(data) > SETTINGS_LIMIT:
+        raise OSError(errno.EFBIG, "larger than 1 MB, so not a settings file", str(path))
+    return data.decode("utf-8")  # not UTF-8: UnicodeDecodeError, for the caller to name the file
+
+
 def write_at(dir_fd: int, name: str, data: bytes, durable: bool = True) -> None:
     """Write `name` in the directory `dir_fd` atomically: a reader sees the old file or the new
     one, never half of either, and a crash leaves at most a hidden temp file (removed on error).

@@ -128,7 +128,10 @@ def change(root: Path, trusted: bool) -> str:
 
 def status(root: Path) -> tuple[bool, str]:
     """`cast doctor`'s line: whether the workspace is trusted, and what that changes here."""
-    keys = loosening_keys(root)
+    try:
+        keys = loosening_keys(root)
+    except ConfigError as exc:  # the clone's file: doctor says what is wrong with it, and goes on
+        return False, f"cannot read the workspace's config: {exc}"
     if decision(root) == TRUSTED:
         return True, "trusted: .cast/config.toml may loosen security settings (cast trust --revoke)"
     if keys:
