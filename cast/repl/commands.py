@@ -170,7 +170,7 @@ KEYS = (
     ("Shift+Tab", "switch plan ⇄ execute"),
     ("@", "complete a file name"),
     ("Esc, Ctrl+C", "interrupt the agent; a message sent while it works is queued as guidance"),
-    ("Ctrl+O", "the last command's full output (a running one shows its time and newest line)"),
+    ("Ctrl+O", "the last command's full output; while one runs, what it printed so far"),
     ("Ctrl+D", "exit (or Ctrl+C twice at an empty prompt)"),
 )
 

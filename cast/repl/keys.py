@@ -65,9 +65,15 @@ def key_bindings(repl: Repl) -> KeyBindings:
 
 
 def show_last_output(repl: Repl) -> None:
-    """Ctrl+O: the last command's output, whole (as the agent saw it), into the scrollback."""
+    """Ctrl+O: the running command's output so far, else the last command's output, whole (as
+    the agent saw it), into the scrollback."""
     from rich.text import Text
 
+    running = repl.renderer.running_output()
+    if running is not None:
+        label, text = running
+        repl.show(Text(f"── output so far of {label}\n", style="dim") + Text(text or "(no output yet)"))
+        return
     last = repl.renderer.last_output
     if last is None:
         repl.say("No command has run yet; Ctrl+O shows the last command's full output.", "dim")

@@ -27,6 +27,7 @@ from cast.ui.tasks import checklist, plain_checklist
 DIFF_LINES = 60  # longer diffs are cut, saying how much was left out
 CHANGED_SHOWN = 3  # files a command changed, named on its line
 LIVE_LINES = 20  # the unfinished block shows its last lines only
+RUNNING_LINES = 2000  # what Ctrl+O shows of a command still running: its newest lines
 CODE_THEME = "ansi_dark"
 STATUS_STYLE = {"done": "green", "interrupted": "yellow", "stopped": "yellow", "failed": "red"}
 
@@ -84,6 +85,7 @@ class Renderer:
         self._shown_diffs: set[str] = set()  # diffs shown at an approval: the result does not repeat them
         self._commands: dict[str, str] = {}  # bash call id -> its command, to place the lines it prints
         self._lines: dict[str, str] = {}  # bash call id -> the newest line it printed
+        self._printed: dict[str, list[str]] = {}  # bash call id -> the lines it printed so far (Ctrl+O)
         self.last_output: tuple[str, str] | None = None  # the last command's label and output
         self._tasks: tuple[ev.Task, ...] = ()
         self._blocks = 0  # Markdown blocks committed in the current reply (for spacing)
@@ -96,6 +98,9 @@ class Renderer:
             with self._lock:
                 if event.call_id in self._running:
                     self._lines[event.call_id] = printable(event.line)
+                    printed = self._printed.setdefault(event.call_id, [])
+                    printed.append(self._lines[event.call_id])
+                    del printed[:-RUNNING_LINES]
             return  # drawn at the REPL's next tick (about eight a second), never once per line
         if isinstance(event, ev.TextDelta):
             self._end_thinking()
@@ -126,6 +131,7 @@ class Renderer:
                 self._started.pop(event.id, None)
                 self._commands.pop(event.id, None)
                 self._lines.pop(event.id, None)
+                self._printed.pop(event.id, None)
             if isinstance(event.result, Ran):
                 self.last_output = (label, event.text)  # for the key that shows it whole
             self.commit(self.tool_line(label, event))
@@ -144,7 +150,7 @@ class Renderer:
         elif isinstance(event, ev.Stopped):
             with self._lock:
                 tasks, self._tasks, self._running = self._tasks, (), {}
-                self._commands, self._lines = {}, {}
+                self._commands, self._lines, self._printed = {}, {}, {}
             self.working = False
             if tasks:
                 self.commit(Text(plain_checklist(tasks)) if self.plain else checklist(tasks, window=None))
@@ -240,6 +246,16 @@ class Renderer:
         with self._lock:
             now = time.monotonic()
             self._started = {key: now for key in self._started}
+
+    def running_output(self) -> tuple[str, str] | None:
+        """The newest running command's label and what it printed so far (its newest lines), or
+        None when no command runs: Ctrl+O while it runs shows this one, not the previous one."""
+        with self._lock:
+            call = next((key for key in reversed(self._commands) if key in self._running), None)
+            if call is None:
+                return None
+            seconds = time.monotonic() - self._started.get(call, time.monotonic())
+            return f"{self._running[call]} · running {seconds:.0f}s", "\n".join(self._printed.get(call, []))
 
     def live(self) -> RenderableType | None:
         """What is still changing, or None when nothing is."""

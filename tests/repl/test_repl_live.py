@@ -39,6 +39,10 @@ def test_a_running_command_shows_its_newest_line_then_ctrl_o_shows_everything(tm
     assert "exit_code" not in shown and "collecting tests" not in shown
     row = next(line for line in shown.splitlines() if "all 3 [bold]" in line)
     assert row.rstrip().endswith("…") and len(row) <= COLUMNS  # one row, cut at the terminal's width
+    t.send("C-o")  # while it still runs: what it printed so far, not the output of an earlier command
+    shown = t.wait_for("── output so far of bash")
+    so_far = shown.split("── output so far of bash", 1)[1]
+    assert "collecting tests\nall 3 [bold]passed" in so_far and "exit_code" not in so_far
     t.wait_for("Result: done")
     t.send("C-o")
     shown = t.wait_for("── output of bash")
