@@ -33,6 +33,7 @@ from cast.state import announce, existing_workspace_state, workspace_state, work
 PLAN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 MAX_NAME = 100
 MAX_PLAN_BYTES = 1024 * 1024
+MAX_PLAN_READ = 4 * MAX_PLAN_BYTES  # larger is no plan cast wrote, and parsing it would take long: never read
 _FIELDS = ("task", "session", "created", "base_commit")
 _CONTROL = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff"  # never left raw in front matter
 # A plain YAML scalar: no leading indicator or space, no trailing space or ':', no control characters.
@@ -285,8 +286,10 @@ def list_plans(root: Path) -> list[PlanInfo]:
     for session_dir in _sessions(root):
         for path in _plan_files(session_dir):
             try:
-                text = path.read_bytes().decode("utf-8", "replace")
-                mtime = path.stat().st_mtime
+                info = path.stat()
+                if info.st_size > MAX_PLAN_READ:
+                    continue
+                text, mtime = path.read_bytes().decode("utf-8", "replace"), info.st_mtime
             except OSError:
                 continue
             fields, items = parse_front_matter(text), parse(text)
@@ -308,7 +311,11 @@ def _plan_in(directory: Path) -> Path | None:
 
 def _confined(root: Path, plan: Path) -> Path:
     """A plan named by a path inside the workspace (or its state dir) must really be there: a
-    committed symlink on the way would make ticking write to a file outside it."""
+    committed symlink on the way would make ticking write to a file outside it. And it must be
+    no larger than a plan can be."""
+    with suppress(OSError):
+        if (size := plan.stat().st_size) > MAX_PLAN_READ:
+            raise PlanError(f"{plan} is {size} bytes, larger than any plan ({MAX_PLAN_READ >> 20} MB): not reading it")
     for base in roots(root):
         if Path(os.path.normpath(plan)).is_relative_to(base) and not Path(os.path.realpath(plan)).is_relative_to(
             os.path.realpath(base)

@@ -208,3 +208,19 @@ def test_a_plans_claimed_session_names_nothing_on_disk(repo, outside, tmp_path, 
 
     assert [s.id for s in list_sessions(repo)] == ["2099-01-01-x-exec"]
     assert sorted(p.name for p in outside.rglob("*")) == ["plan.md", "sess", "todo.md"] and not Path("/tmp/evil-exec").exists()
+
+
+def test_a_plan_of_megabytes_is_never_read(repo, tmp_path):
+    """No plan cast writes is over 1 MB; one of megabytes committed beside the others would make
+    every `cast plans` (and the REPL's start) parse all of it."""
+    plan = repo / ".cast" / "plans" / "2099-01-01-huge" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n" + "- [ ] one more step\n" * 300_000)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "plan")
+    listed = invoke_cast(repo, "plans", "--all")
+    assert listed.returncode == 0 and "huge" not in listed.stdout, listed.stdout
+    for command in (["execute", "2099-01-01-huge"], ["verify", "2099-01-01-huge"], ["plans", "archive", "2099-01-01-huge"]):
+        done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 's.jsonl', TICK)}", *command)
+        assert done.returncode == 2 and "larger than any plan" in done.stderr, (command, done.stdout, done.stderr)
+    assert plan.is_file()
