@@ -286,10 +286,10 @@ def list_plans(root: Path) -> list[PlanInfo]:
     for session_dir in _sessions(root):
         for path in _plan_files(session_dir):
             try:
-                info = path.stat()
-                if info.st_size > MAX_PLAN_READ:
+                seen = path.stat()
+                if seen.st_size > MAX_PLAN_READ:
                     continue
-                text, mtime = path.read_bytes().decode("utf-8", "replace"), info.st_mtime
+                text, mtime = path.read_bytes().decode("utf-8", "replace"), seen.st_mtime
             except OSError:
                 continue
             fields, items = parse_front_matter(text), parse(text)
