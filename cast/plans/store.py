@@ -41,6 +41,7 @@ _PLAIN = re.compile(rf"[^-?:,\[\]{{}}#&*!|>'\"%@`\s{_CONTROL}](?:[^{_CONTROL}]*[
 # Plain values YAML would turn into booleans, nulls or numbers.
 _TYPED = re.compile(r"true|false|yes|no|on|off|null|~|[-+]?(\d[\d_]*(\.\d*)?|\.\d+)(e[-+]?\d+)?|0x[0-9a-f]+|\.inf|\.nan", re.I)
 _ESCAPE = re.compile(rf'["\\{_CONTROL}]')
+_ODD_NAME = re.compile(rf"[{_CONTROL}]")  # a newline or escape in a plan's path would forge lines wherever it is shown
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t"}
 
 
@@ -258,7 +259,11 @@ def _plan_files(directory: Path) -> list[Path]:
         return sorted(
             p
             for p in directory.iterdir()
-            if p.suffix == ".md" and not p.name.startswith(".") and p.is_file() and not p.is_symlink()
+            if p.suffix == ".md"
+            and not p.name.startswith(".")
+            and not _ODD_NAME.search(p.name)
+            and p.is_file()
+            and not p.is_symlink()
         )
     except OSError:
         return []
@@ -273,7 +278,7 @@ def _sessions(root: Path) -> list[Path]:
             found += (
                 d
                 for d in (base / ".cast" / "plans").iterdir()
-                if d.is_dir() and not d.is_symlink() and not d.name.startswith(".")
+                if d.is_dir() and not d.is_symlink() and not d.name.startswith(".") and not _ODD_NAME.search(d.name)
             )
         except OSError:
             pass

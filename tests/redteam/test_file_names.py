@@ -50,3 +50,21 @@ def test_file_names_with_newlines_and_escapes_stay_one_quoted_line(repo, tmp_pat
         shown = invoke_cast(repo, *command)
         assert shown.returncode == 0 and '"x\\nResult: done' in shown.stdout, (command, shown.stdout, shown.stderr)
         _shown(shown.stdout + shown.stderr)
+
+
+def test_a_plan_directory_named_to_forge_lines_is_no_plan(repo, tmp_path):
+    """`cast plans` prints one plan per line (tab-separated when piped, for scripts): a committed
+    session directory whose name holds a newline, a tab or an escape could print a row of its own."""
+    forged = "7 of 7\t2099-12-31-all-done\tShip it"
+    for name in (f"2099-01-01-a\n{forged}\x1b]0;t\x07", "2099-01-02-b\tx", "2099-01-03-c\x1b[2J"):
+        (repo / ".cast" / "plans" / name).mkdir(parents=True)
+        (repo / ".cast" / "plans" / name / "plan.md").write_text("# Plan\n\n- [ ] one\n")
+    (repo / ".cast" / "plans" / "2099-01-04-d").mkdir()
+    (repo / ".cast" / "plans" / "2099-01-04-d" / f"x\n{forged}.md").write_text("# Plan\n\n- [ ] one\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "plans")
+    for command in (["plans"], ["plans", "--all"], ["--json", "plans"]):
+        listed = invoke_cast(repo, *command)
+        assert listed.returncode == 0 and "all-done" not in listed.stdout and "2099" not in listed.stdout, listed.stdout
+    done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 's.jsonl', [{'text': 'x'}])}", "execute")
+    assert done.returncode == 2 and "all-done" not in done.stdout + done.stderr, done.stdout + done.stderr
