@@ -183,7 +183,10 @@ class ReplState:
         if self.mode == "plan":
             return "plan mode · read-only: the agent explores and writes a plan, nothing else"
         if self.run is not None and self.run.tasks is not None:
-            return ""
+            path = Path(self.run.tasks.plan.path)
+            shown = path.relative_to(self.root) if path.is_relative_to(self.root) else path
+            what = "starts executing it" if self.brief_pending else "continues it"
+            return f"execute mode · plan attached: {shown} ({self.attached_plan().split()[-1]} done); your next message {what}"
         from cast.plans.housekeeping import unfinished
 
         try:

@@ -56,6 +56,11 @@ def test_shift_tab_attaches_the_newest_unfinished_plan_in_a_fresh_repl(harness, 
     )
     h.send(SHIFT_TAB)
     h.wait_text("plan attached: .cast/plans/2026-01-01-sub/plan.md")
+    h.send(SHIFT_TAB)  # there and back: the way back into execute mode says what is attached again
+    h.wait_text("plan mode · read-only")
+    h.send(SHIFT_TAB)
+    again = "execute mode · plan attached: .cast/plans/2026-01-01-sub/plan.md (0/2 done); your next message starts executing it"
+    h.wait(lambda: " ".join(h.out.text().split()).count(again) == 2, "the plan named again")
     h.send("/tasks\r")
     h.wait_text("Tasks 0/2 done")
     h.send("do the first item\r")
