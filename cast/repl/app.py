@@ -149,6 +149,8 @@ class Repl:
         if self.worker.busy:
             self.cancel()
             self.worker.join(EXIT_WAIT_SECONDS)
+            if self.state.run is not None:  # left mid-run: say how to go on
+                self.say(f"Left mid-run: `cast resume {self.state.run.session_id}` goes on from here.", "dim")
         if not self.worker.busy:
             self.state.close()
 
@@ -227,10 +229,9 @@ class Repl:
         self.worker.start(lambda: jobs.execute_plan(self.ctx, plan_ref))
 
     def resume(self, session_id: str | None) -> None:
-        if session_id:
-            self.worker.start(lambda: jobs.resume_session(self.ctx, session_id))
-            return
-        commands.list_sessions(self.ctx)
+        if not session_id:
+            return commands.list_sessions(self.ctx)
+        self.worker.start(lambda: jobs.resume_session(self.ctx, session_id))
 
     def set_mode(self, mode: str) -> None:
         if mode not in MODES or mode == self.state.mode:
@@ -297,8 +298,7 @@ class Repl:
         if self.asker.current is not None or self.busy:
             self._interrupt()
             return
-        buffer = self.session.app.current_buffer
-        if buffer.text:
+        if (buffer := self.session.app.current_buffer).text:
             buffer.reset()
             return
         now = time.monotonic()

@@ -104,3 +104,16 @@ def test_an_interrupt_between_jobs_is_not_kept(harness):
     h.wait_text("Second.")
     h.wait_idle()
     assert "■ interrupted" not in h.out.text()
+
+
+def test_leaving_mid_run_says_how_to_go_on(harness):
+    h = harness([{"tool_uses": [{"name": "bash", "input": {"command": "python3 gen.py --write"}}]}])
+    h.send("\x1b[Z")  # execute mode: the command waits for an approval
+    h.wait(lambda: h.repl.state.mode == "execute", "execute mode")
+    h.send("generate the fixtures\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the approval")  # the agent is mid-run
+    session = h.repl.state.run.session_id
+    assert h.close() == 0
+    out = " ".join(h.out.text().split())
+    assert "■ interrupted" in out and f"Left mid-run: `cast resume {session}` goes on from here." in out
+    assert out.index("■ interrupted") < out.index("Left mid-run")  # after the run's own last word
