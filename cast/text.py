@@ -76,6 +76,19 @@ def path_label(path: str) -> str:
     return '"' + _PATH_QUOTED.sub(lambda m: _PATH_ESCAPES.get(m[0]) or f"\\{ord(m[0]):03o}", path) + '"'
 
 
+_BLANK_RUN = re.compile(r"(?:\n[ \t\f\v]*){3,}")
+_SPACE_RUN = re.compile(r"[ \t]{12,}")
+
+
+def approval_text(command: str) -> str:
+    """A command as a user approving it must see it: runs of blank lines and of spaces shown as
+    what they are, so neither can push the part that matters out of sight (above the screen, or
+    past its right edge), then made terminal-safe."""
+    command = _BLANK_RUN.sub(lambda m: f"\n[{m[0].count(chr(10)) - 1} blank lines]\n", command)
+    command = _SPACE_RUN.sub(lambda m: f" [{len(m[0])} blanks] ", command)
+    return terminal_safe(command)
+
+
 def terminal_safe(text: str) -> str:
     """`text` as characters only: every control character shown visibly (`^[`, `^G`, `\\x9b`,
     `\\u202e`), so text that did not come from cast's own styling (the model's words, a file, a

@@ -149,6 +149,8 @@ def approval_question(request: ApprovalRequest) -> Question:
     """Run this command? The "always" choice names exactly what it will remember, and is offered
     only where the request says an "always" can cover something; a re-run outside the sandbox is
     asked as such, with what the sandbox denied."""
+    from cast.text import approval_text
+
     reach = request.always_label
     choices = [Choice("y", "yes", "[y]es, once", ("yes",)), Choice("n", "no", "[n]o", ("no",))]
     if reach is not None:
@@ -160,7 +162,7 @@ def approval_question(request: ApprovalRequest) -> Question:
     )
     return Question(
         title=title,
-        detail=request.command,
+        detail=approval_text(request.command),
         choices=tuple(choices),
         on_leave="no",
         on_text=lambda text: Reply("no", text),
