@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cast.repl.approvals import permissions
+
 if TYPE_CHECKING:
     from cast.agent.events import Task
     from cast.repl.session import Session
@@ -28,6 +30,8 @@ class Command:
 
 
 def _plan(session: Session, arg: str) -> None:
+    if not arg.strip() and session.state.mode == "plan":
+        return session.view.say("Already in plan mode: type a task to plan it; /plan TASK starts a new plan.", "dim")
     session.controls.set_mode("plan")
     if arg.strip():  # a new task: its own session and plan, whatever ran before
         session.controls.start_task(arg.strip(), new=True)
@@ -210,12 +214,6 @@ def _help(session: Session, arg: str) -> None:
     session.view.show(Text(describe(), style="dim"))  # which kernel layer holds plan-mode commands
 
 
-def _permissions(session: Session, arg: str) -> None:
-    from cast.repl.approvals import permissions
-
-    permissions(session, arg)
-
-
 def _checkpoint(session: Session, arg: str, what: str) -> None:
     """/undo [ITEM] [--yes] [--force], /redo [--yes] [--force], /diff [ITEM]: the CLI's commands
     (cast/checkpoints/commands.py). /undo and /redo show what would change and ask at the prompt
@@ -290,7 +288,7 @@ COMMANDS: tuple[Command, ...] = (
         "permissions",
         "[revoke N|all] [edits ask|auto]",
         'Commands approved for this session ("always"), allow rules, file edits; revoke one.',
-        _permissions,
+        permissions,
         while_busy=True,
     ),
     Command(

@@ -40,6 +40,7 @@ def test_every_command_has_help_and_a_handler():
 def test_commands_before_any_task(harness):
     h = harness()
     for line, expected in [
+        ("/plan", "Already in plan mode: type a task to plan it"),  # not a silent no-op
         ("/tasks", "No task list"),
         ("/plans", "No plans yet"),
         ("/cost", "tokens: 0 in, 0 out"),
