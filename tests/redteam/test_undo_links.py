@@ -45,3 +45,33 @@ def test_undo_never_writes_or_deletes_through_links_the_model_planted(repo, tmp_
     assert not (repo / "y.txt").is_symlink() and (repo / "y.txt").read_text() == "inside y\n"
     assert not (repo / "e.txt").exists() and not (repo / "d" / "new.txt").exists()
     assert [Path(p).name for p in git(repo, "status", "--porcelain").split()] == []
+
+
+def test_a_clones_gitattributes_cannot_break_or_bend_checkpoints(repo, tmp_path):
+    """Attributes git applies without any driver: an encoding that does not exist, end-of-line
+    conversion and `ident` expansion. Checkpoints keep and restore the bytes as they were."""
+    (repo / ".gitattributes").write_text("*.txt working-tree-encoding=NO-SUCH-ENCODING\n*.crlf eol=crlf\n*.id ident\n")
+    (repo / "keep.crlf").write_bytes(b"one\ntwo\n")
+    (repo / "keep.id").write_bytes(b"$Id$\n")
+    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n\n- [ ] Rewrite\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "start")
+    before = {name: (repo / name).read_bytes() for name in ("keep.crlf", "keep.id")}
+    writes = [("new.txt", "hello\n"), ("keep.crlf", "three\n"), ("keep.id", "$Id$ changed\n")]
+    turns = [
+        {"tool_uses": [{"name": "read_file", "input": {"path": name}} for name in ("keep.crlf", "keep.id")]},
+        {"tool_uses": [{"name": "write_file", "input": {"path": name, "content": text}} for name, text in writes]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"text": "Done."},
+        {"complete": True, "missing": [], "claims": []},
+    ]
+    done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 's.jsonl', turns)}", "execute", "--yes", "2099-01-01-x")
+    assert done.returncode == 0 and "Files changed: 3" in done.stdout, done.stdout + done.stderr
+    undone = invoke_cast(repo, "undo", "1", "--yes")
+    assert undone.returncode == 0 and "3 files restored" in undone.stdout, undone.stdout + undone.stderr
+    assert {name: (repo / name).read_bytes() for name in before} == before and not (repo / "new.txt").exists()
+    redone = invoke_cast(repo, "redo", "--yes")
+    assert redone.returncode == 0 and (repo / "new.txt").read_bytes() == b"hello\n"
+    assert (repo / "keep.crlf").read_bytes() == b"three\n" and (repo / "keep.id").read_bytes() == b"$Id$ changed\n"
