@@ -113,8 +113,10 @@ class ReplCompleter(Completer):
             return
         mention = MENTION.search(before)
         if mention and self.index is not None:
-            typed = mention.group(1)
-            for path in fuzzy_filter(typed, self.index.files()):
+            typed, files = mention.group(1), self.index.files()
+            if typed in files:  # a mention already complete: no menu reopening for Enter to apply again
+                return
+            for path in fuzzy_filter(typed, files):
                 yield Completion(path, start_position=-len(typed), display=path)
 
     def _slash(self, before: str) -> Iterator[Completion]:

@@ -45,6 +45,8 @@ def test_at_mentions_complete_fuzzily_preferring_file_names():
     assert completions("@rapp") == ["cast/repl/app.py"]
     assert set(completions("@")) == set(FILES)
     assert completions("email@host") == []  # only a word starting with @
+    assert completions("look at @cast/cli.py") == []  # picked: Enter sends instead of reopening the menu
+    assert completions("look at @cast/cli.p") != []
 
 
 def test_fuzzy_filter_orders_and_rejects():
