@@ -410,6 +410,7 @@ class TestFaults:
         with pytest.raises(m.ModelError, match="not found \\(404\\).*'claude-sonnet-5-5'") as caught:
             list(model().stream(request()))
         assert caught.value.exit_code == 2
+        assert "/model in the REPL" in str(caught.value)  # where the REPL's user changes it
 
     def test_403_is_clear(self, fake_api):
         fake_api.fail(403, "permission_error", "Your API key does not have permission")

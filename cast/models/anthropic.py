@@ -203,7 +203,7 @@ class AnthropicModel:
             return ModelError(f"permission denied (403): {message}; model '{model}': {self.provider.auth_hint()}", exit_code=2)
         if status == 404:
             return ModelError(
-                f"not found (404): {message}; check the model id '{model}' (--model, CAST_MODEL or config) and ANTHROPIC_BASE_URL",
+                f"not found (404): {message}; check the model id '{model}' (--model, CAST_MODEL, config, or /model in the REPL) and ANTHROPIC_BASE_URL",
                 exit_code=2,
             )
         if status == 413:
