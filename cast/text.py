@@ -89,6 +89,12 @@ def approval_text(command: str) -> str:
     return terminal_safe(command)
 
 
+def command_lines(command: str) -> int:
+    """How many lines the approval question shows of `command`: past a screenful, the question says
+    so where it is answered, so nobody approves the part on the screen thinking it is all."""
+    return approval_text(command).count("\n") + 1
+
+
 def terminal_safe(text: str) -> str:
     """`text` as characters only: every control character shown visibly (`^[`, `^G`, `\\x9b`,
     `\\u202e`), so text that did not come from cast's own styling (the model's words, a file, a

@@ -149,16 +149,18 @@ def approval_question(request: ApprovalRequest) -> Question:
     """Run this command? The "always" choice names exactly what it will remember, and is offered
     only where the request says an "always" can cover something; a re-run outside the sandbox is
     asked as such, with what the sandbox denied."""
-    from cast.text import approval_text
+    from cast.text import approval_text, command_lines
 
     reach = request.always_label
     choices = [Choice("y", "yes", "[y]es, once", ("yes",)), Choice("n", "no", "[n]o", ("no",))]
     if reach is not None:
         choices.append(Choice("a", "always", f"[a]lways this session: {reach}", ("always",)))
+    lines = command_lines(request.command)
+    tall = f" {lines}-line" if lines > 10 else ""  # taller than the question can show: said where it is answered
     title = (
         f"Run it again OUTSIDE the sandbox, with no limits at all? ({request.why})"
         if request.outside_sandbox
-        else "cast wants to run a command that is not provably read-only:"
+        else f"cast wants to run a{tall} command that is not provably read-only:"
     )
     return Question(
         title=title,

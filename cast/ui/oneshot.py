@@ -12,7 +12,7 @@ from json import dumps
 from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
-from cast.text import approval_text, call_label, echo, plural, terminal_safe
+from cast.text import approval_text, call_label, command_lines, echo, plural, terminal_safe
 from cast.tools.liveline import printable
 from cast.tools.results import Ran
 
@@ -145,7 +145,9 @@ def terminal_approver() -> Approver:
             head = "\ncast wants to run:"
         always = f" / [a]lways: {request.always_label}" if request.always_label else ""
         command = approval_text(request.command).replace("\n", "\n  ")
-        sys.stderr.write(terminal_safe(f"{head}\n  {command}\nrun it? [y]es / [n]o{always}: "))
+        lines = command_lines(request.command)
+        it = f"all {lines} lines of it" if lines > 10 else "it"
+        sys.stderr.write(terminal_safe(f"{head}\n  {command}\nrun {it}? [y]es / [n]o{always}: "))
         sys.stderr.flush()
         try:
             typed = input().strip().lower()
