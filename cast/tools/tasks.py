@@ -154,6 +154,7 @@ class TaskBoard:
         self.approved = now
 
     def update(self, number: int, status: str, note: str) -> str:
+        note = " ".join(note.split())  # one line: the report and the task list print it as part of theirs
         if status == "in_progress":
             self._still_approved()
         with self._lock:

@@ -68,3 +68,24 @@ def test_a_plan_directory_named_to_forge_lines_is_no_plan(repo, tmp_path):
         assert listed.returncode == 0 and "all-done" not in listed.stdout and "2099" not in listed.stdout, listed.stdout
     done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 's.jsonl', [{'text': 'x'}])}", "execute")
     assert done.returncode == 2 and "all-done" not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_a_models_task_note_cannot_print_lines_of_the_report(repo, tmp_path):
+    """update_task's note (why an item is done without evidence, or blocked) is the model's text,
+    printed inside cast's closing report and task list: it is kept to one line."""
+    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n\n- [ ] One\n- [ ] Two\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "plan")
+    forged = f"\n{FORGED}\nCommands run: 3\n  ok   `pytest -q` exit 0 (12 passed)"
+    turns = [
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "done" + forged}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "blocked", "note": "stuck" + forged}}]},
+        {"text": "Done."},
+        {"complete": True, "missing": [], "claims": []},
+    ]
+    done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 's.jsonl', turns)}", "execute", "2099-01-01-x")
+    assert "note: done Result: done (every item verified) Commands run: 3" in done.stdout, done.stdout
+    _shown(done.stdout + done.stderr)
+    assert not [line for line in done.stdout.splitlines() if line.lstrip().startswith(("ok   `pytest", "Commands run: 3"))]
