@@ -60,6 +60,11 @@ CATASTROPHIC = [
     "rm -rf '/'*",
     "find / -delete",
     "find -L / -xdev -exec rm -rf {} +",
+    '"rm" -rf /',
+    "r''m -rf /",
+    "r\\m -rf /",
+    's""udo ls',
+    'git pu""sh -f',
 ]
 ORDINARY = [
     "rm -rf build",
@@ -72,7 +77,6 @@ ORDINARY = [
     'rm -rf "build dir"',
     'rm -rf "$HOME/.cache/x"',
     "find . -name '*.pyc' -delete",
-    'echo "rm -rf ~"',
 ]
 
 

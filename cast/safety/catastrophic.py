@@ -54,13 +54,13 @@ def _first(table: tuple[tuple[str, str], ...], flat: str) -> str | None:
     return next((why for pattern, why in table if re.search(pattern, flat)), None)
 
 
-# Spellings bash reads as the ones the table names: `${HOME}` as `$HOME`, the working directory as
-# `.`, a quoted path as the bare word, and `$HOME/*` as `$HOME` (the glob is everything in it).
-_PATH = r"(/|~/|\$HOME/?|\.|\./)"
+# Spellings bash reads as the ones the table names: quotes and backslashes removed (`"rm" -rf ~`,
+# `r''m`, `r\\m` are rm; a quoted rm in a message is refused too, the price of not being fooled),
+# `${HOME}` as `$HOME`, the working directory as `.`, and `$HOME/*` as `$HOME` (the glob is everything in it).
 _SAME = (
+    (r"[\"'\\]", ""),
     (r"\$\{(HOME|PWD)\}", r"$\1"),
     (r"\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`", "."),
-    (rf"(?<!\S)([\"']){_PATH}\1", r"\2"),
     (r"(~|\$HOME|\.)/\*", r"\1"),
 )
 
@@ -73,14 +73,14 @@ def _plain(flat: str) -> str:
 
 def catastrophic(command: str, workspace_root: str | None = None) -> str | None:
     """Why `command` is on the deny list of every mode, or None. Matched as written and with
-    quotes and spellings of the same path undone, so `rm -rf "$HOME"` is `rm -rf $HOME`."""
+    quotes and other spellings undone, so `"rm" -rf "$HOME"` is `rm -rf $HOME`."""
     flat = " ".join(command.split())
     if why := _first(NEVER, flat) or _first(NEVER, plain := _plain(flat)):
         return why
     flat = plain
     if workspace_root and re.search(r"\brm\s+.*-[a-zA-Z]*[rR]", flat):
         root = workspace_root.rstrip("/")
-        if re.search(rf"\s([\"']?){re.escape(root)}/?\1(/?\*)?(\s|$)", flat):
+        if re.search(rf"\s{re.escape(root)}/?(\*)?(\s|$)", flat):
             return "recursive rm of the workspace root"
     return None
 

@@ -1,8 +1,10 @@
 """`--yes` approves everything but the deny list, so the deny list is all that stands between a
 hostile model and the user's home or workspace: each spelling of the same path bash would read
-(quoted, `${HOME}`, `$HOME/*`, `$PWD`, `$(pwd)`, `find -delete`) is refused like the plain one.
+(quoted, `${HOME}`, `$HOME/*`, `$PWD`, `$(pwd)`, `find -delete`, and rm itself
+quoted, `r''m`, behind eval or bash -c) is refused like the plain one.
 End to end through `cast execute --yes`, judged from outside: $HOME and the workspace still hold
-their files. (The same spellings of `/` are checked without running them, in tests/test_approval.py.)"""
+their files. (The same spellings of `/` are checked without running them, in tests/test_approval.py.)
+A list of patterns cannot know what `$x -rf ~` runs: it stops spellings, not every program."""
 
 from __future__ import annotations
 
@@ -27,6 +29,11 @@ def _attacks(root: Path) -> list[str]:
         f'rm -rf "{root}"',
         f"rm -rf '{root}'/*",
         "find ~ -delete",
+        '"rm" -rf "$HOME"',
+        "r''m -rf ~",
+        "r\\m -rf ~/",
+        'eval "rm -rf ~"',
+        "bash -c 'rm -rf $HOME'",
         'find "$HOME" -mindepth 1 -delete',
     ]
 
