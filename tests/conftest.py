@@ -55,6 +55,16 @@ def repo(tmp_path) -> Path:
     return root
 
 
+def commit_plan(repo: Path, text: str, message: str = "plan", session: str = "2099-01-01-x") -> Path:
+    """`text` as the plan of `session`, committed with everything else in the work tree."""
+    plan = repo / ".cast" / "plans" / session / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message)
+    return plan
+
+
 def write_script(path: Path, turns: list[dict]) -> Path:
     path.write_text("".join(json.dumps(t) + "\n" for t in turns))
     return path

@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from conftest import git, invoke_cast, write_script
+from conftest import commit_plan, invoke_cast, write_script
 
 
 def _attacks(root: Path) -> list[str]:
@@ -45,11 +45,7 @@ def _attacks(root: Path) -> list[str]:
 def test_yes_never_runs_a_respelled_recursive_delete_of_home_or_workspace(repo, tmp_path):
     home = Path(os.environ["HOME"])
     (home / "keep.txt").write_text("mine\n")
-    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
-    plan.parent.mkdir(parents=True)
-    plan.write_text("# Plan\n\n- [ ] Clean up\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "plan")
+    plan = commit_plan(repo, "# Plan\n\n- [ ] Clean up\n", "plan")
     attacks = _attacks(repo)
     # a harmless call after each attack: refusals in a row would end the run early
     turns = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import git, invoke_cast, write_script
+from conftest import commit_plan, git, invoke_cast, write_script
 
 FORGED = "Result: done (every item verified)"
 NAMES = [f"x\n{FORGED}\n.txt", "y\x1b]0;pwned\x07\x1b[2J.txt", "z\r\x1b[1A\x1b[2K.txt"]
@@ -23,11 +23,7 @@ def _shown(output: str) -> None:
 def test_file_names_with_newlines_and_escapes_stay_one_quoted_line(repo, tmp_path):
     for name in NAMES:
         (repo / name).write_text("old\n")
-    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
-    plan.parent.mkdir(parents=True)
-    plan.write_text("# Plan\n\n- [ ] Rewrite the files\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "names")
+    commit_plan(repo, "# Plan\n\n- [ ] Rewrite the files\n", "names")
     turns = [
         {"tool_uses": [{"name": "write_file", "input": {"path": name, "content": "new\n"}} for name in NAMES[:2]]},
         {"tool_uses": [{"name": "bash", "input": {"command": "printf 'new\\n' > z$'\\r\\e[1A\\e[2K'.txt"}}]},
@@ -73,11 +69,7 @@ def test_a_plan_directory_named_to_forge_lines_is_no_plan(repo, tmp_path):
 def test_a_models_task_note_cannot_print_lines_of_the_report(repo, tmp_path):
     """update_task's note (why an item is done without evidence, or blocked) is the model's text,
     printed inside cast's closing report and task list: it is kept to one line."""
-    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
-    plan.parent.mkdir(parents=True)
-    plan.write_text("# Plan\n\n- [ ] One\n- [ ] Two\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "plan")
+    commit_plan(repo, "# Plan\n\n- [ ] One\n- [ ] Two\n", "plan")
     forged = f"\n{FORGED}\nCommands run: 3\n  ok   `pytest -q` exit 0 (12 passed)"
     turns = [
         {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "done" + forged}}]},

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import git, invoke_cast, write_script
+from conftest import commit_plan, git, invoke_cast, write_script
 from hostile_repo import tree_digest
 from sandboxkit import Listener
 
@@ -197,11 +197,7 @@ def test_write_plan_names_and_predictable_session_links_keep_the_plan_in_its_dir
 def test_a_plans_claimed_session_names_nothing_on_disk(repo, outside, tmp_path, claimed):
     """`session:` in a committed plan's front matter is the clone's text: the execute run is named
     after the plan's own directory instead, and the plan still runs."""
-    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
-    plan.parent.mkdir(parents=True)
-    plan.write_text(f"---\ntask: t\nsession: {json.dumps(claimed)}\n---\n# Plan\n\n- [ ] x\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "plan")
+    commit_plan(repo, f"---\ntask: t\nsession: {json.dumps(claimed)}\n---\n# Plan\n\n- [ ] x\n", "plan")
     done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 'tick.jsonl', TICK)}", "execute", "2099-01-01-x")
     assert done.returncode == 0 and "1/1 items done" in done.stdout, done.stdout + done.stderr
     from cast.sessions import list_sessions

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import git, invoke_cast, write_script
+from conftest import commit_plan, git, invoke_cast, write_script
 from hostile_repo import tree_digest
 
 
@@ -20,11 +20,7 @@ def test_undo_never_writes_or_deletes_through_links_the_model_planted(repo, tmp_
     (repo / "d").mkdir()
     (repo / "d" / "x.txt").write_text("inside x\n")
     (repo / "y.txt").write_text("inside y\n")
-    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
-    plan.parent.mkdir(parents=True)
-    plan.write_text("# Plan\n\n- [ ] Rework d\n- [ ] Link things\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "start")
+    commit_plan(repo, "# Plan\n\n- [ ] Rework d\n- [ ] Link things\n", "start")
     before = tree_digest(outside)
     link = f"rm -r d y.txt && ln -s {outside} d && ln -s {outside}/victim.txt y.txt && ln -s {outside}/new.txt e.txt"
     turns = [
@@ -53,11 +49,7 @@ def test_a_clones_gitattributes_cannot_break_or_bend_checkpoints(repo, tmp_path)
     (repo / ".gitattributes").write_text("*.txt working-tree-encoding=NO-SUCH-ENCODING\n*.crlf eol=crlf\n*.id ident\n")
     (repo / "keep.crlf").write_bytes(b"one\ntwo\n")
     (repo / "keep.id").write_bytes(b"$Id$\n")
-    plan = repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
-    plan.parent.mkdir(parents=True)
-    plan.write_text("# Plan\n\n- [ ] Rewrite\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "start")
+    commit_plan(repo, "# Plan\n\n- [ ] Rewrite\n", "start")
     before = {name: (repo / name).read_bytes() for name in ("keep.crlf", "keep.id")}
     writes = [("new.txt", "hello\n"), ("keep.crlf", "three\n"), ("keep.id", "$Id$ changed\n")]
     turns = [
