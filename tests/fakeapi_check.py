@@ -294,6 +294,13 @@ def check_cache_breakpoints(body: dict[str, Any]) -> None:
     problem = ttl_error(body)
     if problem:
         raise bad(problem)
+    # [caching]: "Thinking blocks cannot be cached directly with cache_control"; the SDK's
+    # ThinkingBlockParam and RedactedThinkingBlockParam have no such field (types/thinking_block_param.py).
+    # A breakpoint goes on any other block, a tool_use in an assistant turn included.
+    for i, message in enumerate(body.get("messages") or []):
+        for j, block in enumerate(blocks_of(message.get("content")) if isinstance(message, dict) else []):
+            if isinstance(block, dict) and block.get("type") in ("thinking", "redacted_thinking") and "cache_control" in block:
+                raise bad(f"messages.{i}.content.{j}.{block['type']}.cache_control: Extra inputs are not permitted")
 
 
 def _count_marks(value: Any) -> int:

@@ -199,6 +199,22 @@ def test_more_than_four_cache_breakpoints(client):
     assert_400(error, "A maximum of 4 blocks with cache_control may be provided. Found 5.")
 
 
+def test_a_thinking_block_takes_no_cache_breakpoint_but_an_assistant_tool_use_does(client, api):
+    mark = {"type": "ephemeral"}
+    opus = "claude-opus-5"
+    api.reply(thinking("hmm"), tool_use("toolu_1", "read_file", {"path": "a"}))
+    first = send(client, model=opus, tools=TOOLS, messages=USER)  # a signed thinking block to echo
+    api.reply(text("ok"))
+    thought = next(b.model_dump(exclude_none=True) for b in first.content if b.type == "thinking")
+    call = next(b.model_dump(exclude_none=True) for b in first.content if b.type == "tool_use")
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]}
+    marked = [*USER, {"role": "assistant", "content": [{**thought, "cache_control": mark}, call]}, result]
+    error = rejected(client, model=opus, tools=TOOLS, messages=marked)
+    assert_400(error, "messages.1.content.0.thinking.cache_control: Extra inputs are not permitted")
+    anchored = [*USER, {"role": "assistant", "content": [thought, {**call, "cache_control": mark}]}, result]
+    assert send(client, model=opus, tools=TOOLS, messages=anchored).stop_reason == "end_turn"
+
+
 # -- role: "system" messages and tool changes ------------------------------------------------------
 def test_system_message_placement(client, api):
     call = {"role": "assistant", "content": [tool_use("toolu_1", "read_file", {"path": "a"})]}
