@@ -34,6 +34,7 @@ class ReplState:
         self.spent = ev.UsageUpdate()  # totals of runs this REPL has left behind (/clear, /execute)
         self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
         self.brief_pending = False  # a plan attached by Shift+Tab: the next message carries the brief
+        self._direct = ""  # the session whose run did a task in execute mode without a plan
         self._workspace: Workspace | None = None
         self._config: Config | None = None
         self._lock = threading.Lock()
@@ -82,19 +83,24 @@ class ReplState:
     # -- runs -----------------------------------------------------------------------------
     def ensure_run(self, first_task: str, *, new: bool = False) -> Run:
         """The run `first_task` belongs to: the current one, or a new planning session named after
-        it. A task typed in plan mode after an execute run (finished, resumed or switched from) is a
-        new task: it gets its own session and plan, never the executed plan's (an execute run that
-        /replan put in plan mode is revising its plan: its feedback stays in it). `new` asks for a new
-        session whatever the current run is (`/plan TASK`)."""
+        it. A task typed in plan mode after an execute run (finished, resumed or switched from, with
+        a plan or doing a task directly) is a new task: it gets its own session and plan, never the
+        executed one's (an execute run that /replan put in plan mode is revising its plan: its
+        feedback stays in it). `new` asks for a new session whatever the current run is (`/plan TASK`)."""
         from cast import runs
 
-        if self.run is None or new or (self.mode == "plan" and self.run.tasks is not None and self.run.mode.name != "plan"):
+        run = self.run
+        executed = run is not None and (
+            (run.tasks is not None and run.mode.name != "plan") or (run.tasks is None and self._direct == run.session_id)
+        )
+        if run is None or new or (self.mode == "plan" and executed):
             run = runs.plan_run(first_task, self.options, model=self._reusable_model("plan"))
             if self.mode != "plan":
                 run.switch(self.mode)
             self._adopt(run)
-            return run
-        return self.run
+        if self.mode == "execute" and run.tasks is None:
+            self._direct = run.session_id  # its plan-mode follow-ups are new tasks
+        return run
 
     def execute(self, plan_ref: str | None) -> Run:
         """A fresh run over a plan's checklist (the newest unfinished one when `plan_ref` is None).
@@ -116,6 +122,8 @@ class ReplState:
         run = runs.resume_run(session_id, self.options)
         self.mode = run.mode.name
         self._adopt(run)
+        if run.mode.name == "execute" and run.tasks is None:
+            self._direct = run.session_id
         meta = run.session.meta if run.session is not None else {}
         with self._lock:  # what the session spent before: the toolbar's figures go on from there
             before = ev.UsageUpdate(Usage.from_dict(meta.get("usage")), 0, float(meta.get("cost") or 0.0))

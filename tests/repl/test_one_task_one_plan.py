@@ -83,6 +83,28 @@ def test_plan_execute_undo_then_a_new_task_gets_its_own_plan(harness, repo):
     assert "add-sub" not in toolbar(h)  # the executed plan is not the current one
 
 
+def test_a_task_typed_in_plan_mode_after_a_direct_execute_task_gets_its_own_plan(harness, repo):
+    h = harness([{"text": "The ticker ran."}, write(PLAN_B), {"text": "Planned div."}], mode="execute")
+    h.send("run the ticker\r")
+    h.wait_text("The ticker ran.")
+    h.wait_idle()
+    direct = h.repl.state.session_id
+    h.send(SHIFT_TAB)
+    h.wait(lambda: h.repl.state.mode == "plan", "plan mode")
+    h.send("add div\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the hand-off of plan B")
+    [(new_session, text)] = plans(repo).items()
+    assert "task: add div" in text and "run the ticker" not in text and f"session: {new_session}" in text
+    assert h.repl.state.session_id == new_session != direct
+    h.send("n\r")
+    h.wait_idle()
+    h.send("/plans\r")
+    h.wait(lambda: "add div" in h.out.text().rsplit("when you are ready.", 1)[-1], "the list of plans")
+    h.wait_idle()
+    listed = h.out.text().rsplit("when you are ready.", 1)[1]
+    assert "add div" in listed and "run the ticker" not in listed, listed
+
+
 def test_plan_with_a_task_after_a_resumed_execute_run_starts_a_new_plan(harness, repo):
     plan = repo / ".cast" / "plans" / "2026-01-01-sub" / "plan.md"
     plan.parent.mkdir(parents=True)
