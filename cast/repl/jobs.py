@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from cast.agent import events as ev
 from cast.repl.ask import Choice, Question, Reply, View
+from cast.repl.wording import in_repl
 from cast.text import plural
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def run_task(session: Session, text: str, *, new: bool = False) -> None:
     try:
         run = state.ensure_run(text, new=new)
     except Exception as exc:
-        session.view.say(f"cannot start: {exc}", "red")
+        session.view.say(f"cannot start: {in_repl(str(exc))}", "red")
         return
     before = _plan_stamp(run)
     if state.take_brief():  # a plan attached by Shift+Tab: brief the executor as /execute does
@@ -138,7 +139,7 @@ def execute_plan(session: Session, plan_ref: str | None) -> None:
     try:
         run = session.state.execute(plan_ref)
     except Exception as exc:
-        session.view.say(f"cannot execute: {exc}", "red")
+        session.view.say(f"cannot execute: {in_repl(str(exc))}", "red")
         return
     board = run.tasks
     assert board is not None  # an execute run is built over a plan's checklist
@@ -188,7 +189,7 @@ def resume_session(session: Session, session_id: str) -> None:
     try:
         run = session.state.resume(session_id)
     except Exception as exc:
-        session.view.say(f"cannot resume {session_id}: {exc}", "red")
+        session.view.say(f"cannot resume {session_id}: {in_repl(str(exc))}", "red")
         return
     messages = run.messages
     session.view.say(f"Resumed {run.session_id} in {run.mode.name} mode ({len(messages)} messages).", "dim")

@@ -48,10 +48,13 @@ def test_commands_before_any_task(harness):
         ("/resume", "No sessions to resume yet"),
         ("/model", "model: script:script.jsonl"),
         ("/execute", "cannot execute: no plan with unticked items"),
+        ("/execute 2026-01-01-nothing", "cannot execute: no plan file or session"),
     ]:
         h.send(line + "\r")
         h.wait_text(expected)
         h.wait_idle()
+    said = " ".join(h.out.text().split())  # the REPL's own way, not the command line's
+    assert said.count("describe a task to plan it first (or /plan TASK)") == 2 and "cast plan" not in said, said
 
 
 def test_plan_with_a_task_plans_it_and_plans_lists_it(harness):
@@ -163,6 +166,9 @@ def test_resume_without_support_says_so(harness):
     h = harness()
     h.send("/resume 2026-01-01-nothing\r")
     h.wait_text("cannot resume 2026-01-01-nothing")
+    h.wait_idle()
+    said = " ".join(h.out.text().split())
+    assert "(/resume alone lists the recent ones)" in said and "cast sessions" not in said, said
 
 
 def test_resume_brings_back_an_earlier_conversation(harness):
