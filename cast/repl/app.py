@@ -312,12 +312,12 @@ class Repl:
         """Esc at a question is its leave answer ("no" at an approval, "not now" at the hand-off)
         and the run goes on; otherwise it interrupts the agent. Ctrl+C interrupts either way."""
         if self.asker.current is not None:
-            self.asker.leave()
+            self.asker.leave(key="Esc")
         elif self.busy:
             self._interrupt()
 
     def _interrupt(self) -> None:
-        left = self.asker.leave()
+        left = self.asker.leave(key="Ctrl+C")
         if self.busy:
             self.cancel()
             if not left:

@@ -34,6 +34,7 @@ class Reply:
     value: str
     text: str = ""  # typed text that came with the answer (plan feedback, what to do instead)
     left: bool = False  # the question was left (Esc, Ctrl+C), not answered
+    key: str = ""  # the key that left it ("Esc", "Ctrl+C"), when a key did
 
 
 @dataclass(frozen=True)
@@ -131,10 +132,11 @@ class Asker:
         reply = Reply(choice.value) if choice is not None else question.on_text(text.strip())
         return reply is not None and self._resolve(question, reply)
 
-    def leave(self, text: str = "") -> bool:
-        """Leave the question with its `on_leave` answer; `text` says why (a slash command)."""
+    def leave(self, text: str = "", key: str = "") -> bool:
+        """Leave the question with its `on_leave` answer; `text` says why (a slash command), `key`
+        which key left it."""
         question = self._current
-        return question is not None and self._resolve(question, Reply(question.on_leave, text, left=True))
+        return question is not None and self._resolve(question, Reply(question.on_leave, text, left=True, key=key))
 
     def _resolve(self, question: Question, reply: Reply) -> bool:
         with self._lock:

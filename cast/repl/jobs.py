@@ -261,7 +261,7 @@ def handoff(session: Session, run: Run) -> None:
                 session.view.say("› keep planning", "cyan")
                 session.state.hint = "feedback on the plan, then Enter"
         else:
-            why = f" — {reply.text} runs instead" if reply.text.startswith("/") else " (Esc)" if reply.left else ""
+            why = f" — {reply.text} runs instead" if reply.text.startswith("/") else f" ({reply.key})" if reply.key else ""
             session.view.say(f"› not now{why}", "cyan")
             session.view.say(f"The plan is kept at {_rel(run, path)}; /execute runs it when you are ready.", "dim")
         return

@@ -79,6 +79,19 @@ def test_not_now_and_escape_leave_the_plan_alone(harness, repo):
     h.wait_idle()
     assert h.repl.state.mode == "plan"
     assert (repo / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert "› not now (Esc)" in h.out.text()
+
+
+def test_ctrl_c_at_the_offer_is_echoed_as_what_was_pressed(harness, repo):
+    h = harness([WRITE, {"text": "Planned."}])
+    h.send("add sub\r")
+    asked(h)
+    h.send("\x03")
+    h.wait_text("/execute runs it")
+    h.wait_idle()
+    out = h.out.text()
+    assert "› not now (Ctrl+C)" in out and "(Esc)" not in out, out
+    assert (repo / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
 
 
 def test_tasks_after_planning_shows_the_plan_written(harness):
