@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cast.repl.ask import Question, approval_question, edit_question, revision_question
+from cast.repl.ask import Question, approval_question, edit_question, revision_question, tall_command
 from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, EditRequest, Remembered, RevisionRequest
 
 if TYPE_CHECKING:
@@ -45,6 +45,11 @@ class ReplApprover:
 
     def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         approved = "approved outside the sandbox" if request.outside_sandbox else "approved once"
+        if tall_command(request.command):  # whole, into the scrollback: the question shows its start
+            from cast.text import approval_text, command_lines
+
+            text = approval_text(request.command).replace("\n", "\n  ")
+            self.view.say(f"The command to approve, all {command_lines(request.command)} lines:\n  {text}", "yellow")
         answer = self._ask(approval_question(request), request.command, approved, "declined")
         if answer.value == "always":
             reach = request.always_label or "exactly this command"

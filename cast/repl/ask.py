@@ -147,10 +147,25 @@ class Asker:
         return True
 
 
+TALL_LINES = 8  # a command taller than this (or longer than TALL_CHARS) is printed whole above its question
+TALL_CHARS = 640  # about eight rows of an 80-column terminal
+EXCERPT_LINES, EXCERPT_CHARS = 3, 120  # what the question itself shows of a tall command
+
+
+def tall_command(command: str) -> bool:
+    """Too tall for the question to show whole with its choices on a 24-row terminal: the REPL
+    prints it into the scrollback first, and the question shows its start and says so."""
+    from cast.text import approval_text, command_lines
+
+    return command_lines(command) > TALL_LINES or len(approval_text(command)) > TALL_CHARS
+
+
 def approval_question(request: ApprovalRequest) -> Question:
     """Run this command? The "always" choice names exactly what it will remember, and is offered
     only where the request says an "always" can cover something; a re-run outside the sandbox is
-    asked as such, with what the sandbox denied."""
+    asked as such, with what the sandbox denied. A tall command is shown whole above the question
+    (ReplApprover prints it); the question shows its first lines and how many there are, so its
+    choices stay on the screen."""
     from cast.text import approval_text, command_lines
 
     reach = request.always_label
@@ -158,15 +173,20 @@ def approval_question(request: ApprovalRequest) -> Question:
     if reach is not None:
         choices.append(Choice("a", "always", f"[a]lways this session: {reach}", ("always",)))
     lines = command_lines(request.command)
-    tall = f" {lines}-line" if lines > 10 else ""  # taller than the question can show: said where it is answered
+    tall = tall_command(request.command)
+    it = f"this {lines}-line command (shown whole above)" if tall else "a command"
     title = (
         f"Run it again OUTSIDE the sandbox, with no limits at all? ({request.why})"
         if request.outside_sandbox
-        else f"cast wants to run a{tall} command that is not provably read-only:"
+        else f"cast wants to run {it} that is not provably read-only:"
     )
+    detail = approval_text(request.command)
+    if tall:
+        head = [line if len(line) <= EXCERPT_CHARS else line[:EXCERPT_CHARS] + "…" for line in detail.split("\n")[:EXCERPT_LINES]]
+        detail = "\n".join([*head, f"… {lines} lines in all: the whole command is printed above"])
     return Question(
         title=title,
-        detail=approval_text(request.command),
+        detail=detail,
         choices=tuple(choices),
         on_leave="no",
         on_text=lambda text: Reply("no", text),

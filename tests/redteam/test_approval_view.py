@@ -3,7 +3,8 @@ a hundred blank (or whitespace-only) lines and ends in a harmless-looking `echo 
 with the blank run as one visible line, so the whole command and the choices are on the screen
 when the question is (before, the one-shot question showed only blank lines and the echo, and the
 REPL's pushed its choices off the screen). A command of sixty real lines cannot fit either way:
-the question then says how many lines it is, where it is answered. End to end on a terminal: the REPL (`cast execute` in
+the REPL prints it whole above a question that says how many lines it is and keeps its choices on
+a 24-row screen; the one-shot question says how many lines it is, where it is answered. End to end on a terminal: the REPL (`cast execute` in
 tmux, the screen as the user sees it) and the one-shot question (`cast execute` with its output
 piped), answered no."""
 
@@ -39,9 +40,11 @@ def _plan(repo: Path, marker: Path, padding: str, tmp_path: Path) -> Path:
 @pytest.mark.parametrize("padding", list(PADDING))
 def test_the_repl_question_shows_a_command_hidden_behind_blank_lines(tmux, repo, tmp_path, padding):
     marker = tmp_path / "approved-unseen"
-    t = tmux(_plan(repo, marker, PADDING[padding], tmp_path), columns=100, rows=30, args=("execute",))
-    if padding == "tall":  # sixty real lines do not fit: the question says how many there are
-        assert "cast wants to run a 62-line command" in t.wait_for("62-line")
+    t = tmux(_plan(repo, marker, PADDING[padding], tmp_path), columns=100, rows=24, args=("execute",))
+    if padding == "tall":  # sixty real lines do not fit: printed whole above, the question says how many, its choices shown
+        shown = t.wait_for("62 lines in all")
+        assert "cast wants to run this 62-line command (shown whole above)" in shown and "[n]o" in shown, shown
+        assert "echo 59\n" in shown and "  echo hello" in shown, shown  # the command's end, above the question
     else:
         shown = t.wait_for("[n]o")
         assert f"touch {marker}" in shown and "blank lines]" in shown and "echo hello" in shown, shown

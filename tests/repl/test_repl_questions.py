@@ -51,6 +51,25 @@ def test_a_sentence_at_an_approval_is_a_no_with_instructions(harness, repo):
     assert "declined" in sent and "actually, run it with -x first" in sent  # with the refusal, whole
 
 
+def test_a_tall_command_is_printed_whole_above_a_question_that_fits_24_rows(harness, repo):
+    write_plan(repo)
+    command = "touch first-line" + "".join(f"\necho {i} \x1b]52;c;aGk=\x07" for i in range(60)) + "\necho last-line"
+    h = harness([bash(command), {"text": "Skipped."}, *SPARE])
+    h.repl.view.rows, h.repl.view.columns = (lambda: 24), (lambda: 80)
+    h.send("/execute\r")
+    asking(h, "62-line command (shown whole above)")
+    h.wait_text("echo last-line")
+    printed = h.out.text()
+    assert "touch first-line" in printed and all(f"echo {i} " in printed for i in range(60)), printed
+    assert "\x1b]52" not in printed and "^[]52" in printed  # terminal-safe, as all output
+    shown = screen(h)
+    assert "[y]es, once" in shown and "[n]o" in shown and "62 lines in all" in shown
+    assert shown.count("\n") + 2 <= 24, shown  # the question, the prompt and the toolbar on a 24-row screen
+    h.send("n\r")
+    h.wait_text("Skipped.")
+    h.wait_idle()
+
+
 def test_always_remembers_only_the_scope_it_showed(harness, repo):
     write_plan(repo)
     h = harness(
