@@ -85,6 +85,8 @@ def test_plan_execute_undo_then_a_new_task_gets_its_own_plan(harness, repo):
 
 def test_a_task_typed_in_plan_mode_after_a_direct_execute_task_gets_its_own_plan(harness, repo):
     h = harness([{"text": "The ticker ran."}, write(PLAN_B), {"text": "Planned div."}], mode="execute")
+    h.wait_text("cannot execute: no plan with unticked items")  # execute mode at start-up looks for a plan first
+    h.wait_idle()
     h.send("run the ticker\r")
     h.wait_text("The ticker ran.")
     h.wait_idle()
@@ -103,6 +105,34 @@ def test_a_task_typed_in_plan_mode_after_a_direct_execute_task_gets_its_own_plan
     h.wait_idle()
     listed = h.out.text().rsplit("when you are ready.", 1)[1]
     assert "add div" in listed and "run the ticker" not in listed, listed
+
+
+def test_a_task_typed_in_plan_mode_after_resuming_a_direct_execute_session_gets_its_own_plan(harness, repo):
+    first = harness([{"text": "The ticker ran."}], mode="execute")
+    first.wait_text("cannot execute: no plan with unticked items")  # execute mode at start-up looks for a plan first
+    first.wait_idle()
+    first.send("run the ticker\r")
+    first.wait_text("The ticker ran.")
+    first.wait_idle()
+    direct = first.repl.state.session_id
+    first.close()
+    h = harness([write(PLAN_B), {"text": "Planned div."}])
+    h.send(f"/resume {direct}\r")
+    h.wait_text("Type to continue.")
+    h.wait_idle()
+    h.send(SHIFT_TAB)
+    h.wait(lambda: h.repl.state.mode == "plan", "plan mode")
+    h.send("add div\r")
+    h.wait(lambda: h.repl.asker.current is not None, "the hand-off of plan B")
+    [(new_session, text)] = plans(repo).items()
+    assert "task: add div" in text and h.repl.state.session_id == new_session != direct
+    h.send("n\r")
+    h.wait_idle()
+    h.send("/execute no-such-plan\r")  # the lookup's advice, in the REPL's words
+    h.wait_text("cannot execute: no plan file or session")
+    h.wait_idle()
+    said = " ".join(h.out.text().split())
+    assert "(/plans lists them all)" in said and "cast plans" not in said, said
 
 
 def test_plan_with_a_task_after_a_resumed_execute_run_starts_a_new_plan(harness, repo):
