@@ -43,6 +43,23 @@ def toolbar(h) -> str:
     return "".join(t for _, t in h.repl.view.toolbar())
 
 
+def session_of(h, line: str, done: str) -> str:
+    """Send `line` to the REPL `h`, wait for `done`, close it: the session it ran in."""
+    h.send(line + "\r")
+    h.wait_text(done)
+    h.wait_idle()
+    session = h.repl.state.session_id
+    h.close()
+    return session
+
+
+def resume(h, session: str) -> None:
+    """/resume SESSION in the REPL `h`, and wait until it is back at the prompt."""
+    h.send(f"/resume {session}\r")
+    h.wait_text("Type to continue.")
+    h.wait_idle()
+
+
 def plans(repo: Path) -> dict[str, str]:
     return {p.parent.name: p.read_text() for p in (repo / ".cast" / "plans").glob("*/plan.md")}
 
@@ -111,15 +128,9 @@ def test_a_task_typed_in_plan_mode_after_resuming_a_direct_execute_session_gets_
     first = harness([{"text": "The ticker ran."}], mode="execute")
     first.wait_text("cannot execute: no plan with unticked items")  # execute mode at start-up looks for a plan first
     first.wait_idle()
-    first.send("run the ticker\r")
-    first.wait_text("The ticker ran.")
-    first.wait_idle()
-    direct = first.repl.state.session_id
-    first.close()
+    direct = session_of(first, "run the ticker", "The ticker ran.")
     h = harness([write(PLAN_B), {"text": "Planned div."}])
-    h.send(f"/resume {direct}\r")
-    h.wait_text("Type to continue.")
-    h.wait_idle()
+    resume(h, direct)
     h.send(SHIFT_TAB)
     h.wait(lambda: h.repl.state.mode == "plan", "plan mode")
     h.send("add div\r")
@@ -140,15 +151,9 @@ def test_plan_with_a_task_after_a_resumed_execute_run_starts_a_new_plan(harness,
     plan.parent.mkdir(parents=True)
     plan.write_text("---\ntask: add sub\nsession: 2026-01-01-sub\n---\n" + PLAN_A)
     first = harness(EXECUTE_A)
-    first.send("/execute 2026-01-01-sub\r")
-    first.wait_text("Plan: 1/1 items done")
-    first.wait_idle()
-    exec_session = first.repl.state.session_id
-    first.close()
+    exec_session = session_of(first, "/execute 2026-01-01-sub", "Plan: 1/1 items done")
     h = harness([write(PLAN_B), {"text": "Planned div."}])
-    h.send(f"/resume {exec_session}\r")
-    h.wait_text("Type to continue.")
-    h.wait_idle()
+    resume(h, exec_session)
     assert h.repl.state.mode == "execute"
     h.send("/plan add div\r")
     h.wait(lambda: h.repl.asker.current is not None, "the hand-off of plan B")
@@ -222,9 +227,7 @@ def test_the_toolbar_and_banner_tell_the_truth(harness, repo):
     h.send("/clear\r")
     h.wait_text("Conversation cleared")
     assert "ctx 0/" in toolbar(h)
-    h.send(f"/resume {session}\r")
-    h.wait_text("Type to continue.")
-    h.wait_idle()
+    resume(h, session)
     assert "ctx 0/" not in toolbar(h), toolbar(h)  # the resumed conversation's size, before any new request
     other = harness(mode="execute")
     other.wait_text("/help lists commands")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from replkit import Harness, harness  # noqa: F401  (a fixture)
 
 PLAN = "# Plan: sub\n\n- [ ] Add sub to app.py\n"
@@ -70,28 +71,18 @@ def test_feedback_typed_at_the_offer_keeps_planning(harness):
     assert h.repl.state.mode == "plan"
 
 
-def test_not_now_and_escape_leave_the_plan_alone(harness, repo):
+@pytest.mark.parametrize(("key", "name"), [("\x1b", "Esc"), ("\x03", "Ctrl+C")])
+def test_not_now_esc_and_ctrl_c_leave_the_plan_alone_echoed_as_pressed(harness, repo, key, name):
     h = harness([WRITE, {"text": "Planned."}])
     h.send("add sub\r")
     asked(h)
-    h.send("\x1b")
+    h.send(key)
     h.wait_text("/execute runs it")
     h.wait_idle()
     assert h.repl.state.mode == "plan"
     assert (repo / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
-    assert "› not now (Esc)" in h.out.text()
-
-
-def test_ctrl_c_at_the_offer_is_echoed_as_what_was_pressed(harness, repo):
-    h = harness([WRITE, {"text": "Planned."}])
-    h.send("add sub\r")
-    asked(h)
-    h.send("\x03")
-    h.wait_text("/execute runs it")
-    h.wait_idle()
     out = h.out.text()
-    assert "› not now (Ctrl+C)" in out and "(Esc)" not in out, out
-    assert (repo / "app.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert f"› not now ({name})" in out and out.count("› not now (") == 1, out
 
 
 def test_tasks_after_planning_shows_the_plan_written(harness):
