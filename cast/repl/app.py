@@ -145,12 +145,13 @@ class Repl:
         return 0
 
     def _shutdown(self) -> None:
+        mid_run = self.worker.busy  # asked before leaving a question: its answer may end the job at once
         self.asker.leave()
         if self.worker.busy:
             self.cancel()
             self.worker.join(EXIT_WAIT_SECONDS)
-            if self.state.run is not None:  # left mid-run: say how to go on
-                self.say(f"Left mid-run: `cast resume {self.state.run.session_id}` goes on from here.", "dim")
+        if mid_run and self.state.run is not None:  # left mid-run: say how to go on
+            self.say(f"Left mid-run: `cast resume {self.state.run.session_id}` goes on from here.", "dim")
         if not self.worker.busy:
             self.state.close()
 
