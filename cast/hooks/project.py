@@ -1,0 +1,80 @@
+"""Which hooks a run may use: the user's own, and a project's only when trusted and approved.
+
+A hook runs as the user, outside the model's sandbox, so a repository that ships one is shipping a
+program to run on every tool call. Repositories have shipped hooks that ran on clone; here a
+project's hook runs only in a workspace the user trusted (`cast trust`) and after the user approved
+that very hook: the approval is a pin (cast/pins.py) on the digest of its event, matcher, command
+and timeout, so a changed hook is asked about again. Without a terminal to ask on, an unapproved
+hook is skipped with one line saying how to approve it (`cast hooks approve`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cast import pins
+from cast.hooks.config import PROJECT, Hook
+from cast.text import terminal_safe
+
+KIND = "hook"
+Ask = Callable[[str], bool | None]  # a yes/no question; None when the user left it
+
+
+@dataclass
+class Settled:
+    """The hooks a run uses, and a line for each kind of hook it left out."""
+
+    hooks: list[Hook] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def digest(hook: Hook) -> str:
+    return pins.digest(hook.identity())
+
+
+def is_approved(root: Path, hook: Hook) -> bool:
+    return pins.approved(root, KIND, hook.name, digest(hook))
+
+
+def approve(root: Path, hook: Hook) -> None:
+    pins.approve(root, KIND, hook.name, digest(hook), label=hook.label())
+
+
+def question(hook: Hook) -> str:
+    return (
+        f"This workspace's .cast/config.toml declares a hook, a program cast would run as you, outside the sandbox:\n"
+        f"  {terminal_safe(hook.label())}\n"
+        "Approve it (asked again if it changes; cast hooks revoke undoes it)? [y]es / [N]o: "
+    )
+
+
+def settle(root: Path, hooks: list[Hook], trusted: bool, ask: Ask | None) -> Settled:
+    """The user's hooks as they are; each project hook if the workspace is trusted and the hook
+    approved (asked now on a terminal: `ask`; None headless). A "no" or a question left skips the
+    hook for this run and asks again next time; nothing of the repository's runs meanwhile."""
+    settled = Settled()
+    project = [hook for hook in hooks if hook.source == PROJECT]
+    settled.hooks = [hook for hook in hooks if hook.source != PROJECT]
+    if project and not trusted:
+        settled.notices.append(
+            f"ignored {len(project)} hook(s) from .cast/config.toml: a project's hooks run only in a workspace you trust (`cast trust`)"
+        )
+        return settled
+    skipped = []
+    for hook in project:
+        if is_approved(root, hook):
+            settled.hooks.append(hook)
+            continue
+        answer = ask(question(hook)) if ask is not None else None
+        if answer:
+            approve(root, hook)
+            settled.hooks.append(hook)
+        else:
+            skipped.append(hook)
+    if skipped:
+        names = ", ".join(hook.name.removeprefix("project ") for hook in skipped)
+        how = "not approved" if ask is not None else "not approved, and there is no terminal to ask on"
+        settled.notices.append(f"skipped .cast/config.toml's {names}: {how} (`cast hooks approve` to approve)")
+    return settled
