@@ -10,8 +10,9 @@ a parse error or an exception, refuses the command.
 tree-sitter is not bash, so the walk also guards the known places where the
 two disagree: text the parser skipped between tokens, line continuations that
 join words, redirections followed by more words (``sort >/dev/null -o out``),
-heredoc bodies it did not parse, and ``[ ... ]`` tests that it reads as
-``[[ ... ]]``.
+heredoc bodies it did not parse, ``[ ... ]`` tests that it reads as
+``[[ ... ]]``, and reserved words glued to the text after them (``[[x/evil``
+is a program to bash, ``cast.safety.reserved_words``).
 
 Choices where read-only-ness depends on run-time values:
 
@@ -43,6 +44,7 @@ from cast.safety.blocked import Blocked
 from cast.safety.command_rules import STRICT, check_argv
 from cast.safety.conditions import check_test_command
 from cast.safety.redirects import REDIRECTS, check_redirect
+from cast.safety.reserved_words import check_reserved_words
 from cast.safety.source_text import ascii_stand_in, check_gaps, precheck
 from cast.safety.words import Word, check_literal_arithmetic, resolve, resolve_pattern
 
@@ -138,6 +140,7 @@ def _check(command: str) -> Verdict:
         if root.has_error:
             raise Blocked(_parse_error(root, walker))
         check_gaps(root, source)
+        check_reserved_words(root, source)
         walker.statement(root)
         if not walker.commands:
             raise Blocked("no command to run")
