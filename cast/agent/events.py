@@ -88,11 +88,27 @@ class Stopped:
         return 0 if self.status == "done" else 1
 
 
-Event = StepStarted | TextDelta | ThinkingDelta | Note | ToolCall | ToolResult | TaskUpdate | UsageUpdate | Notice | Stopped
+@dataclass(frozen=True)
+class Nested:
+    """An event of a child run (an explore), under the parent's call that started it: front-ends
+    show it beneath that call, `--json` prints it with the parent's tool-use id. Observers of the
+    parent (its ledger, its usage, its session) match on the inner types and so never take a
+    child's tool result or usage for the parent's own."""
+
+    parent_id: str  # the parent's tool-use id
+    agent: str  # which child: "explore-1", ...
+    event: Event
+
+
+Event = (
+    StepStarted | TextDelta | ThinkingDelta | Note | ToolCall | ToolResult | TaskUpdate | UsageUpdate | Notice | Stopped | Nested
+)
 
 
 def to_json(event: Event) -> dict[str, Any]:
     """NDJSON shape: {"type": "tool_result", ...fields}."""
+    if isinstance(event, Nested):  # the child's event as it would be, plus where it belongs
+        return {**to_json(event.event), "parent_tool_use_id": event.parent_id, "agent": event.agent}
     name = "".join("_" + c.lower() if c.isupper() else c for c in type(event).__name__).lstrip("_")
     fields = asdict(event)
     if isinstance(event, UsageUpdate):

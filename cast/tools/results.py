@@ -75,7 +75,24 @@ class Failed:
     fatal: str = ""  # why the run must stop (a full disk): no retry by the model can fix it
 
 
-Result = Ran | Declined | Interrupted | Edited | PlanWritten | TaskUpdated | Failed
+@dataclass(frozen=True)
+class Explored:
+    """An explore's answer: what a read-only child run read and ran, as its own events showed them.
+    An observation of what it read, not a fact cast verified: claims resting on it alone say so."""
+
+    task: str
+    status: str  # the child's stop: done, stopped (a guard), interrupted, failed
+    reason: str
+    steps: int
+    files: tuple[str, ...] = ()  # files it read, workspace-relative
+    commands: tuple[str, ...] = ()  # each "`command` exit_code=N" (or why it did not run)
+    model: str = ""
+    tokens: int = 0
+    cost: float | None = None  # None: no price known for its model
+    transcript: str = ""  # where its transcript is kept, "" if nowhere
+
+
+Result = Ran | Declined | Interrupted | Edited | PlanWritten | TaskUpdated | Failed | Explored
 
 
 def result_json(result: Result | None) -> dict[str, Any] | None:
