@@ -22,6 +22,7 @@ from pathlib import Path
 
 from cast.config import config_dir
 from cast.frontmatter import FrontMatterError, split
+from cast.text import one_line
 
 SKILL_FILE = "SKILL.md"
 SKILL_CAP = 64 * 1024  # bytes of one SKILL.md; a larger one is skipped, never cut into partial instructions
@@ -208,3 +209,8 @@ def _one_line(text: str) -> str:
 def printable(text: str) -> str:
     """A repository's file names may carry terminal control sequences: shown escaped."""
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def rows(found: Found, width: int = 100) -> list[list[str]]:
+    """`cast skills` and `/skills`: name, where it lives, and its description (cut at `width`)."""
+    return [[skill.name, skill.shown, one_line(skill.description, width)] for skill in found.sorted()]

@@ -38,6 +38,7 @@ Commands:
   verify         Re-check every ticked item of a plan in today's tree.
   plans          Plans and their progress; --history ID; archive ID.
   sessions       Past sessions, newest first.
+  skills         Skills the model is offered here, and their source.
 """
 # end of generated text
 

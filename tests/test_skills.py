@@ -3,6 +3,7 @@ capped, the front matter forms other agents write, and the `skill` tool's body a
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -142,3 +143,22 @@ def test_skill_tool_returns_the_body_and_the_files_beside_it(ws, tmp_path):
         assert not run_tool(tool, {"name": "pdf", "file": bad}, ctx).ok, bad
     missing = run_tool(tool, {"name": "nope"}, ctx)
     assert not missing.ok and "skills: pdf" in missing.text
+
+
+def test_cast_skills_lists_them_with_their_source(repo):
+    from conftest import invoke_cast
+
+    make_skill(config_dir() / "skills", "mine", "the user's")
+    make_skill(repo / ".cast/skills", "theirs", "the project's")
+    (repo / ".claude/skills/broken").mkdir(parents=True)
+    (repo / ".claude/skills/broken/SKILL.md").write_text("no front matter\n")
+    listed = invoke_cast(repo, "skills")
+    assert listed.returncode == 0
+    rows = [line.split("\t") for line in listed.stdout.splitlines()]
+    assert rows == [
+        ["mine", str(config_dir() / "skills" / "mine"), "the user's"],
+        ["theirs", ".cast/skills/theirs", "the project's"],
+    ]
+    assert "skipped the skill in .claude/skills/broken" in listed.stderr
+    as_json = [json.loads(line) for line in invoke_cast(repo, "skills", "--json").stdout.splitlines()]
+    assert [(row["name"], row["source"]) for row in as_json] == [("mine", "user"), ("theirs", ".cast/skills")]

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cast.repl import listings
 from cast.repl.approvals import permissions
 
 if TYPE_CHECKING:
@@ -274,6 +275,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("tasks", "", "Show the task list of the current run.", _tasks, while_busy=True),
     Command("plans", "", "List plans with their progress, newest first.", _plans, while_busy=True),
     Command("cost", "", "Tokens used and cost so far in this REPL.", _cost, while_busy=True),
+    Command("skills", "", "List the skills the model is offered here, and their source.", listings.skills, while_busy=True),
     Command(
         "compact",
         "",

@@ -19,6 +19,7 @@ def test_every_command_has_help_and_a_handler():
         "tasks",
         "plans",
         "cost",
+        "skills",
         "compact",
         "resume",
         "clear",
