@@ -8,8 +8,9 @@ import threading
 import time
 
 from cast.tools import liveline
-from cast.tools.process import parse_test_counts, run_command
+from cast.tools.process import run_command
 from cast.tools.shell import observe
+from cast.tools.test_runners import parse_test_counts
 
 
 def alive(pid: int) -> bool:

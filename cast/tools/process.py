@@ -12,7 +12,6 @@ event: the command did run, and the observation must say so.
 from __future__ import annotations
 
 import os
-import re
 import select
 import shutil
 import signal
@@ -278,34 +277,3 @@ def _group_alive(pgid: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
-
-
-_PYTEST_SUMMARY = re.compile(r"=+ (.*?(?:passed|failed|error|errors|skipped|no tests ran).*?) in [\d.]+s")
-_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed)")
-
-
-_UNITTEST = re.compile(r"^Ran (\d+) tests? in [\d.]+s\s*\n\s*\n(OK|FAILED)(?: \(([^)]*)\))?", re.M)
-
-
-def _unittest_counts(output: str) -> dict[str, int]:
-    """unittest's `Ran 3 tests in 0.001s` / `FAILED (failures=1, errors=1)`, as pytest's words."""
-    found = _UNITTEST.findall(output)
-    if not found:
-        return {}
-    ran, _, details = found[-1]
-    extra = {key.strip(): int(value) for key, value in re.findall(r"(\w+)=(\d+)", details)}
-    counts = {"failed": extra.get("failures", 0), "errors": extra.get("errors", 0), "skipped": extra.get("skipped", 0)}
-    counts["passed"] = int(ran) - sum(counts.values()) - extra.get("expected_failures", 0)
-    return {"passed": counts["passed"], **{k: n for k, n in counts.items() if n and k != "passed"}}
-
-
-def parse_test_counts(output: str) -> dict[str, int]:
-    """pytest-style closing counts, when the output has them: {'passed': 3, 'failed': 1}; unittest's
-    summary is read into the same words."""
-    found = _PYTEST_SUMMARY.findall(output) or re.findall(r"^(\d+ (?:passed|failed).*)$", output, re.M)
-    if not found:
-        return _unittest_counts(output)
-    counts: dict[str, int] = {}
-    for number, word in _COUNT.findall(found[-1]):
-        counts["errors" if word == "error" else word] = int(number)
-    return counts

@@ -17,8 +17,9 @@ from cast.sandbox.policy import Policy, detect
 from cast.text import one_line
 from cast.tools.base import CommandParams, Observation, Tool, ToolContext, ToolError
 from cast.tools.orchestrator import attempt, decide_execute_command, decide_plan_command, read_only_verdict
-from cast.tools.process import CommandResult, parse_test_counts
+from cast.tools.process import CommandResult
 from cast.tools.results import Declined, Ran
+from cast.tools.test_runners import parse_test_counts
 
 __all__ = ["EXECUTE_BASH", "PLAN_BASH", "observe", "read_only_verdict"]
 
