@@ -19,7 +19,7 @@ from typing import Any
 from cast.text import plural
 from cast.tools.evidence import CommandRun, normal, runs
 
-CLAIM_KINDS = ("tests", "command", "file", "item", "nothing")
+CLAIM_KINDS = ("tests", "command", "file", "item", "explore", "nothing")  # explore: what a subagent reported
 CLAIMS_SCHEMA: dict[str, Any] = {
     "type": "array",
     "description": "Every factual claim in the final message about tests, commands, files or plan items.",
@@ -206,6 +206,8 @@ def check_listed(listed: list[dict[str, Any]], facts: Facts) -> list[Claim]:
             ok, why = file_changed(facts, ref)
         elif kind == "item":
             ok, why = item_done(facts, ref)
+        elif kind == "explore":
+            ok, why = False, "rests on an explore's report: what a subagent saw, not checked by cast"
         else:
             ok, why = False, "it rests on nothing cast observed"
         claims.append(Claim(text, kind, ok, why))

@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
 from cast.agent.claims import Claim, Facts, check_claims
+from cast.agent.explored import ExploreRecord, mark
 from cast.agent.git_baseline import GitBaseline, Stat, format_stat, line_counts
 from cast.agent.observed import Observations, PlanState
 from cast.text import path_label
 from cast.tools.evidence import CommandRun, Ledger
+from cast.tools.results import Explored
 from cast.tools.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ class Report:
     diff_stat: str = ""
     files_capped: str = ""  # the marker when the snapshot of a tree outside git hit its cap
     claims: list[Claim] = field(default_factory=list)
+    explored: list[Explored] = field(default_factory=list)  # what explores reported: observations, not facts
     by_item: list[tuple[int, str, str]] = field(default_factory=list)  # (item, text, diffstat) from checkpoints
     notes: list[str] = field(default_factory=list)
     stopped: str = ""  # the loop's own stop status, before the facts had their say
@@ -73,6 +76,7 @@ class Report:
                 *self.plan_lines(root),
                 *self.command_lines(),
                 *self.file_lines(),
+                *ExploreRecord(self.explored).lines(),
                 *self.item_lines(commands),
                 *self.claim_lines(),
             ]
@@ -193,6 +197,7 @@ class ReportBuilder:
         self.plan_path = Path(plan_path) if plan_path else None
         self.tasks = tasks
         self.obs = Observations(ledger)
+        self.explores = ExploreRecord()
         self.plan = PlanState(self.plan_path)
         self.baseline = GitBaseline.take(self.root) if git else None
         self.snapshot = Snapshot.take(self.root) if git and self.baseline is None else None
@@ -201,6 +206,7 @@ class ReportBuilder:
     def observe(self, event: ev.Event) -> None:
         self.obs.observe(event)
         self.plan.observe(event)
+        self.explores.observe(event)
 
     def _own(self) -> set[str]:
         """cast's own files, not the run's changes: the plan (its ticks have a line of their own)
@@ -287,7 +293,8 @@ class ReportBuilder:
             files_changed=changed,
             diff_stat=format_stat(sorted(rows)),
             files_capped=capped,
-            claims=check_claims(text, facts, listed),
+            claims=mark(check_claims(text, facts, listed), self.explores, facts, text),
+            explored=list(self.explores.explored),
         )
 
 
