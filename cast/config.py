@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from cast.config_tables import OWN_KEYS
+
 DEFAULT_MODEL = "claude-sonnet-5-5"
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
@@ -143,10 +145,6 @@ def _ranked(*loosest_first: Any) -> Rule:
     return loosens
 
 
-def _asks_for(loose: Any) -> Rule:
-    return lambda base, value: value == loose and base != loose
-
-
 def _more_rules(base: Any, value: Any) -> bool:
     """An allow list loosens when it allows a pattern the list in force does not."""
     if not isinstance(value, list | tuple) or not isinstance(base, list | tuple):
@@ -174,7 +172,7 @@ LOOSENING: dict[str, Rule] = {
     "allow": _more_rules,
     "sandbox_env_passthrough": _more_rules,  # each name is a secret a sandboxed command may see
     "sandbox_limits": _higher_limits,
-    "plan_commands": _asks_for("sandboxed"),
+    "plan_commands": lambda base, value: value == "sandboxed" and base != "sandboxed",
     "prices": _never,  # shown cost only
     "effort": _never,
     "plan_effort": _never,
@@ -190,6 +188,7 @@ LOOSENING: dict[str, Rule] = {
     "compact_threshold_tokens": _never,
     "keep_recent_steps": _never,
     "checkpoints": _ranked(False, True),  # off takes away the user's undo
+    **{key: _never for key in OWN_KEYS},  # parsed and gated by their own modules (cast/config_tables.py)
 }
 MODEL_KEYS = ("model", "plan_model", "execute_model", "fallback_model")
 
@@ -267,10 +266,10 @@ def _read_toml(path: Path, repository: bool = False) -> dict[str, Any]:
 def _check(values: dict[str, Any], source: str, strict: bool = True) -> Any:
     """`values` checked against the typed model: an unknown key or a wrong type is a ConfigError."""
     known = {f.name for f in fields(Config)}
-    unknown = sorted(set(values) - known)
+    unknown = sorted(set(values) - known - set(OWN_KEYS))
     if unknown:
-        raise ConfigError(f"{source}: unknown setting '{unknown[0]}' (known: {', '.join(sorted(known))})")
-    return _validate(values, source, strict)
+        raise ConfigError(f"{source}: unknown setting '{unknown[0]}' (known: {', '.join(sorted(known | set(OWN_KEYS)))})")
+    return _validate({k: v for k, v in values.items() if k not in OWN_KEYS}, source, strict)
 
 
 def _merge(config: Config, values: dict[str, Any], source: str, *, strict: bool = True) -> Config:
@@ -279,7 +278,7 @@ def _merge(config: Config, values: dict[str, Any], source: str, *, strict: bool 
         return config
     checked = _check(values, source, strict)
     changes: dict[str, Any] = {}
-    for key in values:
+    for key in checked.model_fields_set:  # OWN_KEYS are their modules' (cast/config_tables.py)
         value = getattr(checked, key)
         if key in ("allow", "sandbox_env_passthrough"):
             value = tuple(value)
@@ -310,9 +309,7 @@ def _merge(config: Config, values: dict[str, Any], source: str, *, strict: bool 
 
 def _budget_effort(budget: int) -> str:
     """An old thinking budget, read as the effort it most resembles (0: none)."""
-    if budget <= 0:
-        return ""
-    return "low" if budget <= 4_096 else "medium" if budget <= 16_384 else "high"
+    return "" if budget <= 0 else "low" if budget <= 4_096 else "medium" if budget <= 16_384 else "high"
 
 
 def _validate(values: dict[str, Any], source: str, strict: bool) -> Any:

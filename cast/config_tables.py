@@ -1,0 +1,29 @@
+"""Config keys whose values their own module parses and gates, not `Config`.
+
+A table such as `[mcp_servers.NAME]` or a key such as `plan_tools` has rules of its own about what a
+repository's file may do (a project's server needs trust and an approval; `plan_tools` counts from
+the user's file only), so `cast/config.py` only knows these keys exist (a typo elsewhere is still an
+error) and never merges them; the owning module reads them with `raw` and applies its rules.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+OWN_KEYS = {"mcp_servers": "cast.mcp.config", "plan_tools": "cast.mcp.config"}  # key -> the module that parses it
+
+
+def raw(root: Path | None, key: str) -> list[tuple[str, Path, Any]]:
+    """`key` as each config file writes it, lowest precedence first: ("user" | "project", the file,
+    its value). Unchecked and ungated: the owning module decides what a repository's value may do.
+    A repository's file is read as data (no symlink, at most 1 MB); an unreadable one is a ConfigError."""
+    from cast.config import _read_toml, config_paths
+
+    found = []
+    for scope, path in zip(("user", "project"), config_paths(root), strict=False):
+        if path.is_file():
+            values = _read_toml(path, repository=scope == "project")
+            if key in values:
+                found.append((scope, path, values[key]))
+    return found
