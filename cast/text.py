@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-CALL_KEYS = ("path", "pattern", "command", "name", "id")  # the argument that identifies a call
+CALL_KEYS = ("path", "pattern", "command", "name", "id", "task")  # the argument that identifies a call
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

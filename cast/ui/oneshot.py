@@ -39,6 +39,7 @@ class Printer:
         self._commands: dict[str, tuple[str, float]] = {}  # running bash call id -> (command, when it started)
         self._status = False  # a status row is on the terminal
         self._lock = threading.Lock()  # the status row is drawn from commands' reader threads
+        self._nested: Any = None  # an explore's steps, one dim line each under its call (cast.ui.nested)
 
     @property
     def live(self) -> bool:
@@ -89,6 +90,9 @@ class Printer:
             self.in_text = False
         if isinstance(event, ev.ThinkingDelta):
             return  # shown whole, as a Note, once the reply is complete
+        if isinstance(event, ev.Nested):
+            self._child(event)
+            return
         if isinstance(event, ev.Note):
             self.line((event.text, "dim italic"))
         elif isinstance(event, ev.ToolCall):
@@ -111,6 +115,15 @@ class Printer:
         elif isinstance(event, ev.Stopped):
             style = "green" if event.status == "done" else "yellow" if event.status == "interrupted" else "red"
             self.line((f"■ {event.status}: {event.reason}", style), (f" ({plural(event.steps, 'step')})", "dim"))
+
+    def _child(self, event: ev.Nested) -> None:
+        """A child run's step, indented under its parent's call (which is printed once answered)."""
+        from cast.ui.nested import NestedView
+
+        self._nested = self._nested or NestedView()
+        line = self._nested.add(event)
+        if line:
+            self.line(("  ↳ " + line, "dim"))
 
     def _tasks(self, tasks: tuple[ev.Task, ...]) -> None:
         """One line when progress or the current item changes, not on every bookkeeping update."""

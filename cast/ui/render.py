@@ -20,6 +20,7 @@ from cast.agent import events as ev
 from cast.text import call_label, terminal_safe
 from cast.tools.liveline import printable
 from cast.tools.results import Edited, Ran
+from cast.ui.nested import NestedView
 from cast.ui.oneshot import same_error
 from cast.ui.stream import MarkdownStream
 from cast.ui.tasks import checklist, plain_checklist
@@ -87,6 +88,7 @@ class Renderer:
         self._lines: dict[str, str] = {}  # bash call id -> the newest line it printed
         self._printed: dict[str, list[str]] = {}  # bash call id -> the lines it printed so far (Ctrl+O)
         self.last_output: tuple[str, str] | None = None  # the last command's label and output
+        self.nested = NestedView()  # a running call's child run (an explore): its steps, under the call
         self._tasks: tuple[ev.Task, ...] = ()
         self._blocks = 0  # Markdown blocks committed in the current reply (for spacing)
         self._last_fence = False
@@ -102,6 +104,10 @@ class Renderer:
                     printed.append(self._lines[event.call_id])
                     del printed[:-RUNNING_LINES]
             return  # drawn at the REPL's next tick (about eight a second), never once per line
+        if isinstance(event, ev.Nested):  # from a tool thread too: under its call while it runs
+            self.nested.add(event)
+            self.on_change()
+            return
         if isinstance(event, ev.TextDelta):
             self._end_thinking()
             with self._lock:
@@ -134,6 +140,9 @@ class Renderer:
                 self._printed.pop(event.id, None)
             if isinstance(event.result, Ran):
                 self.last_output = (label, event.text)  # for the key that shows it whole
+            steps = self.nested.done(event.id)
+            if steps:  # one line now; Ctrl+O shows the child's steps and the answer
+                self.last_output = (label, "\n".join([*steps, "", event.text]))
             self.commit(self.tool_line(label, event))
             diff = event.result.diff if isinstance(event.result, Edited) and event.ok else ""
             with self._lock:
@@ -150,6 +159,7 @@ class Renderer:
         elif isinstance(event, ev.Stopped):
             with self._lock:
                 tasks, self._tasks, self._running = self._tasks, (), {}
+                self.nested = NestedView()
                 self._commands, self._lines, self._printed = {}, {}, {}
             self.working = False
             if tasks:
@@ -253,7 +263,8 @@ class Renderer:
         with self._lock:
             call = next((key for key in reversed(self._commands) if key in self._running), None)
             if call is None:
-                return None
+                child = next((key for key in reversed(self._running) if self.nested.lines(key)), None)
+                return None if child is None else (f"{self._running[child]} · running", "\n".join(self.nested.lines(child)))
             seconds = time.monotonic() - self._started.get(call, time.monotonic())
             return f"{self._running[call]} · running {seconds:.0f}s", "\n".join(self._printed.get(call, []))
 
@@ -263,7 +274,7 @@ class Renderer:
             pending = self._stream.pending
             now = time.monotonic()
             running = [
-                (f"{label} · {now - self._started.get(key, now):.0f}s", self._lines.get(key, ""))
+                (f"{label} · {now - self._started.get(key, now):.0f}s", self._lines.get(key, "") or self.nested.newest(key))
                 for key, label in self._running.items()
             ]
             tasks = self._tasks
