@@ -11,7 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-OWN_KEYS = {"mcp_servers": "cast.mcp.config", "plan_tools": "cast.mcp.config"}  # key -> the module that parses it
+OWN_KEYS = {  # key -> the module that parses it
+    "mcp_servers": "cast.mcp.config",
+    "plan_tools": "cast.mcp.config",
+    "explore_model": "cast.tools.explore_settings",
+    "explore_max_steps": "cast.tools.explore_settings",
+    "explore_max_tokens": "cast.tools.explore_settings",
+}
 
 
 def raw(root: Path | None, key: str) -> list[tuple[str, Path, Any]]:

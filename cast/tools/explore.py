@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -28,6 +27,7 @@ from pydantic import Field
 from cast.agent import events as ev
 from cast.text import clip, plural, tokens
 from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.explore_settings import ExploreSettings
 from cast.tools.results import Explored
 
 if TYPE_CHECKING:
@@ -68,26 +68,6 @@ class ExploreParams(Params):
     task: str = Field(description="The question to answer, with any paths, names or errors you already know.", min_length=1)
 
 
-@dataclass(frozen=True)
-class ExploreSettings:
-    """`explore_model` ("": the cheapest current model the provider offers; `script:PATH` replays a
-    script for each child), `explore_max_steps`, `explore_max_tokens` (a child's token ceiling)."""
-
-    model: str = ""
-    max_steps: int = 20
-    max_tokens: int = 400_000
-    answer_chars: int = 8_000
-
-    @classmethod
-    def from_config(cls, config: Any) -> ExploreSettings:
-        default = cls()
-        return cls(
-            str(getattr(config, "explore_model", "") or "").strip(),
-            int(getattr(config, "explore_max_steps", 0) or default.max_steps),
-            int(getattr(config, "explore_max_tokens", 0) or default.max_tokens),
-        )
-
-
 Book = Callable[[str, "Usage", float, str], None]  # (child, one call's usage, its cost, model): the run's bill
 
 
@@ -107,6 +87,7 @@ class Explorer:
         session: Session | None = None,
         book: Book | None = None,
         make_model: Callable[[str], Model] | None = None,
+        settings: ExploreSettings | None = None,
     ):
         self.config = config
         self.workspace = workspace
@@ -116,7 +97,7 @@ class Explorer:
         self.session = session
         self.book = book
         self.make_model = make_model
-        self.settings = ExploreSettings.from_config(config)
+        self.settings = ExploreSettings.from_config(config) if settings is None else settings
         self._lock = threading.Lock()
         self._emit_lock = threading.Lock()
         self._started = 0

@@ -9,7 +9,8 @@ from cast.agent import events as ev
 from cast.agent.loop import Agent
 from cast.models.scripted import ScriptedModel
 from cast.tools.base import ToolContext
-from cast.tools.explore import Explorer, ExploreSettings
+from cast.tools.explore import Explorer
+from cast.tools.explore_settings import ExploreSettings
 from cast.tools.files import GREP, LIST_FILES, READ_FILE
 from cast.tools.results import Explored
 from cast.tools.shell import PLAN_BASH
