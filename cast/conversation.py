@@ -115,7 +115,7 @@ def start(agent: Agent, config: Config, mode: Mode) -> None:
 def switch(agent: Agent, config: Config, old: Mode, new: Mode) -> None:
     """From `old` to `new` by an appended notice: tool_addition / tool_removal over the tools
     declared once where the model supports it, else the new tools declared (drop_block)."""
-    if new is old:
+    if new == old:  # the same mode, over the same registry or not
         return
     declared = {tool.get("name") for tool in agent.prefix().tools}
     changes = capabilities(agent.model).tool_changes and declared >= {tool.name for tool in new.tools}

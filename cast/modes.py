@@ -1,4 +1,9 @@
-"""Plan and execute: each mode is a tool set plus a prompt section.
+"""Plan and execute: each mode is a prompt section plus a filter over the run's tool registry.
+
+A mode admits tools by their access level (`tools.base.Access`); a tool may also be admitted to a
+mode by name (`Tool.admitted`), but only at the levels that mode lets be granted: plan mode takes an
+EXTERNAL tool the user's `plan_tools` names, never a writing one. `PLAN` and `EXECUTE` are over the
+built-in tools; a run binds them to its own registry (`Mode.over`) once its extensions joined.
 
 The system prompt is the same in every mode and byte-stable: today's models sign their thinking
 against it, and the prompt cache keys on it. A mode's instructions therefore travel as a system
@@ -10,23 +15,36 @@ and removes them by reference inside that notice; elsewhere the tool list is the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cast.tools.base import Tool
-from cast.tools.edit import EDIT_FILE, WRITE_FILE
-from cast.tools.files import GREP, LIST_FILES, READ_FILE
-from cast.tools.plan import WRITE_PLAN
-from cast.tools.shell import EXECUTE_BASH, PLAN_BASH
-from cast.tools.tasks import UPDATE_TASK
+from cast.tools.base import Access, Tool
+from cast.tools.registry import Registry, builtin
 from cast.workspace import Workspace
+
+BUILTIN = builtin()
+BUILTIN.freeze()
 
 
 @dataclass(frozen=True)
 class Mode:
     name: str
-    tools: tuple[Tool, ...]
     prompt: str
+    access: frozenset[Access]  # the levels it admits
+    grantable: frozenset[Access] = frozenset()  # the levels a tool's own `admitted` may add to it
+    registry: Registry = field(default=BUILTIN, compare=False)
+
+    def admits(self, tool: Tool[Any]) -> bool:
+        return tool.access in self.access or (self.name in tool.admitted and tool.access in self.grantable)
+
+    @property
+    def tools(self) -> tuple[Tool[Any], ...]:
+        """What this mode offers of its registry, in registration order (see `Registry.offered`)."""
+        return self.registry.offered(self.admits)
+
+    def over(self, registry: Registry) -> Mode:
+        """This mode over a run's registry."""
+        return replace(self, registry=registry)
 
 
 BASE_PROMPT = """\
@@ -65,8 +83,8 @@ and say why. Edit files only after reading them. When every item is done, reply 
 of what changed and how it was verified."""
 
 
-PLAN = Mode("plan", (READ_FILE, LIST_FILES, GREP, PLAN_BASH, WRITE_PLAN), PLAN_PROMPT)
-EXECUTE = Mode("execute", (READ_FILE, LIST_FILES, GREP, EXECUTE_BASH, EDIT_FILE, WRITE_FILE, UPDATE_TASK), EXECUTE_PROMPT)
+PLAN = Mode("plan", PLAN_PROMPT, frozenset({Access.READ, Access.PLAN_FILE}), grantable=frozenset({Access.EXTERNAL}))
+EXECUTE = Mode("execute", EXECUTE_PROMPT, frozenset({Access.READ, Access.WRITE, Access.EXEC, Access.EXTERNAL}))
 MODES = {mode.name: mode for mode in (PLAN, EXECUTE)}
 
 
@@ -80,13 +98,14 @@ SHARED_BASH_DESCRIPTION = (
 SWITCHED = "[cast: the user switched to {name} mode. From now on these instructions apply, and only this mode's tools work.]"
 
 
-def system_prompt(workspace: Workspace) -> str:
-    """The stable prefix: no timestamps, nothing that depends on the mode or the step."""
+def system_prompt(workspace: Workspace, sections: tuple[str, ...] = ()) -> str:
+    """The stable prefix: no timestamps, nothing that depends on the mode or the step. `sections`
+    are the extensions' own (`Extension.prefix`), each byte-stable, in the order they joined."""
     parts = [BASE_PROMPT]
     instructions = workspace.instructions()
     if instructions:
         parts.append("# Project instructions (AGENTS.md)\n" + instructions)
-    return "\n\n".join(parts)
+    return "\n\n".join(parts + [section for section in sections if section])
 
 
 def declared_tools(mode: Mode, tool_changes: bool) -> tuple[dict[str, Any], ...]:
@@ -97,7 +116,7 @@ def declared_tools(mode: Mode, tool_changes: bool) -> tuple[dict[str, Any], ...]
     offered = {tool.name for tool in mode.tools}
     specs: dict[str, dict[str, Any]] = {}
     for each in MODES.values():
-        for tool in each.tools:
+        for tool in each.over(mode.registry).tools:
             if tool.name not in specs:
                 spec = tool.spec()
                 if tool.name == "bash":

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
+from cast.extensions import close_all
 from cast.options import Options
 
 if TYPE_CHECKING:
@@ -25,10 +26,12 @@ if TYPE_CHECKING:
     from cast.agent.report import Report, ReportBuilder
     from cast.checkpoints.recorder import Recorder
     from cast.config import Config
+    from cast.extensions import Extension
     from cast.models.base import Model
     from cast.modes import Mode
     from cast.sessions import Session
     from cast.tools.base import ToolContext
+    from cast.tools.registry import Registry
     from cast.tools.tasks import TaskBoard
     from cast.workspace import Workspace
 
@@ -65,6 +68,9 @@ class Run:
     economy: ContextEconomy | None = None  # aging and compaction of this run's context
     checkpoints: Recorder | None = None  # execute runs: a checkpoint before each plan item
     last: ev.Stopped | None = None  # how the newest turn stopped
+    registry: Registry | None = None  # every tool of the run; None: the built-in ones (cast.modes.BUILTIN)
+    extensions: list[Extension] = field(default_factory=list)  # what joined at start-up: told of switches, closed with the run
+    _emitting: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- what front-ends may read ------------------------------------------------------------
     @property
@@ -108,6 +114,7 @@ class Run:
 
         if on_output is not None:
             self.ctx.on_output = on_output
+        self.ctx.emit = self._emitter(handle)
         if self.tasks is not None:
             self.tasks.sync()  # an undo, a redo or a hand edit since the last turn
         try:
@@ -116,6 +123,16 @@ class Run:
             self.last = ev.Stopped("failed", self._io_reason(exc), self.agent.steps_total, {"exit_code": 1})
             handle(self.last)
         return self.last
+
+    def _emitter(self, handle: Handler) -> Callable[[ev.Event], None]:
+        """`ToolContext.emit` for this turn: a running call's own events (a subagent's steps) go to
+        the front-end one at a time, whichever of the parallel calls' threads they come from."""
+
+        def emit(event: ev.Event) -> None:
+            with self._emitting:
+                handle(event)
+
+        return emit
 
     def _io_reason(self, exc: OSError) -> str:
         where = f" ({exc.filename})" if exc.filename else ""
@@ -177,7 +194,7 @@ class Run:
         from cast.modes import MODES
         from cast.runs import approval_for
 
-        mode = MODES[name]
+        mode = MODES[name] if self.registry is None else MODES[name].over(self.registry)
         if name == "execute" and self.ctx.approval is None:
             self.ctx.approval = approval_for(self.options, self.config, self.workspace)
         conversation.switch(self.agent, self.config, self.mode, mode)
@@ -187,6 +204,8 @@ class Run:
         elif name == "execute" and hooks.on_finish is None and self.idle_check is not None:
             hooks.on_finish, self.idle_check = self.idle_check, None
         self.mode = mode
+        for extension in self.extensions:
+            extension.switched(mode)
         if self.session is not None:
             self.session.update(mode=name)
 
@@ -229,6 +248,9 @@ class Run:
         """The end of the run: its outcome, and its session removed if it holds nothing to go back
         to (never driven, or failed before any reply)."""
         outcome = self.outcome(stopped, plan_required=plan_required)
+        if self.extensions:
+            extensions, self.extensions = self.extensions, []
+            close_all(extensions)  # once: the REPL may close a run it already closed
         if self.session is not None:
             try:
                 self.session.discard_if_unused()
@@ -238,8 +260,8 @@ class Run:
 
     def _books(self) -> Report | None:
         """Close the run's books: the evidence report, the session's final cost."""
-        from cast.agent.report import final_text
         from cast.agent.selfcheck import SelfCheck
+        from cast.agent.transcript import final_text
 
         if self.session is not None and self.usage is not None:
             with suppress(OSError):  # a full disk: the transcript up to here stands, the figures are the loss

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-from cast import conversation
+from cast import conversation, extensions
 from cast.agent import events as ev
 from cast.agent import tasklist
 from cast.agent.context import ContextEconomy
 from cast.agent.cost import UsageLog, price_for
+from cast.agent.gate import Gates
 from cast.agent.loop import Agent, Hooks
 from cast.agent.observed import ledger_feed
 from cast.agent.report import ReportBuilder
@@ -25,17 +28,20 @@ from cast.agent.transcript import Message, Prefix, Transcript
 from cast.checkpoints.journal import Journal
 from cast.checkpoints.recorder import Recorder
 from cast.config import Config, load
+from cast.extensions import Extension, Setup
 from cast.models.base import Model
 from cast.modes import EXECUTE, PLAN, Mode, system_prompt
 from cast.options import Options
 from cast.plans.revisions import Revisions
 from cast.run import Run
 from cast.safety.approval import ApprovalPolicy
+from cast.safety.decision import ApprovalRequest, EditRequest, RevisionRequest
 from cast.sandbox import limits as sandbox_limits
 from cast.sessions import Session, execute_id, executing, valid_id
 from cast.sessions import load as load_session
-from cast.tools.base import ToolContext
+from cast.tools.base import NobodyToAsk, ToolContext
 from cast.tools.evidence import Ledger
+from cast.tools.registry import Registry, RegistryError, builtin
 from cast.tools.results import PlanWritten
 from cast.tools.tasks import TaskBoard
 from cast.workspace import Workspace, refuse_broad
@@ -55,17 +61,76 @@ def make_model(spec: str, config: Config) -> Model:
     return resolve(spec, config)
 
 
-def _agent(mode: Mode, workspace: Workspace, config: Config, ctx: ToolContext, model: Model | None) -> Agent:
+@dataclass
+class _Parts:
+    """What a run is made of besides its model: its tools (built-in and the extensions'), the
+    extensions themselves, and the mode it starts in over those tools."""
+
+    registry: Registry
+    extensions: list[Extension]
+    mode: Mode
+    sections: tuple[str, ...] = ()
+    notices: list[str] = field(default_factory=list)
+    requests: Callable[[Any], Any] | None = None
+
+
+def _parts(workspace: Workspace, config: Config, options: Options, mode: Mode, *, extend: bool = True) -> _Parts:
+    """Build the run's extensions and register their tools, before anything is declared to the
+    model. `extend=False`: a run that is never driven (nothing left to execute) starts none."""
+    registry = builtin()
+    setup = Setup(workspace, config, options, mode.name, _requests(options))
+    joined = extensions.start(setup) if extend else []
+    for extension in list(joined):
+        try:
+            for tool in extension.tools():
+                registry.add(tool)
+        except RegistryError as exc:
+            setup.notice(f"{extension.name}: {exc}; its tools are left out")
+            joined.remove(extension)
+            extensions.close_all([extension])
+    registry.freeze()
+    return _Parts(registry, joined, mode.over(registry), tuple(e.prefix() for e in joined), setup.notices, setup.requests)
+
+
+def _requests(options: Options) -> Callable[[Any], Any] | None:
+    """The request channel over the front-end's approver: each typed question to its answer."""
+    approver = options.approver
+    if approver is None:
+        return None
+    answers: dict[type, Callable[[Any], Any]] = {
+        ApprovalRequest: approver.ask,
+        EditRequest: approver.ask_edit,
+        RevisionRequest: approver.ask_revision,
+    }
+
+    def ask(request: Any) -> Any:
+        answer = answers.get(type(request))
+        if answer is None:
+            raise NobodyToAsk(type(request).__name__)
+        return answer(request)
+
+    return ask
+
+
+def _agent(parts: _Parts, workspace: Workspace, config: Config, ctx: ToolContext, model: Model | None) -> Agent:
+    mode = parts.mode
     model, ctx.plan_commands = model or make_model(config.model_for(mode.name), config), config.plan_commands
-    return Agent(
+    ctx.requests = parts.requests
+    agent = Agent(
         model=model,
         tools=mode.tools,
-        system=system_prompt(workspace),
+        system=system_prompt(workspace, parts.sections),
         ctx=ctx,
         max_steps=config.max_steps,
         max_tokens=config.max_tokens,
         effort=conversation.effort(config, mode, model),
     )
+    agent.notes.extend(parts.notices)
+    return agent
+
+
+def _run(parts: _Parts, workspace: Workspace, config: Config, agent: Agent, session_id: str, options: Options) -> Run:
+    return Run(workspace, config, parts.mode, agent, session_id, options, registry=parts.registry, extensions=parts.extensions)
 
 
 def approval_for(options: Options, config: Config, workspace: Workspace) -> ApprovalPolicy:
@@ -85,7 +150,8 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     workspace, config = setup(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
     ctx = ToolContext(workspace=workspace, task=task, session_id=session_id)
-    run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
+    parts = _parts(workspace, config, options, PLAN)
+    run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
     run = _instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
     conversation.start(run.agent, run.config, run.mode)
     return run
@@ -130,6 +196,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
             meta.get("task", ""),
             session_id,
             model or ScriptedModel([], name="(nothing to execute)"),
+            extend=False,
         )
     for other, pid in executing(workspace.root, plan_path):  # two runs would work and tick the same items
         raise PlanError(
@@ -146,7 +213,15 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
 
 
 def _execute(
-    workspace: Workspace, config: Config, options: Options, board: TaskBoard, task: str, session_id: str, model: Model | None
+    workspace: Workspace,
+    config: Config,
+    options: Options,
+    board: TaskBoard,
+    task: str,
+    session_id: str,
+    model: Model | None,
+    *,
+    extend: bool = True,
 ) -> Run:
     bind_revision(board, workspace.root, options)
     ctx = ToolContext(
@@ -157,8 +232,8 @@ def _execute(
         tasks=board,
         approval=approval_for(options, config, workspace),
     )
-    agent = _agent(EXECUTE, workspace, config, ctx, model)
-    return Run(workspace, config, EXECUTE, agent, session_id, options)
+    parts = _parts(workspace, config, options, EXECUTE, extend=extend)
+    return _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
 
 
 def resume_run(session_id: str | None, options: Options, model: Model | None = None) -> Run:
@@ -184,10 +259,11 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
         run = _execute(workspace, config, options, TaskBoard(plan_path), meta.get("task", ""), session_id, model)
     else:
         ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), session_id=session_id, plan_path=plan_path)
-        run = Run(workspace, config, PLAN, _agent(PLAN, workspace, config, ctx, model), session_id, options)
-    if meta.get("mode") == "execute" and run.mode is PLAN:  # switched by hand, without a plan
-        run.mode = EXECUTE
-        run.agent.tools, run.agent.effort = EXECUTE.tools, conversation.effort(config, EXECUTE, run.agent.model)
+        parts = _parts(workspace, config, options, PLAN)
+        run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
+    if meta.get("mode") == "execute" and run.mode.name == "plan":  # switched by hand, without a plan
+        run.mode = EXECUTE.over(run.registry) if run.registry is not None else EXECUTE
+        run.agent.tools, run.agent.effort = run.mode.tools, conversation.effort(config, EXECUTE, run.agent.model)
         if run.ctx.approval is None:
             run.ctx.approval = approval_for(options, config, workspace)
     run = _instrument(run, session, messages, Prefix.from_record(recorded) if recorded else None)
@@ -210,10 +286,11 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
             run.session_id,
             board.plan.path,
             lambda n: next((t for k, t, *_ in board.rows() if k == n), ""),
-            lambda: run.mode is EXECUTE,
+            lambda: run.mode.name == "execute",
             lambda: [k for k, _, status, _ in board.rows() if status == "done"],
         )
     run.session, run.usage = session, UsageLog(price)
+    run.ctx.usage = run.usage  # a tool's own model calls (a subagent) are on this run's bill
     ledger = board.ledger if board is not None else Ledger()  # the run's one ledger: every observer below reads it
     run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board, ledger=ledger)
     agent.transcript = Transcript(messages, on_append=session.append, prefix=prefix)
@@ -225,6 +302,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
         price=price,
         observers=[ledger_feed(ledger), economy.observe, run.usage.observe, session.observe, run.report.observe]
         + [_plan_recorder(session)],
+        gate=Gates([gate for extension in run.extensions if (gate := extension.gate()) is not None]),
     )
     if board is not None:
         check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add, ledger=ledger)

@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
+from cast.agent.gate import CallGate
 from cast.agent.guards import CallRecord
 from cast.models import base as m
+from cast.text import one_line
 from cast.tools.base import CommandParams, Observation, Tool, ToolContext, run_tool, validated
 from cast.tools.results import Declined, Failed, Interrupted
 
@@ -36,13 +38,23 @@ def batches(calls: list[m.ToolUse], by_name: dict[str, Tool]) -> Iterator[list[m
         yield batch
 
 
-def execute(batch: list[m.ToolUse], by_name: dict[str, Tool], ctx: ToolContext, record: CallRecord, step: int) -> list[Outcome]:
+NO_GATE = CallGate()
+
+
+def execute(
+    batch: list[m.ToolUse],
+    by_name: dict[str, Tool],
+    ctx: ToolContext,
+    record: CallRecord,
+    step: int,
+    gate: CallGate = NO_GATE,
+) -> list[Outcome]:
     """Every call's outcome, in the batch's order. A Ctrl+C while they run sets the cancel flag,
     which running commands poll: they die and report what they did."""
     if len(batch) == 1:
-        return [execute_one(batch[0], by_name, ctx, record, step)]
+        return [execute_one(batch[0], by_name, ctx, record, step, gate)]
     pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_READS)
-    futures = [pool.submit(execute_one, call, by_name, ctx, record, step) for call in batch]
+    futures = [pool.submit(execute_one, call, by_name, ctx, record, step, gate) for call in batch]
     try:
         wait(futures)
     except KeyboardInterrupt:
@@ -52,13 +64,36 @@ def execute(batch: list[m.ToolUse], by_name: dict[str, Tool], ctx: ToolContext, 
     return [future.result() for future in futures]
 
 
-def execute_one(call: m.ToolUse, by_name: dict[str, Tool], ctx: ToolContext, record: CallRecord, step: int) -> Outcome:
+def execute_one(
+    call: m.ToolUse, by_name: dict[str, Tool], ctx: ToolContext, record: CallRecord, step: int, gate: CallGate = NO_GATE
+) -> Outcome:
+    """One call: refused by name outside the mode, refused by the gate, answered from the record,
+    or run (with `ctx.call_id` naming it on this thread), and the gate's addition appended."""
     tool = by_name.get(call.name)
     if tool is None:
         offered = ", ".join(by_name)
         return Observation(
             f"error: no tool named '{call.name}' in this mode; available: {offered}", ok=False, summary="unknown tool"
         ), False
+    refused = gate.before(call)
+    if refused is not None:
+        return refusal(call, tool, refused), False
+    with ctx.calling(call.id):
+        obs, from_record = _run(call, tool, ctx, record, step)
+    added = gate.after(call, obs)
+    if added:
+        obs.text += "\n" + added
+    return obs, from_record
+
+
+def refusal(call: m.ToolUse, tool: Tool, reason: str) -> Observation:
+    """A call the gate would not let run: its reason is the observation, typed like a decline."""
+    params = validated(tool, call.input)
+    result = Declined(params.command, reason) if isinstance(params, CommandParams) else Failed(call.name, reason)
+    return Observation(reason, ok=False, summary=one_line(reason, 200), result=result)
+
+
+def _run(call: m.ToolUse, tool: Tool, ctx: ToolContext, record: CallRecord, step: int) -> Outcome:
     if tool.read_only:
         hit = record.lookup(call.name, call.input)
         if hit:

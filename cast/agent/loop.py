@@ -13,10 +13,11 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cast.agent import dispatch, guards, notices
+from cast.agent import dispatch, guards, notices, streamed
 from cast.agent import events as ev
+from cast.agent.gate import CallGate
 from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak, Repeats
-from cast.agent.transcript import Prefix, Transcript, text_block, tool_result_block
+from cast.agent.transcript import Prefix, Transcript, final_text, text_block, tool_result_block
 from cast.models import base as m
 from cast.text import one_line
 from cast.tools.base import Tool, ToolContext
@@ -34,15 +35,7 @@ class Hooks:
     after_tools: Callable[[Agent], Iterator[ev.Event]] | None = None  # e.g. task list changes
     price: Callable[[m.Usage], float] | None = None
     observers: list[Callable[[ev.Event], None]] = field(default_factory=list)  # session, report, usage log
-
-
-@dataclass
-class _Reply:
-    """What one streamed reply has produced so far."""
-
-    text: list[str] = field(default_factory=list)
-    calls: list[m.ToolUse] = field(default_factory=list)
-    stop: m.Stop | None = None
+    gate: CallGate = field(default_factory=CallGate)  # the user's hooks around tool calls and turns (agent/gate.py)
 
 
 @dataclass
@@ -146,9 +139,11 @@ class Agent:
             observe(event)
 
     def _turn(self, user_text: str | None) -> Generator[ev.Event, None, None]:
-        if user_text:
-            self.transcript.add_user([text_block(user_text)])
         self._step = step = 0
+        refused = self._begin(user_text)
+        if refused is not None:
+            yield self._stop("stopped", refused, step)
+            return
         self.repeats.reset()
         exceeded = 0  # replies in a row that hit the context window
         while True:
@@ -196,19 +191,39 @@ class Agent:
             if not calls:
                 if stop_reason == "max_tokens":
                     yield ev.Notice("the reply was cut at max_tokens", "warning")
-                asking = guards.asks_user(self.transcript.messages)  # the user answers it, not the self-check
-                follow_up = self.hooks.on_finish(self) if self.hooks.on_finish and not asking else None
-                if follow_up:
-                    self.transcript.note(follow_up)
-                    said = follow_up.splitlines()[0].strip("[]").removeprefix("cast ").removeprefix("self-check: ")
-                    yield ev.Notice("self-check: " + said, "warning")
+                ended = yield from self._finish(step)
+                if ended is None:
                     continue
-                yield self._stop("done", "the model asks you a question" if asking else "the model finished its turn", step)
+                yield ended
                 return
             stop = yield from self._run_tools(calls, step)
             if stop:
                 yield stop
                 return
+
+    def _begin(self, user_text: str | None) -> str | None:
+        """The user's message joins the conversation, unless the gate stops the turn (its reason)."""
+        refused = self.hooks.gate.turn(user_text or None)
+        if refused is None and user_text:
+            self.transcript.add_user([text_block(user_text)])
+        return refused
+
+    def _finish(self, step: int) -> Generator[ev.Event, None, ev.Stopped | None]:
+        """The model ended its turn: the self-check, then the gate, may send it back to work
+        (None); otherwise the turn is done."""
+        asking = guards.asks_user(self.transcript.messages)  # the user answers it, not the self-check
+        follow_up = self.hooks.on_finish(self) if self.hooks.on_finish and not asking else None
+        if follow_up:
+            self.transcript.note(follow_up)
+            said = follow_up.splitlines()[0].strip("[]").removeprefix("cast ").removeprefix("self-check: ")
+            yield ev.Notice("self-check: " + said, "warning")
+            return None
+        guidance = self.hooks.gate.done(final_text(self.transcript.messages))
+        if guidance:
+            self.transcript.note(guidance)
+            yield ev.Notice("a hook sent the model back to work: " + one_line(guidance, 200), "warning")
+            return None
+        return self._stop("done", "the model asks you a question" if asking else "the model finished its turn", step)
 
     def _ask(self) -> Generator[ev.Event, None, tuple[list[m.ToolUse], str, dict[str, Any]] | None]:
         """Stream one reply. Returns (tool calls, stop reason), or None when interrupted."""
@@ -225,13 +240,13 @@ class Agent:
             chars=self.transcript.chars,
             cache_anchors=self.transcript.cache_anchors,
         )
-        reply = _Reply()
+        reply = streamed.Reply()
         stream = self.model.stream(request)
         try:
             for item in stream:
                 if self.ctx.cancel.is_set():
                     break
-                yield from self._take(reply, item)
+                yield from streamed.take(reply, item, self._account)
         except KeyboardInterrupt:
             self.cancel()
         finally:
@@ -253,27 +268,6 @@ class Agent:
                 yield ev.Note(str(block["thinking"]).strip())
         return reply.calls, reply.stop.reason, dict(reply.stop.details or {})
 
-    def _take(self, reply: _Reply, item: m.ModelEvent) -> Iterator[ev.Event]:
-        """One streamed item: text and thinking go to the front-end as they come; tool calls and
-        the stop are kept for the end of the reply."""
-        if isinstance(item, m.TextDelta):
-            reply.text.append(item.text)
-            yield item
-        elif isinstance(item, m.ThinkingDelta):
-            yield item
-        elif isinstance(item, m.ToolUse):
-            reply.calls.append(item)
-        elif isinstance(item, m.Usage):
-            yield self._account(item)
-        elif isinstance(item, m.Stop):
-            reply.stop = item
-        elif isinstance(item, m.Retrying):
-            if item.partial:
-                reply.text.clear()  # the failed attempt's words are not part of the reply
-            yield ev.Notice(
-                f"model call failed ({item.reason}); retrying in {item.delay:.1f}s, attempt {item.attempt}", "warning"
-            )
-
     def _account(self, usage: m.Usage) -> ev.UsageUpdate:
         self.usage = self.usage + usage
         self.cost += self.hooks.price(usage) if self.hooks.price else 0.0  # per call: prices can be tiered
@@ -294,7 +288,7 @@ class Agent:
             if self.ctx.cancel.is_set():
                 break
             try:
-                outcomes = dispatch.execute(batch, by_name, self.ctx, self.record, step)
+                outcomes = dispatch.execute(batch, by_name, self.ctx, self.record, step, self.hooks.gate)
             except KeyboardInterrupt:
                 self.cancel()
                 outcomes = dispatch.interrupted(batch, by_name, INTERRUPTED)

@@ -22,6 +22,7 @@ from cast.agent.claims import Claim, Facts, check_claims
 from cast.agent.explored import ExploreRecord, mark
 from cast.agent.git_baseline import GitBaseline, Stat, format_stat, line_counts
 from cast.agent.observed import Observations, PlanState
+from cast.agent.transcript import final_text as final_text  # where it was: the report's readers import it from here
 from cast.text import path_label
 from cast.tools.evidence import CommandRun, Ledger
 from cast.tools.results import Explored
@@ -305,11 +306,3 @@ def _small(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
-
-
-def final_text(messages: list[dict[str, Any]]) -> str:
-    """The text of the last assistant message: the model's closing account of the run."""
-    for msg in reversed(messages):
-        if msg["role"] == "assistant":
-            return "\n".join(b.get("text", "") for b in msg["content"] if isinstance(b, dict) and b.get("type") == "text")
-    return ""

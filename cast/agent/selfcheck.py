@@ -29,8 +29,7 @@ from cast.agent import events as ev
 from cast.agent.claims import CLAIMS_SCHEMA
 from cast.agent.context import ask
 from cast.agent.observed import Observations, PlanState
-from cast.agent.report import final_text
-from cast.agent.transcript import text_block
+from cast.agent.transcript import final_text, text_block
 from cast.models import base as m
 from cast.text import call_label, clip, plural
 from cast.tools.evidence import Ledger

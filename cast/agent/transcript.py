@@ -203,3 +203,11 @@ def tool_result_block(tool_use_id: str, text: str, is_error: bool) -> dict[str, 
     if is_error:
         block["is_error"] = True
     return block
+
+
+def final_text(messages: list[dict[str, Any]]) -> str:
+    """The text of the last assistant message: the model's closing account of its turn."""
+    for msg in reversed(messages):
+        if msg["role"] == "assistant":
+            return "\n".join(b.get("text", "") for b in msg["content"] if isinstance(b, dict) and b.get("type") == "text")
+    return ""

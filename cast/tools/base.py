@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import errno
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -22,6 +24,7 @@ from cast.text import one_line
 from cast.tools.results import Failed, Result
 
 if TYPE_CHECKING:
+    from cast.models.base import Usage
     from cast.safety.approval import ApprovalPolicy
     from cast.tools.tasks import TaskBoard
     from cast.workspace import Workspace
@@ -45,6 +48,28 @@ class Observation:
     result: Result | None = None  # what the call did, typed, for observers (None: nothing they need)
 
 
+class Access(StrEnum):
+    """What a tool may do, in rising order of reach. A mode admits tools by access level
+    (`cast.modes`), so a tool added at start-up takes part in modes without naming them; one that
+    declares nothing is `EXTERNAL`, the level no mode trusts by default."""
+
+    READ = "read"  # reads the workspace (bash that is proven read-only or sandboxed read-only)
+    PLAN_FILE = "plan file"  # writes only the plan under .cast/plans/<session>/
+    WRITE = "write"  # changes files in the workspace
+    EXEC = "exec"  # runs commands that may change anything the sandbox lets them
+    EXTERNAL = "external"  # acts outside the workspace and cast's sandbox (an MCP server's tool)
+
+
+ACCESS_ORDER = tuple(Access)  # for "the most capable variant a mode admits" (cast.tools.registry)
+
+
+class UsageBook(Protocol):
+    """Where a model call's usage goes on the run's bill (`agent.cost.UsageLog`): a tool that
+    runs a model of its own (a subagent) books its calls here, so the parent's report pays them."""
+
+    def add(self, usage: Usage, kind: str) -> None: ...
+
+
 @dataclass
 class ToolContext:
     """Everything an executor may touch, by name. A field is None where the run has no such part
@@ -61,6 +86,36 @@ class ToolContext:
     approval: ApprovalPolicy | None = None  # execute mode: who may run what
     plan_commands: str = "sandboxed"  # plan mode: "sandboxed" (unverified ones too, strong sandbox only) or "proven"
     on_output: Callable[[str, str], None] | None = None  # (command, its newest output line) while it runs: live views only
+    emit: Callable[[Any], None] = lambda event: None  # an extra `agent.events` event a running call produces, to the front-end
+    usage: UsageBook | None = None  # the run's bill, for calls that use a model of their own
+    requests: Callable[[Any], Any] | None = None  # the run's request channel (see `ask`); None: nobody can be asked
+    _calls: threading.local = field(default_factory=threading.local, repr=False, compare=False)
+
+    @property
+    def call_id(self) -> str:
+        """The tool-use id of the call running on this thread ("" outside a call): read-only calls
+        run in parallel on one context, so the id is per thread, set by `calling`."""
+        return str(getattr(self._calls, "id", ""))
+
+    @contextmanager
+    def calling(self, call_id: str) -> Iterator[None]:
+        previous, self._calls.id = self.call_id, call_id
+        try:
+            yield
+        finally:
+            self._calls.id = previous
+
+    def ask(self, request: Any) -> Any:
+        """Ask the user `request` (a typed question: `safety.decision.ApprovalRequest`, ...) and
+        wait for its typed reply. Raises `NobodyToAsk` when the run has no one to ask, which the
+        caller turns into its refusal."""
+        if self.requests is None:
+            raise NobodyToAsk(type(request).__name__)
+        return self.requests(request)
+
+
+class NobodyToAsk(Exception):
+    """A question was asked in a run with nobody to answer it (no terminal, no answers on stdin)."""
 
 
 class Params(BaseModel):
@@ -89,6 +144,8 @@ class Tool(Generic[P]):
     execute: Callable[[P, ToolContext], Observation]
     read_only: bool = False  # read-only calls may run concurrently and be answered from the record
     writes: str = ""  # what a call may change: "path" (the file its `path` names), "tree" (anything), "" (nothing)
+    access: Access = Access.EXTERNAL  # what it may do: the modes that offer it follow from this (cast.modes)
+    admitted: frozenset[str] = frozenset()  # modes offering it beyond their access levels (plan_tools: only MCP grants it)
 
     def spec(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "input_schema": input_schema(self.params)}

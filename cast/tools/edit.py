@@ -18,7 +18,7 @@ from cast.fsutil import atomic_write
 from cast.safety.decision import Refuse
 from cast.safety.paths import relative
 from cast.text import clip, plural
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.files import resolve, special
 from cast.tools.results import Edited
 
@@ -173,6 +173,7 @@ EDIT_FILE = Tool(
     EditFileParams,
     edit_file,
     writes="path",
+    access=Access.WRITE,
 )
 WRITE_FILE = Tool(
     "write_file",
@@ -180,4 +181,5 @@ WRITE_FILE = Tool(
     WriteFileParams,
     write_file,
     writes="path",
+    access=Access.WRITE,
 )

@@ -15,7 +15,7 @@ from pydantic import Field
 from cast.safety.paths import PathError, confine, relative
 from cast.text import plural
 from cast.tools import pages, search
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.ripgrep import rg_binary
 
 __all__ = ["GREP", "LIST_FILES", "READ_FILE", "resolve", "rg_binary"]
@@ -120,6 +120,7 @@ READ_FILE = Tool(
     ReadFileParams,
     read_file,
     read_only=True,
+    access=Access.READ,
 )
 LIST_FILES = Tool(
     "list_files",
@@ -127,6 +128,7 @@ LIST_FILES = Tool(
     ListFilesParams,
     list_files,
     read_only=True,
+    access=Access.READ,
 )
 GREP = Tool(
     "grep",
@@ -134,4 +136,5 @@ GREP = Tool(
     GrepParams,
     grep,
     read_only=True,
+    access=Access.READ,
 )

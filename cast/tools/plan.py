@@ -16,7 +16,7 @@ from cast.plans.revisions import Revisions
 from cast.plans.store import base_commit, parse_front_matter, strip_front_matter, write_plan
 from cast.safety.paths import relative
 from cast.text import plural
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.results import PlanWritten
 
 
@@ -73,6 +73,7 @@ WRITE_PLAN = Tool(
     "Call it again with the same name to revise the plan.",
     WritePlanParams,
     execute_write_plan,
+    access=Access.PLAN_FILE,
 )
 
 

@@ -15,7 +15,7 @@ from pydantic import Field
 from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.policy import Policy, detect
 from cast.text import one_line
-from cast.tools.base import CommandParams, Observation, Tool, ToolContext, ToolError
+from cast.tools.base import Access, CommandParams, Observation, Tool, ToolContext, ToolError
 from cast.tools.orchestrator import attempt, decide_execute_command, decide_plan_command, read_only_verdict
 from cast.tools.process import CommandResult
 from cast.tools.results import Declined, Ran
@@ -118,6 +118,7 @@ PLAN_BASH = Tool(
     BashParams,
     plan_bash,
     read_only=True,
+    access=Access.READ,  # proven read-only, or sandboxed with the workspace read-only and its writes thrown away
 )
 
 
@@ -177,4 +178,5 @@ EXECUTE_BASH = Tool(
     BashParams,
     execute_bash,
     writes="tree",
+    access=Access.EXEC,
 )

@@ -22,7 +22,7 @@ from cast.plans.checklist import PlanError, PlanFile
 from cast.plans.revisions import Revisions, item_diff, revision_id
 from cast.safety.decision import ApprovalAnswer, RevisionRequest
 from cast.text import plural
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.evidence import ItemEvidence, Ledger, item_body, judge, named_checks, named_files
 from cast.tools.results import TaskUpdated
 
@@ -231,4 +231,5 @@ UPDATE_TASK = Tool(
     "is missing.",
     UpdateTaskParams,
     update_task,
+    access=Access.WRITE,  # it ticks the plan file: execute mode's, never plan mode's
 )

@@ -1,0 +1,58 @@
+"""The loop's seam for hooks: what may look at (and answer) a tool call before and after it runs,
+a user turn as it starts (and stop it), and a turn about to end.
+
+It is apart from `Hooks` (the run's own parts: aging, the self-check, observers) because what sits
+here is the user's programs, which may refuse a call or talk back to the model; the loop keeps the
+guards and the transcript, a gate only returns text. `CallGate` does nothing, so a run without hooks
+pays nothing, and `Gates` puts several behind one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cast.models.base import ToolUse
+from cast.tools.base import Observation
+
+
+class CallGate:
+    """The default: every call runs, nothing is added, nothing is sent back."""
+
+    def before(self, call: ToolUse) -> str | None:
+        """A reason to refuse `call` (it becomes the call's observation, and the call never runs),
+        or None to let it run. Called on the thread the call runs on."""
+        return None
+
+    def after(self, call: ToolUse, observation: Observation) -> str:
+        """Text to append to the call's observation ("" for none)."""
+        return ""
+
+    def turn(self, text: str | None) -> str | None:
+        """A user turn starts with `text` (None: a turn with no message of its own, say an execute
+        run going on): a reason to stop it before anything is sent (the user's message is not
+        added; the reason is the stop's), or None to go on."""
+        return None
+
+    def done(self, final: str) -> str | None:
+        """Said when the model ends its turn with `final`: guidance to go on with (the turn
+        continues), or None to let it end. Saying it once per task is the gate's own business."""
+        return None
+
+
+class Gates(CallGate):
+    """Several gates as one, in order: the first refusal or guidance wins, additions are joined."""
+
+    def __init__(self, gates: Sequence[CallGate]) -> None:
+        self.gates = list(gates)
+
+    def before(self, call: ToolUse) -> str | None:
+        return next((reason for gate in self.gates if (reason := gate.before(call)) is not None), None)
+
+    def after(self, call: ToolUse, observation: Observation) -> str:
+        return "\n".join(text for gate in self.gates if (text := gate.after(call, observation)))
+
+    def turn(self, text: str | None) -> str | None:
+        return next((reason for gate in self.gates if (reason := gate.turn(text)) is not None), None)
+
+    def done(self, final: str) -> str | None:
+        return next((said for gate in self.gates if (said := gate.done(final))), None)
