@@ -69,8 +69,7 @@ class Repl:
         self.ctx = Session(self, self.state, self.approver, self.worker, lambda: self.renderer, self.screen.run_in_terminal, self)
         self._deferred: list[str] = []  # slash commands that wait for the job to end
         self.files = FileIndex(self.state.root)
-        self.exiting = False
-        self._last_ctrl_c = 0.0
+        self.exiting, self.left_mid_run, self._last_ctrl_c = False, False, 0.0  # left_mid_run: busy when asked to leave
         self.view = PromptView(self)
         self.session: PromptSession[str] = PromptSession(
             message=self.view.message,
@@ -145,12 +144,12 @@ class Repl:
         return 0
 
     def _shutdown(self) -> None:
-        mid_run = self.worker.busy  # asked before leaving a question: its answer may end the job at once
+        mid_run = self.left_mid_run or self.worker.busy  # the EOF path asks here, before leaving a question
         self.asker.leave()
         if self.worker.busy:
             self.cancel()
             self.worker.join(EXIT_WAIT_SECONDS)
-        if mid_run and self.state.run is not None:  # left mid-run: say how to go on
+        if mid_run and self.state.run is not None:  # say how to go on
             self.say(f"Left mid-run: `cast resume {self.state.run.session_id}` goes on from here.", "dim")
         if not self.worker.busy:
             self.state.close()
@@ -278,7 +277,7 @@ class Repl:
             run.cancel()
 
     def request_exit(self) -> None:
-        self.exiting = True
+        self.exiting, self.left_mid_run = True, self.busy  # before leaving a question, whose answer may end the job
         self.asker.leave()
         if self.busy:
             self.cancel()
