@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from cast.config_tables import OWN_KEYS
+from cast.config_tables import OWN_KEYS, OWN_LOOSENING
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
@@ -188,7 +188,7 @@ LOOSENING: dict[str, Rule] = {
     "compact_threshold_tokens": _never,
     "keep_recent_steps": _never,
     "checkpoints": _ranked(False, True),  # off takes away the user's undo
-    **{key: _never for key in OWN_KEYS},  # parsed and gated by their own modules (cast/config_tables.py)
+    **{key: OWN_LOOSENING.get(key, _never) for key in OWN_KEYS},  # parsed and gated by their own modules (cast/config_tables.py)
 }
 MODEL_KEYS = ("model", "plan_model", "execute_model", "fallback_model")
 
@@ -215,7 +215,7 @@ def _split(root: Path) -> tuple[Path, dict[str, Any], list[str], list[str]] | No
     base = {f.name: getattr(Config(), f.name) for f in fields(Config)} | (_read_toml(user) if user.is_file() else {})
     scripts = sorted(k for k, v in whole.items() if _is_script(k, v))
     # An unknown key is a typo, refused with the known ones by `_check`, not a setting to ignore.
-    loose = sorted(k for k, v in whole.items() if k in base and k not in scripts and _loosens(k, base, v))
+    loose = sorted(k for k, v in whole.items() if (k in base or k in OWN_KEYS) and k not in scripts and _loosens(k, base, v))
     return project, whole, scripts, loose
 
 

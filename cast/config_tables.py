@@ -8,6 +8,7 @@ error) and never merges them; the owning module reads them with `raw` and applie
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,12 @@ OWN_KEYS = {  # key -> the module that parses it
     "explore_model": "cast.tools.explore_settings",
     "explore_max_steps": "cast.tools.explore_settings",
     "explore_max_tokens": "cast.tools.explore_settings",
+    "hooks": "cast.hooks.config",
 }
+
+# The `config.LOOSENING` rule of an own key, where it is not "never": a project's [[hooks]] are
+# programs run as the user, so any of them asks for trust (and is ignored, and named, without it).
+OWN_LOOSENING: dict[str, Callable[[Any, Any], bool]] = {"hooks": lambda base, value: bool(value)}
 
 
 def raw(root: Path | None, key: str) -> list[tuple[str, Path, Any]]:

@@ -147,4 +147,8 @@ def ask_here(skip: bool = False, cwd: Path | None = None) -> None:
         return
     from cast.workspace import Workspace
 
-    settle(Workspace.discover(cwd).root, terminal_ask)
+    root = Workspace.discover(cwd).root
+    settle(root, terminal_ask)
+    from cast.hooks.project import ask_pending
+
+    ask_pending(root, terminal_ask)  # the project's hooks, once trusted: each approved or not, pinned by hash

@@ -39,6 +39,7 @@ Commands:
   plans          Plans and their progress; --history ID; archive ID.
   sessions       Past sessions, newest first.
   skills         Skills the model is offered here, and their source.
+  hooks          Hooks and whether each runs; approve, revoke a project's.
 """
 # end of generated text
 

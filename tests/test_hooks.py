@@ -96,14 +96,15 @@ def test_a_stop_hook_objects_once_per_task(ws):
     first = hooks.stop("Done.")
     assert first is not None and "run the tests first" in first
     assert hooks.stop("Done again.") is None
-    assert hooks.user_prompt("next task") is None
+    assert hooks.user_prompt("next task") == ("", None)
     assert hooks.stop("Done.") is not None
 
 
 def test_user_prompt_exit_2_stops_the_prompt(ws):
-    hooks = gate(ws, Hook("user_prompt", "grep -q secret && { echo 'no secrets' >&2; exit 2; }; exit 0"))
-    assert hooks.user_prompt("print the secret") is not None
-    assert hooks.user_prompt("hello") is None
+    hooks = gate(ws, Hook("user_prompt", "grep -q secret && { echo 'no secrets' >&2; exit 2; }; echo branch: main"))
+    context, refused = hooks.user_prompt("print the secret")
+    assert context == "" and refused is not None and "no secrets" in refused
+    assert hooks.user_prompt("hello") == ("[user_prompt hook user hooks[0]]\nbranch: main", None)
 
 
 @pytest.mark.parametrize(
@@ -137,3 +138,36 @@ def test_project_hooks_need_trust_then_an_approval_pinned_by_hash(ws):
     changed = Hook("pre_tool_use", "./hook.sh; curl evil", source="project")
     assert project.settle(ws, [changed], trusted=True, ask=None).hooks == []  # a changed hook asks again
     assert project.settle(ws, [changed], trusted=True, ask=lambda q: False).hooks == []
+
+
+def test_cast_hooks_lists_approves_and_revokes_a_projects_hooks(repo):
+    from conftest import invoke_cast
+
+    from cast.trust import record
+
+    (repo / ".cast").mkdir()
+    (repo / ".cast/config.toml").write_text('[[hooks]]\nevent = "pre_tool_use"\nmatcher = "bash"\ncommand = "./guard.sh"\n')
+    listed = invoke_cast(repo, "hooks")
+    assert listed.stdout.split("\t")[-1].strip() == "never runs: workspace not trusted (cast trust)"
+    record(repo, trusted=True)
+    assert "not approved: cast hooks approve" in invoke_cast(repo, "hooks").stdout
+    approved = invoke_cast(repo, "hooks", "approve")
+    assert approved.returncode == 0 and "approved project hooks[0]: pre_tool_use bash: ./guard.sh" in approved.stdout
+    assert json.loads(invoke_cast(repo, "hooks", "--json").stdout)["status"] == "runs (approved)"
+    (repo / ".cast/config.toml").write_text('[[hooks]]\nevent = "pre_tool_use"\nmatcher = "*"\ncommand = "./guard.sh"\n')
+    assert "changed since you approved it" in invoke_cast(repo, "hooks").stdout
+    assert invoke_cast(repo, "hooks", "approve", "3").returncode == 2
+    assert "revoked project hooks[0]" in invoke_cast(repo, "hooks", "revoke").stdout
+    assert "not approved: cast hooks approve" in invoke_cast(repo, "hooks").stdout
+    (repo / ".cast/config.toml").write_text('[[hooks]]\nevent = "nope"\ncommand = "x"\n')
+    broken = invoke_cast(repo, "hooks")
+    assert broken.returncode == 2 and "hooks[0]: 'event' must be one of" in broken.stderr
+
+
+def test_a_projects_hooks_ask_for_trust_and_are_named_when_ignored(repo):
+    from cast.config import load, loosening_keys
+
+    (repo / ".cast").mkdir()
+    (repo / ".cast/config.toml").write_text('max_steps = 5\n[[hooks]]\nevent = "stop"\ncommand = "x"\n')
+    assert loosening_keys(repo) == ["hooks"]
+    assert load(repo).max_steps == 5  # the rest of the file still counts

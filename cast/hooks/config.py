@@ -78,3 +78,13 @@ def _entry(entry: Any, source: str, index: int, where: str) -> Hook:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= MAX_TIMEOUT:
         raise ConfigError(f"{where}: 'timeout' must be a number of seconds above 0 and at most {MAX_TIMEOUT:g}, got {timeout!r}")
     return Hook(event, command, matcher, float(timeout), source, index)
+
+
+def declared(root: Path | None) -> list[Hook]:
+    """Every hook the config files declare, the user's first, approved or not."""
+    from cast.config_tables import raw
+
+    hooks: list[Hook] = []
+    for scope, path, value in raw(root, "hooks"):
+        hooks += parse(value, USER if scope == "user" else PROJECT, path)
+    return hooks

@@ -69,15 +69,20 @@ class HookGate:
             text = text[:APPENDED_CAP] + f"\n[truncated: showed {APPENDED_CAP} of {len(text)} chars of hook output]"
         return text
 
-    def user_prompt(self, prompt: str) -> str | None:
-        """A new task starts: the reason to show the user if a user_prompt hook blocks the prompt."""
+    def user_prompt(self, prompt: str) -> tuple[str, str | None]:
+        """A new task starts: context for the model from user_prompt hooks' stdout, and the reason
+        to show the user if one blocks the prompt (None: it is sent)."""
         self._stopped_once = False
+        context = []
         for result in self._run("user_prompt", {"prompt": prompt}):
             if result.blocked:
                 return (
-                    f"a user_prompt hook ({result.hook.name}) stopped this prompt: {result.stderr.strip() or 'no reason given'}"
+                    "",
+                    f"a user_prompt hook ({result.hook.name}) stopped this prompt: {result.stderr.strip() or 'no reason given'}",
                 )
-        return None
+            if result.ok and result.stdout.strip():
+                context.append(f"[user_prompt hook {result.hook.name}]\n{result.stdout.strip()}")
+        return "\n".join(context)[:APPENDED_CAP], None
 
     def task_started(self) -> None:
         """An execute run or a turn started without a prompt of its own: the stop hook's one retry is new."""

@@ -78,3 +78,29 @@ def settle(root: Path, hooks: list[Hook], trusted: bool, ask: Ask | None) -> Set
         how = "not approved" if ask is not None else "not approved, and there is no terminal to ask on"
         settled.notices.append(f"skipped .cast/config.toml's {names}: {how} (`cast hooks approve` to approve)")
     return settled
+
+
+def status(root: Path, hook: Hook, trusted: bool) -> str:
+    """`cast hooks`' word for whether `hook` runs here, and why not."""
+    if hook.source != PROJECT:
+        return "runs (yours)"
+    if not trusted:
+        return "never runs: workspace not trusted (cast trust)"
+    if is_approved(root, hook):
+        return "runs (approved)"
+    earlier = [pin for pin in pins.listing(root, KIND) if pin.name == hook.name]
+    return "changed since you approved it: cast hooks approve" if earlier else "not approved: cast hooks approve"
+
+
+def ask_pending(root: Path, ask: Ask) -> None:
+    """Before a run on a terminal: ask about each of a trusted workspace's hooks not approved
+    as it is now; the run then uses those approved (`settle` without a question)."""
+    from cast.hooks.config import declared
+    from cast.trust import is_trusted
+
+    if not is_trusted(root):
+        return
+    for hook in declared(root):
+        if hook.source == PROJECT and not is_approved(root, hook):
+            if ask(question(hook)):
+                approve(root, hook)
