@@ -42,6 +42,30 @@ def sandbox_details() -> list[Check]:
     return [Check(*line) for line in lines((plan.unverified, plan.why))]
 
 
+def git_metadata_check() -> list[Check]:
+    """Said only when the workspace's `.git` reaches outside it: what the sandbox shows of that
+    (proven by git's back-link) or leaves out (everything else: cast/gitdir.py)."""
+    from cast.models.diagnose import workspace_root
+    from cast.sandbox.visible import git_dirs, git_unseen
+
+    root = workspace_root()
+    if root is None:
+        return []
+    note = git_unseen(str(root))
+    if note is not None:
+        return [Check("git metadata", False, f"{note} (git in the sandbox finds no repository there)")]
+    shown = git_dirs(str(root))
+    if shown:
+        return [
+            Check(
+                "git metadata",
+                True,
+                "outside the workspace, tied to it by git's back-link, readable in the sandbox: " + ", ".join(shown),
+            )
+        ]
+    return []
+
+
 def model_check() -> Check:
     from cast.models.diagnose import model_summary, workspace_root
 
@@ -77,6 +101,7 @@ def trust_check() -> Check:
 CHECKS: list[Callable[[], Check | list[Check]]] = [
     sandbox_check,
     sandbox_details,
+    git_metadata_check,
     provider_check,
     model_check,
     key_check,

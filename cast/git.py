@@ -213,9 +213,24 @@ def _line(out: bytes | None) -> str | None:
 
 
 def toplevel(start: Path) -> Path | None:
-    """The work tree containing ``start`` (the one place cast lets git discover)."""
+    """The work tree containing ``start`` (the one place cast lets git discover): the directory
+    holding the `.git` git found. A repository's ``core.worktree`` may name any other directory
+    (``/root``, the home) as its work tree, and would make that cast's workspace, readable in the
+    sandbox and writable where approved; so it is not believed (cast pins ``GIT_WORK_TREE``)."""
     top = _line(run(None, "rev-parse", "--show-toplevel", cwd=start, timeout=10))
-    return Path(top) if top else None
+    if not top:
+        return None
+    found = _holding_dot_git(Path(os.path.realpath(start)))
+    if found is None:
+        return None
+    return Path(top) if os.path.realpath(top) == str(found) else found
+
+
+def _holding_dot_git(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if os.path.lexists(directory / ".git"):
+            return directory
+    return None
 
 
 def head(root: Path, *, short: bool = False) -> str | None:

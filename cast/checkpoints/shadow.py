@@ -167,6 +167,7 @@ class Shadow:
         """Start from the user's index and read their objects, when the workspace is the top of a
         sha1 repository: the first snapshot then hashes only what differs from the index."""
         from cast import git
+        from cast.gitdir import belongs
 
         if not os.path.lexists(self.root / ".git"):
             return
@@ -176,6 +177,8 @@ class Shadow:
         lines = os.fsdecode(out or b"").splitlines()
         if len(lines) != 3 or os.path.realpath(lines[0]) != str(self.root) or not os.path.isdir(lines[1]):
             return
+        if not (belongs(str(self.root), lines[1]) and belongs(str(self.root), lines[2])):
+            return  # a `.git` file naming another repository: its index and objects are not this tree's
         if (git.run(self.root, "rev-parse", "--show-object-format") or b"").strip() != b"sha1":
             return
         store.write_own(self.dir / store.BORROW, lines[1] + "\n")

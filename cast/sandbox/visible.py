@@ -96,26 +96,30 @@ def _reachable(home: str, path: str) -> tuple[str, ...]:
 
 
 def git_dirs(root: str) -> list[str]:
-    """Where the workspace's repository really lives when `.git` is a file (a linked worktree,
-    a submodule): `gitdir:` and its `commondir`, so git inside the sandbox can read them."""
-    dot_git = os.path.join(root, ".git")
-    if not os.path.isfile(dot_git):
-        return []
-    try:
-        with open(dot_git, encoding="utf-8") as handle:
-            line = handle.readline().strip()
-    except OSError:
-        return []
-    if not line.startswith("gitdir:"):
-        return []
-    gitdir = os.path.join(root, line.partition(":")[2].strip())
-    found = [gitdir]
-    try:
-        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
-            found.append(os.path.join(gitdir, handle.readline().strip()))
-    except OSError:
-        pass
-    return _existing(found)
+    """Where the workspace's repository really lives when `.git` is a file, so git inside the
+    sandbox can read it: only what git's own back-link ties to this workspace (cast/gitdir.py),
+    and never a hidden location itself or a directory holding one (a common dir that is `$HOME`
+    or `/tmp` would show all of it)."""
+    return list(_git_view(os.path.realpath(root))[0])
+
+
+def git_unseen(root: str) -> str | None:
+    """The one sentence the planner and `cast doctor` give when git metadata the repository names
+    outside the workspace stays out of the sandbox; None when there is none."""
+    unseen = _git_view(os.path.realpath(root))[1]
+    if not unseen:
+        return None
+    return f"git metadata outside the workspace is not visible: {'; '.join(unseen)}"
+
+
+def _git_view(root: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    from cast.gitdir import locate
+
+    found = locate(root)
+    covered = [*hidden(), *homes()]
+    shown = tuple(p for p in found.outside if not any(p == h or inside(h, [p]) for h in covered))
+    refused = [f"{p} is or holds a hidden location" for p in found.outside if p not in shown]
+    return shown, (*found.unseen, *refused)
 
 
 def inside(path: str, roots: list[str]) -> bool:

@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cast import git
+from cast.gitdir import belongs
 from cast.sandbox.environment import sandbox_env
 from cast.sandbox.limits import settings
 from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, wrap
@@ -117,12 +118,12 @@ def private_git_index(root: Path, env: dict[str, str]) -> Iterator[dict[str, str
     stat cache and writes it back even with GIT_OPTIONAL_LOCKS=0; on a copy, that write lands in
     a temp directory and `.git` stays byte for byte as it was."""
     index = _index_path(str(root))
-    if index is None or not os.path.isfile(index):
+    if index is None or not os.path.isfile(index) or not belongs(str(root), index):  # another repository's: not copied
         yield env
         return
     with tempfile.TemporaryDirectory(prefix="cast-index-") as scratch:
         copy = os.path.join(scratch, "index")
-        shutil.copyfile(index, copy)
+        shutil.copy2(index, copy)  # its mtime too: git's racy-file check compares against it
         yield {**env, "GIT_INDEX_FILE": copy}
 
 

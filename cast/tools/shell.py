@@ -72,12 +72,28 @@ def no_sandbox_notice() -> str | None:
     return f"[{layer.detail}; git and programs that read configuration from the tree are refused]"
 
 
+def git_notice(ctx: ToolContext) -> str | None:
+    """Once per process and workspace, when the sandbox leaves out git metadata the repository
+    names outside the workspace (cast/gitdir.py): git in the sandbox then finds no repository, and
+    the planner should know why rather than guess."""
+    if not detect().active:
+        return None
+    from cast.sandbox.visible import git_unseen
+
+    note = git_unseen(str(ctx.workspace.root))
+    if note is None or note in _SAID:
+        return None
+    _SAID.add(note)
+    return f"[{note}]"
+
+
 def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
     command = args.command
     notice = no_sandbox_notice()
+    git_note = git_notice(ctx)
     decision = decide_plan_command(command, ctx)
     if isinstance(decision, Refuse):
-        said = [notice] if notice else []
+        said = [n for n in (notice, git_note) if n]
         if decision.context and decision.context not in _SAID:  # once per process, as the notice above
             _SAID.add(decision.context)
             said.append(decision.context)
@@ -94,6 +110,8 @@ def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
     if notice:
         extra.append(notice)
         obs.summary += " · no kernel sandbox here: only the checker's strict subset runs (cast doctor)"
+    if git_note:
+        extra.append(git_note)
     if extra:  # after exit_code=N, which stays the first line
         first, _, rest = obs.text.partition("\n")
         obs.text = "\n".join([first, *extra, rest])
