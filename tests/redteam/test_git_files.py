@@ -32,6 +32,7 @@ def said_once_per_test(monkeypatch):
     from cast.tools import shell
 
     monkeypatch.setattr(shell, "_SAID", set())
+    monkeypatch.setattr(shell, "_NO_LAYER_SAID", [])
 
 
 def _select(name: str, monkeypatch: pytest.MonkeyPatch) -> str:
