@@ -144,6 +144,10 @@ class FakeAPI:
         # A model that decides from what it sees: called with the prompt's items after context
         # edits (what the model would read) when nothing is scripted; returns the turn to send.
         self.responder: Callable[[list[Any]], Turn] | None = None
+        # Conversations answered apart (a parent and the subagents it starts, some at once): `route`
+        # names a request's conversation from its body, and each has its own script (`reply_to`).
+        self.route: Callable[[dict[str, Any]], str] | None = None
+        self.routed: dict[str, deque[Stream | Failure]] = {}
 
     def add_model(self, model: FakeModel) -> FakeModel:
         """A model beyond the documented line-up (a newer one than the docs know): the Messages API
@@ -160,6 +164,13 @@ class FakeAPI:
     def reply(self, *blocks: dict[str, Any], **options: Any) -> Turn:
         turn = Turn(list(blocks), **options)
         self.push(Stream(turn=turn))
+        return turn
+
+    def reply_to(self, conversation: str, *blocks: dict[str, Any], **options: Any) -> Turn:
+        """A turn for the conversation `route` names `conversation`."""
+        turn = Turn(list(blocks), **options)
+        with self.lock:
+            self.routed.setdefault(conversation, deque()).append(Stream(turn=turn))
         return turn
 
     def fail(self, status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> None:
@@ -268,7 +279,8 @@ class FakeAPI:
             raise ApiError(404, "not_found_error", f"Not found: {path}")
         model = validate(body, betas, paused=self.paused, extra=self.extra)
         items, transformations, applied = self._prompt(body, model, betas)
-        response = self.responses.popleft() if self.responses else None
+        queue = self.responses if self.route is None else self.routed.get(self.route(body), deque())
+        response = queue.popleft() if queue else None  # under self.lock (_handle)
         if response is None and self.responder is not None:
             response = Stream(turn=self.responder(items))
         if response is None:
