@@ -90,7 +90,7 @@ class Setup:
 Factory = Callable[[Setup], "Extension | None"]
 
 # "module:function" of each factory, in the order their tools and prompt sections join a run.
-FACTORIES: tuple[str, ...] = ()
+FACTORIES: tuple[str, ...] = ("cast.subagents:make",)
 
 
 def start(setup: Setup, factories: tuple[str, ...] | None = None) -> list[Extension]:

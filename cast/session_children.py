@@ -25,9 +25,9 @@ CHILDREN = "explore"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,120}")
 
 
-def _children_dir(session: Session) -> Path:
+def _children_dir(session_dir: Path) -> Path:
     """`<session>/explore/`, made owner-only; refused if something else (a symlink) stands there."""
-    directory = session.dir / CHILDREN
+    directory = session_dir / CHILDREN
     with suppress(FileExistsError):
         os.mkdir(directory, 0o700)
     info = os.lstat(directory)
@@ -36,16 +36,17 @@ def _children_dir(session: Session) -> Path:
     return directory
 
 
-def create(session: Session, name: str, *, task: str, model: str, parent_call: str) -> Session:
-    """A journal for one child; `name` is the parent's tool-use id (one child per call)."""
+def create(session_dir: Path, session_id: str, name: str, *, task: str, model: str, parent_call: str) -> Session:
+    """A journal for one child of the session in `session_dir`; `name` is the parent's tool-use id
+    (one child per call)."""
     if not _NAME.fullmatch(name):
         raise SessionError(f"invalid child name {name!r}")
-    directory = _children_dir(session) / name
+    directory = _children_dir(session_dir) / name
     os.mkdir(directory, 0o700)
     now = _now()
     meta: dict[str, Any] = {
         "id": name,
-        "parent": session.id,
+        "parent": session_id,
         "parent_call": parent_call,
         "mode": "explore",
         "task": task,
@@ -63,6 +64,16 @@ def create(session: Session, name: str, *, task: str, model: str, parent_call: s
     child = Session(directory, meta)
     write_json_at(directory, META, meta)
     return child
+
+
+def session_dir(root: Path, session_id: str) -> Path | None:
+    """The directory of a session of this workspace, None when there is none (a run without one)."""
+    from cast.sessions import sessions_dir, valid_id
+
+    if not session_id or not valid_id(session_id):
+        return None
+    directory = sessions_dir(root) / session_id
+    return directory if directory.is_dir() and not directory.is_symlink() else None
 
 
 def children(session_dir: Path) -> list[tuple[dict[str, Any], list[Message]]]:

@@ -151,7 +151,7 @@ def test_hostile_script_changes_nothing_outside_dot_cast(repo, tmp_path):
     assert tree_digest(repo) == before
     assert not outside.exists() and not (tmp_path / "pwned").exists() and Path("/tmp/x").exists() == tmp_x
     requests = [json.loads(line) for line in record.read_text().splitlines()]
-    assert {tool["name"] for tool in requests[0]["tools"]} == {"read_file", "list_files", "grep", "bash", "write_plan"}
+    assert {tool["name"] for tool in requests[0]["tools"]} == {"read_file", "list_files", "grep", "bash", "write_plan", "explore"}
     results = [block for r in requests[1:] for block in r["messages"][-1]["content"] if block.get("type") == "tool_result"]
     assert results[0]["content"].startswith("exit_code=0") and "README.md" in results[0]["content"]  # git diff saw the edit
     results = results[1:]

@@ -14,6 +14,7 @@ applied to summed usage.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,10 +170,13 @@ class StepUsage:
     usage: Usage
     context_tokens: int
     cost: float | None  # None: no price known for the model
+    agent: str = ""  # "" the run's own model; a subagent's name ("explore-1") for its calls
+    model: str = ""  # a subagent's model (priced at its own rates)
 
     def to_dict(self) -> dict[str, Any]:
+        own = {"agent": self.agent, "model": self.model} if self.agent else {}
         return {"index": self.index, "step": self.step, "kind": self.kind, **self.usage.to_dict(),
-                "context_tokens": self.context_tokens, "cost": self.cost}  # fmt: skip
+                "context_tokens": self.context_tokens, "cost": self.cost, **own}  # fmt: skip
 
 
 @dataclass
@@ -184,6 +188,7 @@ class UsageLog:
     records: list[StepUsage] = field(default_factory=list)
     _step: int = 0
     _last: Usage = Usage()
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)  # subagents book from threads
 
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.StepStarted):
@@ -193,12 +198,32 @@ class UsageLog:
             delta, self._last = event.usage.since(self._last), event.usage
             self._record("step", delta, event.context_tokens)
 
-    def add(self, usage: Usage, kind: str) -> None:
-        self._record(kind, usage, usage.prompt_tokens)
+    def add(self, usage: Usage, kind: str, *, agent: str = "", model: str = "", cost: float | None = None) -> None:
+        """A side call's usage, priced at the run's rates; a subagent's (`agent`) comes priced at its
+        own model's (`cost`, None when cast has no price for it). Safe from any thread."""
+        if agent:
+            self._append(kind, usage, usage.prompt_tokens, None if cost is None else round(cost, 6), agent, model)
+        else:
+            self._record(kind, usage, usage.prompt_tokens)
 
     def _record(self, kind: str, usage: Usage, context: int) -> None:
-        cost = round(self.price(usage), 6) if self.price.known else None
-        self.records.append(StepUsage(len(self.records) + 1, self._step, kind, usage, context, cost))
+        self._append(kind, usage, context, round(self.price(usage), 6) if self.price.known else None)
+
+    def _append(self, kind: str, usage: Usage, context: int, cost: float | None, agent: str = "", model: str = "") -> None:
+        with self._lock:
+            self.records.append(StepUsage(len(self.records) + 1, self._step, kind, usage, context, cost, agent, model))
+
+    def subagents(self) -> dict[str, dict[str, Any]]:
+        """Each subagent's calls summed: its model, calls, tokens and cost (None: unpriced)."""
+        found: dict[str, dict[str, Any]] = {}
+        for r in self.records:
+            if not r.agent:
+                continue
+            row = found.setdefault(r.agent, {"model": r.model, "calls": 0, "usage": Usage(), "cost": 0.0})
+            row["calls"] += 1
+            row["usage"] += r.usage
+            row["cost"] = None if r.cost is None or row["cost"] is None else row["cost"] + r.cost
+        return found
 
     def total(self) -> Usage:
         return sum((r.usage for r in self.records), Usage())
@@ -207,6 +232,11 @@ class UsageLog:
         """The run's tokens and cost in one line, every call included (compaction, self-check):
         the figure a one-shot run ends with. None for a scripted model (free, its counts guessed)."""
         total = token_summary(self.total())
+        children = self.subagents()
+        if children:
+            spent = [row["cost"] for row in children.values()]
+            priced = f", ${sum(spent):.4f}" if None not in spent else ""
+            total += f" (explores: {len(children)}, {sum(row['calls'] for row in children.values())} calls{priced}, included)"
         if self.price.known:
             return f"{total} · ${self.total_cost():.4f}"
         if self.price.model.startswith("script:"):
@@ -219,8 +249,9 @@ class UsageLog:
         return sum(r.cost or 0.0 for r in self.records)
 
     def cost(self) -> float | None:
-        """The run's cost, or None when cast has no price for the model (never a made-up 0.0)."""
-        return round(self.total_cost(), 6) if self.price.known else None
+        """The run's cost, or None when cast has no price for a model it used (never a made-up 0.0)."""
+        unpriced = any(r.cost is None for r in self.records if r.agent)
+        return round(self.total_cost(), 6) if self.price.known and not unpriced else None
 
     def to_dict(self) -> dict[str, Any]:
         total = self.total()
@@ -229,4 +260,8 @@ class UsageLog:
             "price_known": self.price.known,
             "total": {**total.to_dict(), "cost": self.cost()},
             "calls": [r.to_dict() for r in self.records],
+            "subagents": {
+                name: {"model": row["model"], "calls": row["calls"], **row["usage"].to_dict(), "cost": row["cost"]}
+                for name, row in self.subagents().items()
+            },
         }

@@ -67,7 +67,7 @@ class UsageBook(Protocol):
     """Where a model call's usage goes on the run's bill (`agent.cost.UsageLog`): a tool that
     runs a model of its own (a subagent) books its calls here, so the parent's report pays them."""
 
-    def add(self, usage: Usage, kind: str) -> None: ...
+    def add(self, usage: Usage, kind: str, *, agent: str = "", model: str = "", cost: float | None = None) -> None: ...
 
 
 @dataclass

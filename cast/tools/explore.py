@@ -26,7 +26,7 @@ from pydantic import Field
 
 from cast.agent import events as ev
 from cast.text import clip, plural, tokens
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.explore_settings import ExploreSettings
 from cast.tools.results import Explored
 
@@ -68,7 +68,7 @@ class ExploreParams(Params):
     task: str = Field(description="The question to answer, with any paths, names or errors you already know.", min_length=1)
 
 
-Book = Callable[[str, "Usage", float, str], None]  # (child, one call's usage, its cost, model): the run's bill
+Book = Callable[[str, "Usage", "float | None", str], None]  # (child, one call's usage, its cost, model): the run's bill
 
 
 class Explorer:
@@ -105,7 +105,7 @@ class Explorer:
         self._model_name = ""
 
     def tool(self) -> Tool[ExploreParams]:
-        return Tool(NAME, DESCRIPTION, ExploreParams, self.execute, read_only=True)
+        return Tool(NAME, DESCRIPTION, ExploreParams, self.execute, read_only=True, access=Access.READ)
 
     def cancel(self, call_id: str = "") -> None:
         """Stop one child (by its parent call's id), or every running child."""
@@ -116,7 +116,7 @@ class Explorer:
 
     def child_tools(self) -> list[Tool]:
         """The tools a child may call: read-only ones that write nothing, never another explore."""
-        return [t for t in self.tools() if t.read_only and not t.writes and t.name != NAME]
+        return [t for t in self.tools() if t.access is Access.READ and t.read_only and not t.writes and t.name != NAME]
 
     def model_name(self) -> str:
         """`explore_model`, else the cheapest current model the provider offers (asked once per run)."""
@@ -143,7 +143,7 @@ class Explorer:
             self._started += 1
             label = f"{NAME}-{self._started}"
             cancel = self.running.setdefault(call_id or label, threading.Event())
-        journal = self._journal(call_id or label, args.task, model.name)
+        journal = self._journal(ctx, call_id or label, args.task, model.name)
         price = price_for(self.config, model.name)
         child = Child(
             model=model,
@@ -158,7 +158,7 @@ class Explorer:
             plan_commands=str(getattr(self.config, "plan_commands", "sandboxed")),
             price=price if price.known else None,
             config=self.config,
-            on_usage=_billed(self.book, label, model.name),
+            on_usage=_billed(self.book or _book_of(ctx), label, model.name, price.known),
         )
         try:
             outcome = child.run(
@@ -188,16 +188,22 @@ class Explorer:
         unverified = plan_commands(str(getattr(self.config, "plan_commands", "sandboxed"))).unverified
         return EXPLORE_PROMPT + ("\n\n" + EXPLORE_RUNS_TESTS if unverified else "")
 
-    def _journal(self, name: str, task: str, model: str) -> Session | None:
+    def _journal(self, ctx: ToolContext, name: str, task: str, model: str) -> Session | None:
         """The child's transcript, beside its parent's; None when the run keeps no session."""
-        if self.session is None:
-            return None
         from cast import session_children
+        from cast.session_records import SessionError
 
         safe = name if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,120}", name) else f"call-{abs(hash(name)):x}"
         try:
-            return session_children.create(self.session, safe, task=task, model=model, parent_call=name)
-        except OSError:
+            if self.session is not None:
+                where, parent = self.session.dir, self.session.id
+            else:
+                found = session_children.session_dir(ctx.workspace.root, ctx.session_id)
+                if found is None:
+                    return None
+                where, parent = found, ctx.session_id
+            return session_children.create(where, parent, safe, task=task, model=model, parent_call=name)
+        except (OSError, SessionError):
             return None  # the child still runs; its transcript is the loss
 
     def _emitter(self, ctx: ToolContext, call_id: str, label: str, journal: Session | None) -> Callable[[ev.Event], None]:
@@ -216,8 +222,16 @@ class Explorer:
         return send
 
 
-def _billed(book: Book | None, label: str, model: str) -> Callable[[Usage, float], None] | None:
-    return None if book is None else lambda usage, cost: book(label, usage, cost, model)
+def _billed(book: Book | None, label: str, model: str, priced: bool) -> Callable[[Usage, float], None] | None:
+    return None if book is None else lambda usage, cost: book(label, usage, cost if priced else None, model)
+
+
+def _book_of(ctx: ToolContext) -> Book | None:
+    """The run's usage book, as a child's bill: each call under the child's name, at its model's rates."""
+    usage = ctx.usage
+    if usage is None:
+        return None
+    return lambda label, used, cost, model: usage.add(used, NAME, agent=label, model=model, cost=cost)
 
 
 def _effort(config: Any, model: Model) -> str:

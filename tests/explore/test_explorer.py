@@ -183,8 +183,8 @@ def test_each_childs_transcript_is_kept_with_the_session_and_its_usage_is_billed
     found, made = explorer(repo, CHILD, session=session, book=lambda *call: billed.append(call))
     (repo / "big.py").write_text("X = 1\n")
     ctx = ToolContext(Workspace(repo))
-    ctx.call_id = "toolu_0042"  # the dispatcher's, per call
-    obs = found.execute(found.tool().params(task="where is add?"), ctx)
+    with ctx.calling("toolu_0042"):  # as the dispatcher runs each call
+        obs = found.execute(found.tool().params(task="where is add?"), ctx)
     kept = session_children.children(session.dir)
     assert len(kept) == 1
     meta, messages = kept[0]
@@ -192,7 +192,7 @@ def test_each_childs_transcript_is_kept_with_the_session_and_its_usage_is_billed
     assert "X = 1" in str(messages) and "add is defined at app.py:1" in str(messages)
     assert isinstance(obs.result, Explored) and obs.result.transcript == str(session.dir / "explore" / "toolu_0042")
     assert [call[0] for call in billed] == ["explore-1"] * len(made[0].requests)  # one line per model call
-    assert sum(call[1].output_tokens for call in billed) == obs.result.tokens - sum(c[1].prompt_tokens for c in billed)
+    assert sum(c[1].output_tokens + c[1].prompt_tokens for c in billed) == obs.result.tokens
 
 
 def test_what_a_child_read_does_not_count_as_read_by_the_parent(repo):
