@@ -163,6 +163,28 @@ def core_worktree(tmp: Path) -> Attack:
     return Attack("core-worktree", root, [f"cat {key}", _leak_script(root, key)], [key.read_text().strip()], note=False)
 
 
+def symlinked(tmp: Path) -> Attack:
+    """`.git` itself a symlink to ~/.ssh."""
+    key = _ssh_key("link")
+    root = _workspace(tmp)
+    (root / ".git").symlink_to(key.parent)
+    return Attack("symlink", root, [f"cat {key}", "cat .git/id_rsa", _leak_script(root, key)], [key.read_text().strip()])
+
+
+def copied_worktree(tmp: Path) -> Attack:
+    """A linked worktree copied elsewhere (as an archive of it would be): the back-link names the
+    original, not the copy, so the copy is not proven, and the secret beside its common dir stays out."""
+    legit = linked_worktree(tmp / "orig")
+    git(tmp / "orig" / "main", "config", "remote.origin.url", "https://user:PLANTED-REMOTE-TOKEN@example.com/r.git")
+    root = tmp / "copy"
+    root.mkdir()
+    (root / ".git").write_text((legit.root / ".git").read_text())
+    (root / "app.py").write_text("print('app')\n")
+    common = tmp / "orig" / "main" / ".git"
+    reads = [f"cat {common}/config", "git log -1", _leak_script(root, common / "config")]
+    return Attack("copied-worktree", root, reads, ["PLANTED-REMOTE-TOKEN", "worktree subject"])
+
+
 ATTACKS: dict[str, Callable[[Path], Attack]] = {
     "ssh-absolute": ssh_absolute,
     "ssh-relative": ssh_relative,
@@ -175,6 +197,8 @@ ATTACKS: dict[str, Callable[[Path], Attack]] = {
     "invalid": invalid,
     "forged-submodule": forged_submodule,
     "core-worktree": core_worktree,
+    "symlink": symlinked,
+    "copied-worktree": copied_worktree,
 }
 
 

@@ -3,7 +3,7 @@
 `cast plan` with a scripted model that tries to read a secret the repository's git metadata names
 (`gitdir:` absolute and relative, a `commondir`, `objects/info/alternates`, `/tmp`, `/home`,
 `/root`, a directory holding only HEAD, a target that does not exist, a forged submodule link,
-`core.worktree`; tests/gitfiles.py builds them): proven reads (`cat`, `git cat-file`) and a
+`core.worktree`, `.git` as a symlink, a copied worktree whose back-link names the original; tests/gitfiles.py builds them): proven reads (`cat`, `git cat-file`) and a
 repository script run sandboxed and unverified, under bubblewrap, Landlock alone and with the
 sandbox off. No secret reaches anything cast sent, printed or kept, and the planner is told once
 why git sees no repository there. A real linked worktree and a real submodule, whose git dirs live
