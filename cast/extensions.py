@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from cast.config import Config
     from cast.modes import Mode
     from cast.options import Options
-    from cast.tools.base import Tool
+    from cast.tools.base import Tool, ToolContext
     from cast.workspace import Workspace
 
 
@@ -82,6 +82,7 @@ class Setup:
     mode: str
     requests: Callable[[Any], Any] | None = None
     notices: list[str] = field(default_factory=list)
+    ctx: ToolContext | None = None  # the run's tool context (session id, cancel, emit), for what runs at its seams
 
     def notice(self, text: str) -> None:
         self.notices.append(text)
@@ -90,7 +91,7 @@ class Setup:
 Factory = Callable[[Setup], "Extension | None"]
 
 # "module:function" of each factory, in the order their tools and prompt sections join a run.
-FACTORIES: tuple[str, ...] = ("cast.subagents:make",)
+FACTORIES: tuple[str, ...] = ("cast.subagents:make", "cast.skills:extension", "cast.hooks.extension:make")
 
 
 def start(setup: Setup, factories: tuple[str, ...] | None = None) -> list[Extension]:

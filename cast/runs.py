@@ -74,11 +74,13 @@ class _Parts:
     requests: Callable[[Any], Any] | None = None
 
 
-def _parts(workspace: Workspace, config: Config, options: Options, mode: Mode, *, extend: bool = True) -> _Parts:
+def _parts(
+    workspace: Workspace, config: Config, options: Options, mode: Mode, ctx: ToolContext, *, extend: bool = True
+) -> _Parts:
     """Build the run's extensions and register their tools, before anything is declared to the
     model. `extend=False`: a run that is never driven (nothing left to execute) starts none."""
     registry = builtin()
-    setup = Setup(workspace, config, options, mode.name, _requests(options))
+    setup = Setup(workspace, config, options, mode.name, _requests(options), ctx=ctx)
     joined = extensions.start(setup) if extend else []
     for extension in list(joined):
         try:
@@ -150,7 +152,7 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     workspace, config = setup(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
     ctx = ToolContext(workspace=workspace, task=task, session_id=session_id)
-    parts = _parts(workspace, config, options, PLAN)
+    parts = _parts(workspace, config, options, PLAN, ctx)
     run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
     run = _instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
     conversation.start(run.agent, run.config, run.mode)
@@ -232,7 +234,7 @@ def _execute(
         tasks=board,
         approval=approval_for(options, config, workspace),
     )
-    parts = _parts(workspace, config, options, EXECUTE, extend=extend)
+    parts = _parts(workspace, config, options, EXECUTE, ctx, extend=extend)
     return _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
 
 
@@ -259,7 +261,7 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
         run = _execute(workspace, config, options, TaskBoard(plan_path), meta.get("task", ""), session_id, model)
     else:
         ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), session_id=session_id, plan_path=plan_path)
-        parts = _parts(workspace, config, options, PLAN)
+        parts = _parts(workspace, config, options, PLAN, ctx)
         run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
     if meta.get("mode") == "execute" and run.mode.name == "plan":  # switched by hand, without a plan
         run.mode = EXECUTE.over(run.registry) if run.registry is not None else EXECUTE

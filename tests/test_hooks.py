@@ -15,6 +15,8 @@ from cast.hooks import project
 from cast.hooks.config import Hook, parse
 from cast.hooks.gate import HookGate
 from cast.hooks.runner import run
+from cast.models.base import ToolUse
+from cast.tools.base import Observation
 
 
 @pytest.fixture
@@ -22,6 +24,10 @@ def ws(tmp_path) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
     return root
+
+
+def call(name: str, arguments: object) -> ToolUse:
+    return ToolUse("toolu_1", name, arguments)
 
 
 def gate(ws: Path, *hooks: Hook, warnings: list[str] | None = None) -> HookGate:
@@ -64,17 +70,17 @@ def test_cancel_stops_a_hook(ws):
 def test_pre_tool_use_exit_2_refuses_with_stderr_and_matches_by_glob(ws):
     blocker = Hook("pre_tool_use", 'grep -q "rm " && { echo "no rm here" >&2; exit 2; }; exit 0', matcher="bash|mcp__*")
     hooks = gate(ws, blocker)
-    refused = hooks.before("bash", {"command": "rm -rf build"})
+    refused = hooks.before(call("bash", {"command": "rm -rf build"}))
     assert refused is not None and "no rm here" in refused and "project" not in refused
-    assert hooks.before("bash", {"command": "ls"}) is None
-    assert hooks.before("mcp__files__delete", {"command": "rm x"}) is not None
-    assert hooks.before("edit_file", {"command": "rm x"}) is None  # not matched: never run
+    assert hooks.before(call("bash", {"command": "ls"})) is None
+    assert hooks.before(call("mcp__files__delete", {"command": "rm x"})) is not None
+    assert hooks.before(call("edit_file", {"command": "rm x"})) is None  # not matched: never run
 
 
 def test_other_exits_are_warnings_and_the_call_goes_on(ws):
     warnings: list[str] = []
     hooks = gate(ws, Hook("pre_tool_use", "echo broken >&2; exit 1"), warnings=warnings)
-    assert hooks.before("bash", {}) is None
+    assert hooks.before(call("bash", {})) is None
     assert warnings == ["hook user hooks[0] (pre_tool_use) exited 1: broken"]
 
 
@@ -86,25 +92,26 @@ def test_post_tool_use_stdout_is_appended(ws):
         ),
     )
     assert (
-        hooks.after("bash", {"command": "ls"}, "exit_code=0", True) == "[post_tool_use hook user hooks[0]]\nbash True exit_code=0"
+        hooks.after(call("bash", {"command": "ls"}), Observation("exit_code=0"))
+        == "[post_tool_use hook user hooks[0]]\nbash True exit_code=0"
     )
-    assert gate(ws, Hook("post_tool_use", "exit 0")).after("bash", {}, "x", True) == ""
+    assert gate(ws, Hook("post_tool_use", "exit 0")).after(call("bash", {}), Observation("x")) == ""
 
 
 def test_a_stop_hook_objects_once_per_task(ws):
     hooks = gate(ws, Hook("stop", "echo 'run the tests first' >&2; exit 2"))
-    first = hooks.stop("Done.")
+    first = hooks.done("Done.")
     assert first is not None and "run the tests first" in first
-    assert hooks.stop("Done again.") is None
-    assert hooks.user_prompt("next task") == ("", None)
-    assert hooks.stop("Done.") is not None
+    assert hooks.done("Done again.") is None
+    assert hooks.turn("next task") is None
+    assert hooks.done("Done.") is not None
 
 
 def test_user_prompt_exit_2_stops_the_prompt(ws):
-    hooks = gate(ws, Hook("user_prompt", "grep -q secret && { echo 'no secrets' >&2; exit 2; }; echo branch: main"))
-    context, refused = hooks.user_prompt("print the secret")
-    assert context == "" and refused is not None and "no secrets" in refused
-    assert hooks.user_prompt("hello") == ("[user_prompt hook user hooks[0]]\nbranch: main", None)
+    hooks = gate(ws, Hook("user_prompt", "grep -q secret && { echo 'no secrets' >&2; exit 2; }; exit 0"))
+    refused = hooks.turn("print the secret")
+    assert refused is not None and "no secrets" in refused
+    assert hooks.turn("hello") is None and hooks.turn(None) is None
 
 
 @pytest.mark.parametrize(

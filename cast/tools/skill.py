@@ -16,7 +16,7 @@ from pydantic import Field
 
 from cast import skills as sk
 from cast.text import plural
-from cast.tools.base import Observation, Params, Tool, ToolContext, ToolError
+from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
 
 FILES_LISTED = 100
 FILES_DEPTH = 4
@@ -58,6 +58,7 @@ def skill_tool(found: sk.Found) -> Tool[SkillParams]:
         SkillParams,
         skill,
         read_only=True,
+        access=Access.READ,  # it reads text; a skill's scripts run only through bash, under the mode's rules
     )
 
 
