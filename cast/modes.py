@@ -64,7 +64,15 @@ Write a plan a stranger could execute without this conversation:
 - A checklist of ordered steps, one `- [ ]` line each, each small enough to do and verify on its own,
   naming the file(s) it touches.
 - Under each step, or in a final section, how to verify it: the command to run and what passing looks like.
-Do not write code changes yourself. After write_plan, reply with a two-line summary."""
+Do not write code changes yourself. After write_plan, reply with a two-line summary.
+
+explore hands one question to a read-only subagent with a fresh context; only its answer, with the
+files it read and the commands it ran, joins this conversation. It pays when answering means reading
+many files for one question (where is X handled, how does a request flow through the code, which
+tests cover Y): every file you read yourself is resent with every later step. It does not pay for a
+file you already know, one grep or one read: do those yourself. Independent questions asked in one
+turn run at once. Its answer is what the subagent read, not a verified fact: read the lines a step
+of the plan rests on yourself."""
 
 # Added to PLAN_PROMPT only where plan mode runs unproven commands (the strong sandbox is active).
 PLAN_RUNS_TESTS = """## Running the project's tests

@@ -225,6 +225,15 @@ class UsageLog:
             row["cost"] = None if r.cost is None or row["cost"] is None else row["cost"] + r.cost
         return found
 
+    def subagent_lines(self) -> list[str]:
+        """For `/cost`: each subagent's model, calls, tokens and cost (in the run's figures too)."""
+        children = self.subagents()
+        lines = [f"explores (in the figures above): {len(children)}"] if children else []
+        for name, row in children.items():
+            cost = f"${row['cost']:.4f}" if row["cost"] is not None else "cost unknown"
+            lines.append(f"  {name} on {row['model']}: {row['calls']} calls, {token_summary(row['usage'])}, {cost}")
+        return lines
+
     def total(self) -> Usage:
         return sum((r.usage for r in self.records), Usage())
 

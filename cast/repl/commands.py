@@ -103,10 +103,7 @@ def _cost(session: Session, arg: str) -> None:
     from cast.text import tokens
 
     u = session.state.total()
-    lines = [
-        f"tokens: {token_summary(u.usage)}",
-        f"context: {tokens(u.context_tokens)} tokens in the last request",
-    ]
+    lines = [f"tokens: {token_summary(u.usage)}", f"context: {tokens(u.context_tokens)} tokens in the last request"]
     run = session.state.run
     price = run.usage.price if run is not None and run.usage is not None else None
     if session.state.model_name().startswith("script:"):
@@ -117,6 +114,7 @@ def _cost(session: Session, arg: str) -> None:
         lines.append(f"cost: unknown — no price for {session.state.model_name()} (set prices in .cast/config.toml)")
     else:
         lines.append(f"cost: ${u.cost:.4f}")
+    lines += run.usage.subagent_lines() if run is not None and run.usage is not None else []
     session.view.say("\n".join(lines))
 
 

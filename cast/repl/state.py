@@ -32,6 +32,7 @@ class ReplState:
         self.run: Run | None = None  # built on the first task
         self.usage = ev.UsageUpdate()  # the current run's figures, as its loop last reported them
         self.spent = ev.UsageUpdate()  # totals of runs this REPL has left behind (/clear, /execute)
+        self.children: dict[tuple[str, str], ev.UsageUpdate] = {}  # the current run's explores, each as it last reported
         self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
         self.brief_pending = False  # a plan attached by Shift+Tab: the next message carries the brief
         self._direct = ""  # the session whose run did a task in execute mode without a plan
@@ -266,19 +267,29 @@ class ReplState:
     def _retire(self) -> None:
         self.close()
         with self._lock:
-            self.spent = ev.UsageUpdate(self.spent.usage + self.usage.usage, 0, self.spent.cost + self.usage.cost)
-            self.usage = ev.UsageUpdate()
+            now = self._current()
+            self.spent = ev.UsageUpdate(self.spent.usage + now.usage, 0, self.spent.cost + now.cost)
+            self.usage, self.children = ev.UsageUpdate(), {}
 
     # -- events ---------------------------------------------------------------------------
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.UsageUpdate):
             with self._lock:
                 self.usage = event
+        elif isinstance(event, ev.Nested) and isinstance(event.event, ev.UsageUpdate):  # an explore's: on the bill too
+            with self._lock:
+                self.children[(event.parent_id, event.agent)] = event.event
+
+    def _current(self) -> ev.UsageUpdate:
+        """The current run's figures, its explores' included (call with the lock held)."""
+        u, children = self.usage, self.children.values()
+        return ev.UsageUpdate(sum((c.usage for c in children), u.usage), u.context_tokens, u.cost + sum(c.cost for c in children))
 
     def total(self) -> ev.UsageUpdate:
-        """This REPL's figures: every run's tokens and cost, and the current run's context size."""
+        """This REPL's figures: every run's tokens and cost (explores included), and the current
+        run's context size."""
         with self._lock:
-            u, s = self.usage, self.spent
+            u, s = self._current(), self.spent
             return ev.UsageUpdate(s.usage + u.usage, u.context_tokens, s.cost + u.cost)
 
 
