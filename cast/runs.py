@@ -291,6 +291,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
             lambda: run.mode.name == "execute",
             lambda: [k for k, _, status, _ in board.rows() if status == "done"],
         )
+        board.earlier = run.checkpoints.earlier_changes
     run.session, run.usage = session, UsageLog(price)
     run.ctx.usage = run.usage  # a tool's own model calls (a subagent) are on this run's bill
     ledger = board.ledger if board is not None else Ledger()  # the run's one ledger: every observer below reads it

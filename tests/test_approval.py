@@ -182,25 +182,70 @@ def test_the_scope_an_always_remembers(command, label):
     assert scope_of(command).label() == label
 
 
-NOT_PLAIN = [
+# More than one plain command, nothing computed: remembered as this exact line and nothing else.
+LINES = [
     "pytest; rm -rf x",
     "pytest && rm x",
     "pytest | sh",
-    "pytest $(rm x)",
-    "pytest `rm x`",
     "pytest > out",
     "pytest\nrm x",
     "pytest\n rm x",
     "pytest &",
-    "pytest tests/*.py",
     "(pytest)",
+    "python3 -m unittest 2>&1 | tail -5",
+    "for f in a b; do echo hi; done",
+    "cat <<'EOF'\nliteral text\nEOF",
+    "python3 - <<EOF\nprint(1)\nEOF",
+]
+# What bash computes as it runs (expansions, substitutions, globs): no scope at all.
+COMPUTED = [
+    "pytest $(rm x)",
+    "pytest `rm x`",
+    "pytest tests/*.py",
     "pytest ${X}",
+    "for f in *.py; do echo $f; done",
+    "cat <<EOF\n$HOME\nEOF",
+    "cat <<'EOF'\n$HOME 'quoted'\nEOF",
+    'echo "$(whoami)" | wc -c',
+    "ls ~ | wc -l",
+    "echo 'open",
 ]
 
 
-@pytest.mark.parametrize("command", NOT_PLAIN)
-def test_no_scope_covers_more_than_one_plain_command(command):
+@pytest.mark.parametrize("command", LINES)
+def test_a_line_of_several_commands_is_remembered_as_that_exact_line_only(command):
+    scope = scope_of(command)
+    assert scope is not None and scope.exact and scope.label() == command and not is_simple(command)
+    assert scope.covers(command)
+    for other in (command + " ", command.replace("pytest", "pytest -x"), command + "; rm -rf y", "pytest", "sh"):
+        assert other == command or not scope.covers(other), other
+
+
+@pytest.mark.parametrize("command", COMPUTED)
+def test_no_scope_covers_a_line_bash_computes(command):
     assert scope_of(command) is None and not is_simple(command)
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("python3 -c 'print(1)'", ("python3", "-c", "print(1)")),
+        ("python3 -c 'import sys; print(sys.argv)'", ("python3", "-c", "import sys; print(sys.argv)")),
+        ('git commit -m "fix (a | b); done"', ("git", "commit")),
+    ],
+)
+def test_quoted_text_is_not_shell_syntax(command, words):
+    scope = scope_of(command)
+    assert scope is not None and scope.words == words and is_simple(command)
+
+
+def test_always_on_a_pipeline_runs_that_pipeline_again_and_asks_for_any_other():
+    log: list = []
+    policy = ApprovalPolicy(approver=answering("always", "no", log=log))
+    piped = "python3 -m unittest 2>&1 | tail -5"
+    assert runs(policy, piped) and runs(policy, piped)
+    assert not runs(policy, "python3 -m unittest 2>&1 | tail -5; rm -rf x")
+    assert [r.command for r in log] == [piped, "python3 -m unittest 2>&1 | tail -5; rm -rf x"]
 
 
 # Hostile look-alikes of approved commands: none may ride on the approval.
@@ -304,7 +349,9 @@ def test_the_question_is_a_typed_request():
     assert request.why == "not provably read-only: " + bash_check.check(command).reason
     assert request.always_label == "python3 -m pytest …"
     line = "python3 -m pytest; rm -rf x"
-    assert policy.decide(line, bash_check.check(line)).request.always is None  # type: ignore[union-attr]
+    assert policy.decide(line, bash_check.check(line)).request.always.label() == line  # type: ignore[union-attr]
+    computed = "python3 -m pytest $(cat args)"
+    assert policy.decide(computed, bash_check.check(computed)).request.always is None  # type: ignore[union-attr]
 
 
 def test_running_outside_the_sandbox_is_its_own_question_that_nothing_else_answers():

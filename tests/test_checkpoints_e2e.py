@@ -358,3 +358,48 @@ def test_checkpoints_json_lists_each_plans_snapshots_as_the_table_does(tmp_path)
     empty = tmp_path / "empty"
     empty.mkdir()
     assert cast(empty, "--json", "checkpoints").stdout == ""  # no plans: no rows (the text says there are none)
+
+
+def test_a_run_killed_mid_item_is_resumed_and_the_item_ticks_from_the_change_it_left(tmp_path):
+    root = tmp_path / "proj"
+    plan = project(root, True)
+    plan.write_text(PLAN.replace("- [ ] Add a note", "- [ ] Write half.txt"))  # the item names what the killed command wrote
+    kill_during_item_two(root, tmp_path)
+    tick = [
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}]},  # no note: it must rest on evidence
+        {"tool_uses": [{"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}}]},
+        {"text": "Done."},
+        DONE,
+    ]
+    done = execute(root, tmp_path, tick, "2026-11-30-tidy")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert checks(plan) == [True, True, True]
+    meta = json.loads(next(p for p in sessions_dir(root).glob("*/meta.json") if "Write half.txt" in p.read_text()).read_text())
+    evidence = meta["evidence"]["Write half.txt"]
+    assert evidence["supported"] and evidence["earlier"] == ["half.txt"]
+    shown = cast(root, "diff", "2")
+    assert "half.txt" in shown.stdout
+
+
+def test_a_second_tick_of_a_ticked_item_is_refused_and_its_diff_stays_its_own(tmp_path):
+    root = tmp_path / "proj"
+    project(root, True)
+    turns = [
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
+        {"tool_uses": [{"name": "write_file", "input": {"path": "one.txt", "content": "1\n"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
+        {"tool_uses": [{"name": "write_file", "input": {"path": "two.txt", "content": "2\n"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 3, "status": "done", "note": "checked by hand"}}]},
+        {"text": "Done."},
+        DONE,
+    ]
+    done = execute(root, tmp_path, turns, "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    retick = [r for r in results if r.get("type") == "tool_result" and "already ticked" in json.dumps(r)]
+    assert retick, "the second tick of item 1 was not refused"
+    one = cast(root, "diff", "1").stdout
+    assert "one.txt" in one and "two.txt" not in one

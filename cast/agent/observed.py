@@ -36,15 +36,25 @@ class Observations:
         self.tasks: dict[int, str] = {}  # task id -> status
         self.stopped: ev.Stopped | None = None
         self._text: list[str] = []
+        self.replied = False  # the model wrote text in this turn: its closing words are this turn's
+        self.began = False  # a step started or the turn stopped: this turn's events are here
         self._feed = ledger_feed(self.ledger) if ledger is None else None
 
+    def begin_turn(self) -> None:
+        """From here on: what a new user turn observes (the ledger goes on; this reads past it)."""
+        self.start, self.stopped, self._text = self.ledger.mark(), None, []
+        self.replied, self.began = False, False
+
     def observe(self, event: ev.Event) -> None:
+        if isinstance(event, (ev.StepStarted, ev.Stopped)):
+            self.began = True
         if self._feed is not None:
             self._feed(event)
         if isinstance(event, ev.StepStarted):
             self._text = []
         elif isinstance(event, ev.TextDelta):
             self._text.append(event.text)
+            self.replied = True
         elif isinstance(event, ev.TaskUpdate):
             self.tasks = {task.id: task.status for task in event.tasks}
         elif isinstance(event, ev.Stopped):

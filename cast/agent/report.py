@@ -203,11 +203,30 @@ class ReportBuilder:
         self.baseline = GitBaseline.take(self.root) if git else None
         self.snapshot = Snapshot.take(self.root) if git and self.baseline is None else None
         self.start_ticked = {i.number for i in self.plan.items if i.checked}
+        self._between_turns = False  # a stop was seen: the next event opens the next user turn
 
     def observe(self, event: ev.Event) -> None:
+        if self._between_turns:
+            self._begin_turn()
         self.obs.observe(event)
         self.plan.observe(event)
         self.explores.observe(event)
+        if isinstance(event, ev.Stopped):
+            self._between_turns = True
+
+    def _begin_turn(self) -> None:
+        """A turn's report holds that turn alone (the REPL shows one after each): its commands,
+        its changes against the tree as the turn found it, its ticks and its closing words."""
+        self._between_turns = False
+        self.obs.begin_turn()
+        self.explores = ExploreRecord()
+        if self.plan.path != self.plan_path:
+            self.plan = PlanState(self.plan_path)
+        self.start_ticked = {i.number for i in self.plan.read() if i.checked}
+        if self.baseline is not None:
+            self.baseline = GitBaseline.take(self.root)
+        elif self.snapshot is not None:
+            self.snapshot = Snapshot.take(self.root)
 
     def _own(self) -> set[str]:
         """cast's own files, not the run's changes: the plan (its ticks have a line of their own)
@@ -272,6 +291,8 @@ class ReportBuilder:
         failing = self.obs.failing_tests() if self.tasks is not None else []  # a plan starts from failing tests
         status, reason = judged_status(stop, self.plan if self.tasks is not None else None, left, failing)
         text = self.obs.last_text if final_text is None else final_text
+        if self.obs.began and not self.obs.replied:  # the turn wrote nothing: an earlier turn's words are not this one's claims
+            text, listed = "", []
         unsupported = {i["number"]: i["evidence"]["missing"] for i in done if i["evidence"] and not i["evidence"]["supported"]}
         facts = Facts(
             list(self.obs.commands),

@@ -49,6 +49,7 @@ class Recorder:
         self.pending: list[str] | None = None  # the path the file tool about to run names
         self.writing: str | None = None  # the id of the writing call whose result comes next
         self.error = ""
+        self.first: int | None = None  # seq of this run's first record: what came before is an earlier run's
         self.skipped: dict[str, int] = {}  # path -> size: files over the cap, never checkpointed
         try:
             journal.shadow.ensure()
@@ -67,6 +68,8 @@ class Recorder:
             self.error = str(exc)
             return
         self.skipped.update(record.get("skipped") or {})
+        if self.first is None:
+            self.first = record.get("seq")
 
     def start(self, say: Callable[[str], None], after: float = 1.0) -> None:
         """The run's first snapshot, before the first request: the one that can take long on a
@@ -125,6 +128,21 @@ class Recorder:
             if status in ("in_progress", "done"):
                 kind = "item" if status == "in_progress" else "done"
                 self._record(kind, number, self.item_text(number), paths=[])
+
+    def earlier_changes(self, item: int) -> list[str]:
+        """The files changed since item `item`'s checkpoint when an earlier run took it (a run
+        killed mid-item): the evidence on disk that this run's ledger never saw."""
+        if self.error or self.first is None:
+            return []
+        try:
+            history = self.journal.history()
+            checkpoint = history.checkpoint(self.plan, item) if self.plan is not None else None
+            if checkpoint is None or checkpoint["seq"] >= self.first or not history.records:
+                return []
+            changes = self.journal.shadow.changes(checkpoint["tree"], history.records[-1]["tree"])
+        except (ShadowError, OSError):
+            return []
+        return [change.path for change in changes]
 
     def _named(self, args: object) -> list[str] | None:
         """The workspace-relative path a file tool names; None (look at everything) when there is

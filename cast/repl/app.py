@@ -64,7 +64,7 @@ class Repl:
         set_announcer(lambda message: self.say(f"cast: {message}", "yellow"))  # above the prompt, not under it
         self._renderer: Renderer | None = None  # built on first use: rich loads after the first prompt
         self._renderer_lock = threading.Lock()
-        self.asker = Asker(on_change=self.screen.invalidate, on_answered=self._restart_clocks)
+        self.asker = Asker(self.screen.invalidate, lambda: self._clocks(held=False), lambda: self._clocks(held=True))
         self.worker = Worker(on_error=lambda text: self.say(text, "red"), on_change=self.screen.invalidate, on_idle=self._idle)
         self.ctx = Session(self, self.state, self.approver, self.worker, lambda: self.renderer, self.screen.run_in_terminal, self)
         self._deferred: list[str] = []  # slash commands that wait for the job to end
@@ -102,9 +102,9 @@ class Repl:
                 self._renderer = Renderer(self.screen.commit, plain=self._plain, on_change=self.screen.invalidate)
             return self._renderer
 
-    def _restart_clocks(self) -> None:
-        if self._renderer is not None:
-            self._renderer.restart_clocks()
+    def _clocks(self, held: bool) -> None:
+        if self._renderer is not None:  # a question waits: the command has not started; answered, it starts now
+            self._renderer.hold_clocks() if held else self._renderer.restart_clocks()
 
     def live(self) -> Any:
         """The live area's renderable (running calls, streaming text), or None: nothing is live

@@ -4,21 +4,23 @@ The agent runs in a worker thread; the terminal belongs to the prompt. So a ques
 command? what now with the plan?) is state: the worker posts it and waits, the prompt shows it
 above the input, and the user answers it with a line.
 
-Nothing typed is mistaken for an answer: a choice is a single key (or its word) alone on the
-line, confirmed with Enter. Anything longer is text and means what it says — the question's
-`on_text` decides what (feedback on the plan, or "no, do this instead"). Leaving (Ctrl+C, Esc,
-Ctrl+D) gives the question's `on_leave` answer, which is never an approval.
+Each choice has a number that answers at once, one key press, no Enter: `1` yes, `2` no, and so
+on, as the menu shows them. A letter is the start of a sentence ("actually, run it with -x first"),
+so letters answer only alone on the line with Enter (`y` Enter, or the word `yes`), and anything
+longer is text that means what it says: the question's `on_text` decides what (feedback on the
+plan, or "no, do this instead"). Leaving (Ctrl+C, Esc, Ctrl+D) gives the question's `on_leave`
+answer, which is never an approval.
 
-A key press never answers on its own, even on an empty line: when it is pressed, `a` cannot be
-told from the first letter of "actually, run it with -x first", and taking it as "always" would
-approve what the user was about to refuse. No delay settles it either (people pause mid-word).
-So the menu marks the choice the moment its key is typed ("Enter: [a]lways …") and Enter
-confirms it; one more key turns it back into text.
+Typing ahead stays safe: a number answers at once only on an empty line and only once the question
+has been on the screen for `GRACE_SECONDS`. A key typed before it appeared is in the line already
+(so the line is not empty), and one typed in the grace period after is typed into the line as text:
+neither answers a question the user had not yet seen.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from cast.safety.decision import ApprovalRequest
 
 POLL_SECONDS = 0.1
+GRACE_SECONDS = 0.5  # a number key pressed sooner than this after the question appeared is text
 
 
 @dataclass(frozen=True)
@@ -61,12 +64,17 @@ class Question:
     commands_leave: bool = False  # a slash command that must wait leaves the question (the plan hand-off)
     done: threading.Event = field(default_factory=threading.Event)
     reply: Reply | None = None
+    shown_at: float | None = None  # when it was put on the screen (time.monotonic)
 
     def choice_for(self, typed: str) -> Choice | None:
+        typed = typed.strip()
+        if typed.isdigit() and 1 <= int(typed) <= len(self.choices):
+            return self.choices[int(typed) - 1]
         return next((c for c in self.choices if c.matches(typed)), None)
 
     def labels(self) -> list[str]:
-        return [c.label for c in self.choices]
+        """The menu: each choice after the number that answers it at once."""
+        return [f"{n} {c.label}" for n, c in enumerate(self.choices, 1)]
 
 
 class View(Protocol):
@@ -93,8 +101,14 @@ class View(Protocol):
 
 
 class Asker:
-    def __init__(self, on_change: Callable[[], None] = lambda: None, on_answered: Callable[[], None] = lambda: None):
+    def __init__(
+        self,
+        on_change: Callable[[], None] = lambda: None,
+        on_answered: Callable[[], None] = lambda: None,
+        on_asked: Callable[[], None] = lambda: None,
+    ):
         self.on_change = on_change
+        self.on_asked = on_asked  # the waiting command's clock stops: the user is being asked
         self.on_answered = on_answered  # a command approved now starts now: its clock restarts
         self._current: Question | None = None
         self._turn = threading.Lock()  # one question at a time
@@ -108,7 +122,9 @@ class Asker:
         """Block until the question is answered (or `cancel` is set: then it is left)."""
         with self._turn:
             with self._lock:
+                question.shown_at = time.monotonic()
                 self._current = question
+            self.on_asked()
             self.on_change()
             try:
                 while not question.done.wait(POLL_SECONDS):
@@ -131,6 +147,17 @@ class Asker:
         choice = question.choice_for(text)
         reply = Reply(choice.value) if choice is not None else question.on_text(text.strip())
         return reply is not None and self._resolve(question, reply)
+
+    def answer_key(self, key: str, now: float | None = None) -> bool:
+        """A number key pressed on an empty line: the choice it names, at once, once the question
+        has been shown for the grace period. False (type it as text) otherwise."""
+        question = self._current
+        if question is None or question.shown_at is None or not key.isdigit():
+            return False
+        if (time.monotonic() if now is None else now) - question.shown_at < GRACE_SECONDS:
+            return False
+        choice = question.choice_for(key)
+        return choice is not None and self._resolve(question, Reply(choice.value))
 
     def leave(self, text: str = "", key: str = "") -> bool:
         """Leave the question with its `on_leave` answer; `text` says why (a slash command), `key`
@@ -190,8 +217,8 @@ def approval_question(request: ApprovalRequest) -> Question:
         choices=tuple(choices),
         on_leave="no",
         on_text=lambda text: Reply("no", text),
-        hint="a key, then Enter · or type what to do instead (sent with the refusal) · Esc: no",
-        placeholder="y/n" + ("/a" if reach is not None else "") + " + Enter, or say what to do instead",
+        hint=f"press 1-{len(choices)}, or type what to do instead and Enter · Esc: no",
+        placeholder=f"1-{len(choices)}, or say what to do instead",
     )
 
 
@@ -201,8 +228,8 @@ def revision_question(approved: str) -> Question:
         choices=(Choice("y", "yes", "[y]es", ("yes",)), Choice("n", "no", "[n]o, stop here", ("no",))),
         on_leave="no",
         on_text=lambda text: Reply("no", text),
-        hint="a key, then Enter · or type what to do instead · Esc: no",
-        placeholder="y/n + Enter",
+        hint="press 1-2, or type what to do instead and Enter · Esc: no",
+        placeholder="1-2, or say what to do instead",
     )
 
 
@@ -216,6 +243,6 @@ def edit_question(path: str) -> Question:
         ),
         on_leave="no",
         on_text=lambda text: Reply("no", text),
-        hint="a key, then Enter · or type what to do instead (sent with the refusal) · Esc: no",
-        placeholder="y/n/a + Enter, or say what to do instead",
+        hint="press 1-3, or type what to do instead and Enter · Esc: no",
+        placeholder="1-3, or say what to do instead",
     )

@@ -238,8 +238,8 @@ def _checkpoint(session: Session, arg: str, what: str) -> None:
             title=question[0].upper() + question[1:] + "?",
             choices=(Choice("y", "yes", "[y]es", ("yes",)), Choice("n", "no", "[n]o", ("no",))),
             on_leave="no",
-            hint="a key, then Enter · Esc: no",
-            placeholder="y/n + Enter",
+            hint="press 1-2 · Esc: no",
+            placeholder="1-2",
         )
         return session.view.ask(asked).value == "yes"
 

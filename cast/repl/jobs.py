@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
 from cast.repl.ask import Choice, Question, Reply, View
@@ -158,7 +158,7 @@ def choose_plan(view: View, root: Path) -> str | None:
     if len(found) < 2:
         return None
     choices = tuple(
-        Choice(str(n), info.session, f"[{n}] {info.session} ({info.done}/{info.total})", (info.session,))
+        Choice(str(n), info.session, f"{info.session} ({info.done}/{info.total})", (info.session,))
         for n, info in enumerate(found, 1)
     )
     reply = view.ask(
@@ -166,8 +166,8 @@ def choose_plan(view: View, root: Path) -> str | None:
             title=f"{len(found)} plans have unticked items. Which one?",
             choices=choices,
             on_leave="",
-            hint="a number, then Enter · Esc: none (`cast plans archive ID` in a shell puts one away)",
-            placeholder="1-9 + Enter",
+            hint=f"press 1-{len(choices)} · Esc: none (`cast plans archive ID` in a shell puts one away)",
+            placeholder=f"1-{len(choices)}",
         )
     )
     if not reply.value:
@@ -183,6 +183,17 @@ def show_report(session: Session) -> None:
     outcome = session.state.outcome()
     if outcome is not None and outcome.report is not None:
         session.view.say(outcome.report.render_text(commands="/", root=session.state.root), "dim")
+
+
+def _later_turn(messages: list[dict[str, Any]]) -> bool:
+    """Whether the user wrote after the model's last words: that turn ended with no reply."""
+    for m in reversed(messages):
+        blocks = [b for b in m.get("content", []) if isinstance(b, dict)]
+        if m.get("role") == "assistant" and any(b.get("type") == "text" and b.get("text", "").strip() for b in blocks):
+            return False
+        if m.get("role") == "user" and not any(b.get("type") == "tool_result" for b in blocks):
+            return any(b.get("type") == "text" for b in blocks)
+    return False
 
 
 def resume_session(session: Session, session_id: str) -> None:
@@ -205,7 +216,9 @@ def resume_session(session: Session, session_id: str) -> None:
     )
     if last.strip():  # rendered, as it was when it streamed: no raw ** or backticks
         shown, cut = _clip(last.strip(), RESUME_LINES)
-        session.view.say("Last reply:", "dim")
+        session.view.say(
+            "Last reply:" if not _later_turn(messages) else "Last reply (a later turn was interrupted before any reply):", "dim"
+        )
         session.view.show(session.view.markdown(shown + ("\n\n…" if cut else "")))
     if session.state.tasks:
         from cast.ui.tasks import checklist
@@ -234,8 +247,8 @@ def handoff(session: Session, run: Run) -> None:
             ),
             on_leave=LATER,
             on_text=lambda text: Reply(KEEP, text),
-            hint="a key, then Enter · or type feedback to revise the plan · Esc: not now",
-            placeholder="e/a/o/k/n + Enter, or feedback on the plan",
+            hint="press 1-5, or type feedback to revise the plan and Enter · Esc: not now",
+            placeholder="1-5, or feedback on the plan",
             commands_leave=True,
         )
         reply = session.view.ask(question)

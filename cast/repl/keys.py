@@ -53,6 +53,14 @@ def key_bindings(repl: Repl) -> KeyBindings:
             return
         repl.on_escape()
 
+    asking_on_empty_line = Condition(lambda: repl.asker.current is not None and not repl.buffer_text())
+    for digit in "123456789":
+
+        @kb.add(digit, filter=asking_on_empty_line)
+        def _(event: KeyPressEvent) -> None:
+            if not repl.asker.answer_key(event.data):  # too soon after the question appeared: it is text
+                event.current_buffer.insert_text(event.data)
+
     @kb.add("c-o")
     def _(event: KeyPressEvent) -> None:
         show_last_output(repl)

@@ -98,11 +98,13 @@ class PromptView:
             fragments.append(("class:question.detail", hard_wrap(terminal_safe(question.detail), width - 2, "  ") + "\n"))
         typed = self.repl.buffer_text().strip()
         chosen = question.choice_for(typed) if typed else None
-        for row in menu_rows(question.labels(), width):
+        labels = question.labels()
+        chosen_label = labels[question.choices.index(chosen)] if chosen is not None else None
+        for row in menu_rows(labels, width):
             for n, label in enumerate(row):
                 if n:
                     fragments.append(("class:question.keys", " · "))
-                selected = chosen is not None and label == chosen.label
+                selected = label == chosen_label
                 shown = word_wrap(label, width) if len(label) > width else label
                 fragments.append(("class:question.selected" if selected else "class:question.keys", shown))
             fragments.append(("", "\n"))

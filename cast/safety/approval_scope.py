@@ -6,8 +6,11 @@ the program and what selects the code that runs (`git commit`, `python3 -m pytes
 the same scope. Where no such prefix is safe — a shell, an interpreter given code (`python3 -c`),
 a wrapper that runs another command (`env X=1 pytest`), a package manager installing, a program
 cast knows nothing about (`rm build`) — the scope is the exact command and nothing else.
-Anything a shell would read as more than one plain command (`pytest; rm x`, `$(…)`, globs,
-redirections) is covered by no scope at all.
+Quoted text is a word's letters, not shell syntax (`python3 -c 'print(1)'` is one plain command).
+A line a shell reads as more than one plain command (`pytest | tee log`, a loop, a heredoc) is
+covered only as that exact line, the same string and nothing else, and only when nothing in it is
+computed by bash when it runs (`$…`, `$(…)`, backquotes, globs, `~`, braces): such a line means
+the same every time. One that is computed is covered by no scope at all.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from dataclasses import dataclass
 # Characters that make a line more than one plain command, or whose meaning bash computes
 # (expansions, globs, redirections, comments, history): such a line matches no rule or scope.
 NOT_PLAIN = re.compile(r"[;&|`$<>()\n\r\\*?\[\]{}~]")
+# What bash computes when the line runs: a line with any of these (outside single quotes) means
+# something new each time, so not even its exact text is remembered.
+COMPUTED = re.compile(r"[`$*?\[\]{}~]")
 PROGRAM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")  # a bare name: no path, no VAR=value
 WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:+-]*")  # a subcommand, module, target or script name
 SCRIPT = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./+-]*\.(py|js|mjs|cjs|ts|rb|pl|php|lua|R)")
@@ -190,13 +196,17 @@ RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx"})  # fetch a package and run i
 
 @dataclass(frozen=True)
 class Scope:
-    """`words` is the prefix remembered; `exact` means the command must be exactly these words."""
+    """`words` is the prefix remembered; `exact` means the command must be exactly these words.
+    `line`: the scope is one whole line of shell (its one word), the same string and nothing else."""
 
     words: tuple[str, ...]
     exact: bool
+    line: bool = False
 
     def label(self) -> str:
         """What the user is shown: `git commit …` (any arguments) or the exact command."""
+        if self.line:
+            return self.words[0]
         text = shlex.join(self.words)
         return text if self.exact else f"{text} …"
 
@@ -204,9 +214,28 @@ class Scope:
         return scope_of(command) == self
 
 
+def syntax_of(command: str) -> str | None:
+    """`command` as bash reads its syntax: single-quoted text blanked, and double-quoted text but
+    for what still works there (`$`, backquotes, backslashes); None when a quote is left open."""
+    out, quote = [], ""
+    for char in command:
+        if quote == "'":
+            quote, char = ("", char) if char == "'" else (quote, "x")
+        elif quote == '"':
+            if char == '"':
+                quote = ""
+            elif char not in "$`\\":
+                char = "x"
+        elif char in "'\"":
+            quote = char
+        out.append(char)
+    return None if quote else "".join(out)
+
+
 def words_of(command: str) -> list[str] | None:
     """The words of one plain command, or None when the line is anything more."""
-    if NOT_PLAIN.search(command):
+    syntax = syntax_of(command)
+    if syntax is None or NOT_PLAIN.search(syntax):
         return None
     try:
         words = shlex.split(command)
@@ -218,7 +247,12 @@ def words_of(command: str) -> list[str] | None:
 def scope_of(command: str) -> Scope | None:
     """The scope an "always" for `command` remembers; None when no scope covers it (not a plain command)."""
     words = words_of(command)
-    return _scope(words) if words is not None else None
+    if words is not None:
+        return _scope(words)
+    syntax = syntax_of(command)
+    if syntax is None or not command.strip() or COMPUTED.search(syntax) or ("<<" in syntax and COMPUTED.search(command)):
+        return None  # a heredoc's body expands whatever its quotes look like
+    return Scope((command,), True, line=True)
 
 
 def _scope(words: list[str]) -> Scope:

@@ -282,6 +282,7 @@ class ItemEvidence:
 
     commands: list[str] = field(default_factory=list)  # CommandRun.describe() of each, in order
     files: list[str] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)  # of `files`: changed by an earlier run, since the item's checkpoint
     checks: list[str] = field(default_factory=list)  # verifications the item names
     missing: str = ""  # why the tick had no evidence ("" when it had)
     note: str = ""
@@ -298,22 +299,30 @@ class ItemEvidence:
             "supported": self.supported,
             "missing": self.missing,
             "note": self.note,
-        }
+        } | ({"earlier": list(self.earlier)} if self.earlier else {})
 
     def summary(self) -> str:
-        parts = [*self.commands, *self.files]
+        parts = [
+            *self.commands,
+            *(f"{p} (changed by an earlier run since the item began)" if p in self.earlier else p for p in self.files),
+        ]
         if self.missing:
             return "ticked without evidence: " + self.missing + (f" — note: {self.note}" if self.note else "")
         return "; ".join(parts) if parts else "no evidence recorded"
 
 
-def judge(ledger: Ledger, since: int, checks: list[str], named: list[str] | None = None) -> ItemEvidence:
+def judge(
+    ledger: Ledger, since: int, checks: list[str], named: list[str] | None = None, earlier: list[str] | None = None
+) -> ItemEvidence:
     """What supports a tick: the ledger since `since`, the last run of each named check, and a
-    change to one of the files the item `named`."""
+    change to one of the files the item `named`. `earlier`: files changed since the item's
+    checkpoint by a run before this one (killed mid-item), which this run's ledger never saw."""
     entries = ledger.entries[since:]
     runs = [e.run for e in entries if e.run is not None]
     files = list(dict.fromkeys(e.path for e in entries if e.path and not e.path.startswith(".cast/")))  # not cast's own files
-    found = ItemEvidence([r.describe() for r in runs], files, list(checks))
+    before = [p for p in dict.fromkeys(earlier or ()) if p not in files and not p.startswith(".cast/")]
+    files += before
+    found = ItemEvidence([r.describe() for r in runs], files, before, list(checks))
     problems = []
     for check in checks:
         last = ledger.last_run(check)

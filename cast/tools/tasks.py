@@ -47,6 +47,8 @@ class TaskBoard:
         self.pinned = False  # --revision: with nobody to ask, a changed plan stops the run
         self.confirm: Callable[[RevisionRequest], ApprovalAnswer] | None = None  # asks the user; None: nobody can be asked
         self.halted = ""  # why the run must stop now (a changed plan not approved); the loop takes it
+        # Files changed since an item's checkpoint by an earlier run (killed mid-item); set by the run.
+        self.earlier: Callable[[int], list[str]] = lambda number: []
         self._lock = threading.Lock()
 
     def rows(self) -> list[Row]:
@@ -71,6 +73,10 @@ class TaskBoard:
         item = self.plan.items[number - 1]
         since = self._started.get(item.text, self._last_tick)
         found = judge(self.ledger, since, self.checks(number), named_files(item.text))
+        if found.missing:  # what an earlier run of this item left on disk counts too
+            earlier = self.earlier(number)
+            if earlier:
+                found = judge(self.ledger, since, self.checks(number), named_files(item.text), earlier)
         found.note = note
         if found.missing and not note:
             raise ToolError(
@@ -163,9 +169,10 @@ class TaskBoard:
                     f"no task {number}: the plan has {plural(len(self.plan.items), 'item')} (ids are 1-based item numbers)"
                 )
             item = self.plan.items[number - 1]
-            if item.checked and status != "done":
+            if item.checked:  # a second tick would move where the item's change ends past later items' work
                 raise ToolError(
-                    f"task {number} is already ticked in the plan; to redo it, the user unticks it in {self.plan.path.name}"
+                    f"task {number} is already ticked in the plan and stays as it was; to redo it, the user unticks it "
+                    f"in {self.plan.path.name}"
                 )
             judged = status == "done" and not item.checked and self.plan.path.exists()  # a lost plan says so below
             found = self._judge(number, note) if judged else None

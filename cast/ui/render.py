@@ -83,6 +83,7 @@ class Renderer:
         self._thinking: list[str] = []
         self._running: dict[str, str] = {}  # tool call id -> label, for calls not answered yet
         self._started: dict[str, float] = {}  # tool call id -> when it started (the live view's clock)
+        self._held = False  # a question waits for the user: the clocks do not count
         self._shown_diffs: set[str] = set()  # diffs shown at an approval: the result does not repeat them
         self._commands: dict[str, str] = {}  # bash call id -> its command, to place the lines it prints
         self._lines: dict[str, str] = {}  # bash call id -> the newest line it printed
@@ -256,6 +257,12 @@ class Renderer:
         with self._lock:
             now = time.monotonic()
             self._started = {key: now for key in self._started}
+            self._held = False
+
+    def hold_clocks(self) -> None:
+        """A question waits for the user: the calls shown have not started, so no clock counts."""
+        with self._lock:
+            self._held = True
 
     def running_output(self) -> tuple[str, str] | None:
         """The newest running command's label and what it printed so far (its newest lines), or
@@ -274,7 +281,10 @@ class Renderer:
             pending = self._stream.pending
             now = time.monotonic()
             running = [
-                (f"{label} · {now - self._started.get(key, now):.0f}s", self._lines.get(key, "") or self.nested.newest(key))
+                (
+                    f"{label} · " + ("waiting for you" if self._held else f"{now - self._started.get(key, now):.0f}s"),
+                    self._lines.get(key, "") or self.nested.newest(key),
+                )
                 for key, label in self._running.items()
             ]
             tasks = self._tasks

@@ -91,7 +91,7 @@ def test_which_plan_is_asked_through_the_view(repo):
     view = Recorder("2")
     assert choose_plan(view, repo) == "2026-01-02-old"
     [asked] = view.asked
-    assert [c.label for c in asked.choices] == ["[1] 2026-01-03-new (0/1)", "[2] 2026-01-02-old (0/1)"]
+    assert [c.label for c in asked.choices] == ["2026-01-03-new (0/1)", "2026-01-02-old (0/1)"]
     left = Recorder("\x1b")
     assert choose_plan(left, repo) == "" and left.said == ["› no plan executed"]
 

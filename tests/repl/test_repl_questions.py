@@ -7,6 +7,10 @@ import json
 
 from replkit import harness  # noqa: F401  (a fixture)
 
+from cast.repl import ask
+from cast.safety.approval_scope import scope_of
+from cast.safety.decision import ApprovalRequest
+
 PLAN = "# Plan: discounts\n\nCheck the discount code first.\n\n- [ ] Reject negative discounts\n- [ ] Test it\n"
 SPARE = [{"text": '{"complete": true, "missing": []}'}] * 2  # the self-check's turns, whichever it takes
 WRITE = {"text": "Planning.", "tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": PLAN}}]}
@@ -242,3 +246,48 @@ def test_every_choice_is_echoed(harness):
     h.send("k\r")
     h.wait_text("› keep planning")
     h.wait_idle()
+
+
+# -- one key ----------------------------------------------------------------------------------------
+def test_a_number_answers_an_approval_at_once_without_enter(harness, repo, monkeypatch):
+    monkeypatch.setattr(ask, "GRACE_SECONDS", 0.0)
+    write_plan(repo)
+    h = harness([bash("touch made.txt"), {"text": "Ran it."}, *SPARE])
+    h.send("/execute\r")
+    asking(h, "not provably read-only")
+    shown = screen(h)
+    assert "1 [y]es, once" in shown and "2 [n]o" in shown and "3 [a]lways this session" in shown
+    hint = shown[shown.index("press 1-3") :].split("\n")[0]
+    assert hint.endswith("Esc: no")  # the instructions are one line
+    h.send("1")
+    h.wait_text("approved once: touch made.txt")
+    h.wait_text("Ran it.", timeout=60)
+    assert (repo / "made.txt").exists()
+    h.wait_idle()
+
+
+def test_a_number_typed_ahead_of_the_question_is_text_not_an_answer(harness, repo, monkeypatch):
+    monkeypatch.setattr(ask, "GRACE_SECONDS", 3600.0)  # every key lands in the grace period
+    write_plan(repo)
+    h = harness([bash("touch made.txt"), {"text": "Not run."}, *SPARE])
+    h.send("/execute\r")
+    asking(h, "not provably read-only")
+    h.send("3")
+    h.wait(lambda: h.repl.buffer_text() == "3", "the key typed into the line")
+    assert h.repl.asker.current is not None and "approved" not in h.out.text()
+    h.send("\x1b")
+    h.wait_text("Not run.")
+    h.wait_idle()
+    assert "approved" not in h.out.text()
+
+
+def test_a_number_on_a_line_that_has_text_is_text():
+    question = ask.approval_question(ApprovalRequest("make", "/w", "not provably read-only", scope_of("make")))
+    asker = ask.Asker()
+    asker._current, question.shown_at = question, 0.0
+    assert asker.answer_key("1", now=100.0) and question.reply == ask.Reply("yes")
+    later = ask.approval_question(ApprovalRequest("make", "/w", "not provably read-only", scope_of("make")))
+    asker._current, later.shown_at = later, 99.9
+    assert not asker.answer_key("1", now=100.0) and later.reply is None  # in the grace period
+    assert later.choice_for("3").value == "always" and later.choice_for("a").value == "always"
+    assert later.choice_for("actually run -x") is None

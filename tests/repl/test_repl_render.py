@@ -169,9 +169,10 @@ def test_a_question_hint_breaks_between_its_parts_at_80_columns():
     from cast.repl.view import hint_wrap
 
     hint = edit_question("calc.py").hint
-    shown = hint_wrap(hint, 79)
+    assert hint_wrap(hint, 79) == hint  # one line of instructions at 80 columns
+    shown = hint_wrap(hint, 40)
     assert shown.splitlines()[-1] == "Esc: no", shown
-    assert all(len(row) <= 79 for row in shown.splitlines())
+    assert all(len(row) <= 40 for row in shown.splitlines())
     assert hint_wrap("a key, then Enter · Esc: no", 79) == "a key, then Enter · Esc: no"  # it fits: one line
 
 
@@ -183,3 +184,13 @@ def test_a_long_task_wraps_under_its_own_text_at_80_columns():
         assert lines[1].startswith("  ✓ 1. Run the very long") and lines[2] == "    check it slowly", text
         assert lines[-1] == "  ○ 2. Test"
     assert "      evidence: `make check` exit 0" in render_text(checklist(tasks, window=None), 80, False)
+
+
+def test_a_command_waiting_for_its_approval_shows_no_running_clock():
+    renderer, _ = collect()
+    renderer.handle(ev.ToolCall("t1", "bash", {"command": "make"}))
+    assert "make · 0s" in live_text(renderer)
+    renderer.hold_clocks()  # the question is on the screen: the command has not started
+    assert "waiting for you" in live_text(renderer) and " · 0s" not in live_text(renderer)
+    renderer.restart_clocks()  # answered: it starts now
+    assert "make · 0s" in live_text(renderer) and "waiting for you" not in live_text(renderer)
