@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cast import cli_contract, cli_hooks, cli_lists, cli_skills, cli_status
+from cast import cli_contract, cli_hooks, cli_lists, cli_mcp, cli_skills, cli_status
 from cast.exits import EXIT_USAGE
 from cast.text import colored_diff, echo, terminal_safe  # what cast prints from outside itself is text only
 from cast.version import VERSION
@@ -334,6 +334,7 @@ cli_contract.register(app)  # cast verify
 cli_lists.register(app)  # cast plans, cast sessions
 cli_skills.register(app)  # cast skills
 cli_hooks.register(app)  # cast hooks
+cli_mcp.register(app)  # cast mcp
 
 
 def main() -> None:

@@ -22,8 +22,11 @@ OWN_KEYS = {  # key -> the module that parses it
 }
 
 # The `config.LOOSENING` rule of an own key, where it is not "never": a project's [[hooks]] are
-# programs run as the user, so any of them asks for trust (and is ignored, and named, without it).
-OWN_LOOSENING: dict[str, Callable[[Any, Any], bool]] = {"hooks": lambda base, value: bool(value)}
+# programs run as the user (and so are its [mcp_servers]), so any of them asks for trust (and is ignored, and named, without it).
+OWN_LOOSENING: dict[str, Callable[[Any, Any], bool]] = {
+    "hooks": lambda base, value: bool(value),
+    "mcp_servers": lambda base, value: bool(value),  # a repository's servers: trust first (then each is approved)
+}
 
 
 def raw(root: Path | None, key: str) -> list[tuple[str, Path, Any]]:

@@ -91,7 +91,12 @@ class Setup:
 Factory = Callable[[Setup], "Extension | None"]
 
 # "module:function" of each factory, in the order their tools and prompt sections join a run.
-FACTORIES: tuple[str, ...] = ("cast.subagents:make", "cast.skills:extension", "cast.hooks.extension:make")
+FACTORIES: tuple[str, ...] = (
+    "cast.subagents:make",
+    "cast.skills:extension",
+    "cast.hooks.extension:make",
+    "cast.mcp.extension:factory",
+)
 
 
 def start(setup: Setup, factories: tuple[str, ...] | None = None) -> list[Extension]:

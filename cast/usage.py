@@ -40,6 +40,7 @@ Commands:
   sessions       Past sessions, newest first.
   skills         Skills the model is offered here, and their source.
   hooks          Hooks and whether each runs; approve, revoke a project's.
+  mcp            MCP servers, their approval and tools; approve NAME.
 """
 # end of generated text
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,15 +86,16 @@ def shared_loop() -> _Loop:
 class Connection:
     """A started server: its tools (as JSON), its instructions, and calls until `close`."""
 
-    def __init__(self, name: str, launch: Launch, on_tools_changed: Callable[[], None] | None = None):
+    def __init__(self, name: str, launch: Launch):
         self.name = name
         self.launch = launch
         self.tools: list[dict[str, Any]] = []
         self.instructions = ""
-        self.on_tools_changed = on_tools_changed
         self._loop = shared_loop()
         self._client: Any = None
         self._stop: asyncio.Event | None = None
+        self._subscription: Any = None  # the 2026-07-28 `subscriptions/listen` stream of tool changes
+        self._changed = False  # a legacy `notifications/tools/list_changed` arrived
         self._owner: concurrent.futures.Future[Any] | None = None
         self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace", prefix="cast-mcp-")
         self.gone = False
@@ -119,9 +121,10 @@ class Connection:
             async with Client(self._target(), message_handler=self._message, cache=None, client_info=_info()) as client:
                 self.tools = await _list_tools(client)
                 self.instructions = client.session.instructions or ""
-                self._client = client
-                ready.set_result(None)
-                await self._stop.wait()
+                async with _listening(client) as self._subscription:
+                    self._client = client
+                    ready.set_result(None)
+                    await self._stop.wait()
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else ServerError("cancelled"))
@@ -143,8 +146,24 @@ class Connection:
         return _StdioTransport(stdio_client, self.launch, self._stderr)
 
     async def _message(self, message: Any) -> None:
-        if getattr(message, "method", "") == "notifications/tools/list_changed" and self.on_tools_changed:
-            threading.Thread(target=self.on_tools_changed, name="cast-mcp-relist", daemon=True).start()
+        if getattr(message, "method", "") == "notifications/tools/list_changed":
+            self._changed = True
+
+    def tools_changed(self) -> bool:
+        """Whether the server said its tools changed since the last look (and forget that it did).
+        Events are queued in receive order, so one sent before a call's answer is seen here after it."""
+
+        async def drained() -> bool:
+            route = getattr(self._subscription, "_route", None)
+            pending = getattr(route, "_pending", None)
+            changed, self._changed = self._changed or bool(pending), False
+            if pending:
+                pending.clear()
+            return changed
+
+        if self._client is None:
+            return False
+        return bool(self._wait(self._loop.submit(drained()), 30, threading.Event()))
 
     def relist(self, timeout: float) -> list[dict[str, Any]]:
         """The server's tools now (after list_changed, or to compare with the pinned ones)."""
@@ -229,6 +248,29 @@ class _StdioTransport:
 
     async def __aexit__(self, *exc: Any) -> Any:
         return await self._context.__aexit__(*exc)
+
+
+@contextlib.asynccontextmanager
+async def _listening(client: Any) -> AsyncIterator[Any]:
+    """A `subscriptions/listen` stream for tool changes where the server offers one (2026-07-28),
+    else None (a legacy server sends `notifications/tools/list_changed` on the session)."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    tools = getattr(client.session.server_capabilities, "tools", None)
+    if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or not getattr(tools, "list_changed", False):
+        yield None
+        return
+    try:
+        subscription = client.listen(tools_list_changed=True)
+        entered = await subscription.__aenter__()
+    except Exception:  # noqa: BLE001 — no stream: changes are then seen at a restart only
+        yield None
+        return
+    try:
+        yield entered
+    finally:
+        with contextlib.suppress(Exception):
+            await subscription.__aexit__(None, None, None)
 
 
 async def _list_tools(client: Any) -> list[dict[str, Any]]:

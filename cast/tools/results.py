@@ -92,7 +92,19 @@ class Explored:
     transcript: str = ""  # where its transcript is kept, "" if nowhere
 
 
-Result = Ran | Declined | Interrupted | Edited | PlanWritten | TaskUpdated | Failed | Explored
+@dataclass(frozen=True)
+class External:
+    """A call to an MCP server's tool: what it did happened outside the workspace, so `cast undo`
+    cannot revert it and `cast verify` cannot re-check it (it says so: SKIP)."""
+
+    server: str
+    tool: str
+    ok: bool
+    approval: str = ""  # why it was allowed to run: "plan_tools", "approved", "--yes", ...
+    error: str = ""
+
+
+Result = Ran | Declined | Interrupted | Edited | PlanWritten | TaskUpdated | Failed | External | Explored
 
 
 def result_json(result: Result | None) -> dict[str, Any] | None:

@@ -62,12 +62,11 @@ def test_a_server_that_dies_mid_call_is_gone_not_a_crash():
         connection.close()
 
 
-def test_a_server_that_hangs_at_start_is_named_within_its_timeout(tmp_path):
-    log = tmp_path / "log"
-    connection = Connection("h", Launch(argv=server_argv("--startup-hang", "--log", str(log))))
+def test_a_server_that_hangs_at_start_is_named_within_its_timeout():
+    connection = Connection("h", Launch(argv=server_argv("--startup-hang")))
     with pytest.raises(ServerError, match="did not start within 2 s"):
         connection.start(2)
-    assert log.read_text().startswith("started")  # it did run, and was stopped
+    assert connection.gone
 
 
 def test_a_command_that_does_not_exist_is_one_line(tmp_path):
