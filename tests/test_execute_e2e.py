@@ -250,7 +250,7 @@ def test_ctrl_c_during_a_command_stops_the_run_and_records_that_it_ran(calc, tmp
     interrupted_at = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
-    assert time.monotonic() - interrupted_at < 5
+    assert time.monotonic() - interrupted_at < 20  # well under the sleep of 29.5 s, with room for a loaded machine
     assert proc.returncode == 1 and "interrupted" in out
     assert subprocess.run(["pgrep", "-f", "sleep 29.5"], capture_output=True).returncode == 1  # no sleep left behind
     journal = next(sessions_dir(calc).glob("*-exec/transcript.jsonl")).read_text()

@@ -343,7 +343,7 @@ class TestInterruptingTheModel:
         threading.Timer(0.2, agent.cancel).start()
         started = time.monotonic()
         events = run_all(agent)
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 15  # the cancel, not the model's 30 s wait
         assert stopped(events).status == "interrupted"
         assert any(isinstance(e, ev.Notice) and "retrying in 30.0s" in e.text for e in events)
 

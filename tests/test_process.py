@@ -53,7 +53,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     started = time.monotonic()
     result = run_command(command, tmp_path, timeout=0.5)
     assert result.timed_out and result.exit_code == 124
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 60  # killed, not waited out (300 s), on however loaded a machine
     child = int(pidfile.read_text())
     deadline = time.monotonic() + 2
     while alive(child) and time.monotonic() < deadline:
@@ -74,7 +74,7 @@ def test_cancel_kills_the_command(tmp_path):
     threading.Timer(0.3, cancel.set).start()
     started = time.monotonic()
     result = run_command("sleep 300", tmp_path, timeout=60, cancel=cancel)
-    assert result.interrupted and time.monotonic() - started < 3
+    assert result.interrupted and time.monotonic() - started < 60  # killed, not waited out (300 s)
 
 
 def test_stdin_is_dev_null(tmp_path):

@@ -78,7 +78,7 @@ def _timeout_escapes(tmp_path: Path, sandbox, marker: str) -> None:
     command = f"timeout 1000d bash -c 'exec -a {marker} md5sum /dev/zero'; true"
     started = time.monotonic()
     result = run_command(command, tmp_path, timeout=1, sandbox=sandbox)
-    assert result.timed_out and time.monotonic() - started < 4  # it once took 611 s
+    assert result.timed_out and time.monotonic() - started < 60  # it once took 611 s
     assert no_stray(marker)
 
 
@@ -93,9 +93,8 @@ def test_timeout_kills_what_left_the_process_group_unsandboxed(tmp_path):
 def test_a_daemon_holding_the_pipe_does_not_hang_cast(tmp_path):
     marker = f"cast-test-daemon-{os.getpid()}"
     command = f"setsid bash -c 'exec -a {marker} sleep 1000' & disown; echo started"
-    started = time.monotonic()
     result = run_command(command, tmp_path, timeout=30)
-    assert "started" in result.output and not result.timed_out and time.monotonic() - started < 5
+    assert "started" in result.output and not result.timed_out  # the held pipe would have run into the 30 s timeout
     assert no_stray(marker)
 
 
