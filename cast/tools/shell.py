@@ -75,7 +75,7 @@ def no_sandbox_notice() -> str | None:
 def git_notice(ctx: ToolContext) -> str | None:
     """Once per process and workspace, when the sandbox leaves out git metadata the repository
     names outside the workspace (cast/gitdir.py): git in the sandbox then finds no repository, and
-    the planner should know why rather than guess."""
+    the model should know why rather than guess."""
     if not detect().active:
         return None
     from cast.sandbox.visible import git_unseen
@@ -174,6 +174,9 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
             f"{done.refused_outside.reason[0].upper()}{done.refused_outside.reason[1:]}]"
         )
         ran = replace(ran, sandbox_denied=done.denied)
+    note = git_notice(ctx) if done.sandbox is not None else None  # a sandboxed git found no repository: say why
+    if note:
+        obs.text += "\n" + note
     obs.result = ran
     return obs
 

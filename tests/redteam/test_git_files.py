@@ -102,3 +102,26 @@ def test_doctor_says_what_git_metadata_stays_out_and_what_is_shown(tmp_path):
     assert line.startswith("ok") and str(tmp_path / "legit" / "main" / ".git") in line, line
     plain = invoke_cast(LEGIT["submodule"](tmp_path / "plain").root.parent, "doctor").stdout
     assert "git metadata:" not in plain  # a repository of its own says nothing
+
+
+@pytest.mark.parametrize("name", ["bubblewrap", "landlock"])
+def test_execute_mode_leaks_nothing_either_and_says_why_once(name, tmp_path, monkeypatch):
+    sandbox = _select(name, monkeypatch)
+    attack = ATTACKS["ssh-absolute"](tmp_path)
+    plan = attack.root / ".cast" / "plans" / "2099-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n\n- [ ] Look at app.py\n")
+    reads = [c for c in attack.reads if not c.startswith("python3")]  # approved scripts run outside the sandbox
+    turns = [{"tool_uses": [{"name": "bash", "input": {"command": c}}]} for c in reads]
+    turns += [{"text": "Done."}, {"complete": True, "missing": [], "claims": []}]
+    record = tmp_path / "requests.jsonl"
+    script = write_script(tmp_path / "s.jsonl", turns)
+    done = invoke_cast(
+        attack.root, "--model", f"script:{script}", "execute", "--yes", "2099-01-01-x", record=record, CAST_SANDBOX=sandbox
+    )
+    requests = [json.loads(line) for line in record.read_text().splitlines()]
+    results = [
+        json.dumps(b["content"]) for r in requests[1:] for b in r["messages"][-1]["content"] if b.get("type") == "tool_result"
+    ]
+    assert len(results) >= len(reads) and not any(s in done.stdout + record.read_text() for s in attack.secrets), results
+    assert sum(result.count(NOTE) for result in results) == 1, results
