@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from cast.exits import EXIT_USAGE
-from cast.text import echo, terminal_safe
+from cast.text import echo, plural, terminal_safe
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
 
@@ -63,7 +63,7 @@ def plans(
     """List unfinished plans with their progress, newest first (--all: every plan)."""
     from cast import cli_contract
     from cast.plans.checklist import PlanError
-    from cast.plans.housekeeping import archive, unfinished
+    from cast.plans.housekeeping import ARCHIVED, archive, archived, unfinished
     from cast.plans.store import find_plan, list_plans
     from cast.workspace import Workspace
 
@@ -100,9 +100,13 @@ def plans(
         return
     if not found:
         every = list_plans(root) if not all else []
-        print(
-            f"no unfinished plans ({len(every)} finished: cast plans --all)" if every else 'no plans yet: cast plan "what to do"'
-        )
+        put_away = len(archived(root))
+        if every:
+            print(f"no unfinished plans ({len(every)} finished: cast plans --all)")
+        elif put_away:
+            print(f"no plans listed: {plural(put_away, 'plan')} archived, kept in .cast/plans/{ARCHIVED}/")
+        else:
+            print('no plans yet: cast plan "what to do"')
         return
     if not sys.stdout.isatty():  # the columns scripts already read
         for i in found:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-CALL_KEYS = ("path", "pattern", "command", "name", "id", "task")  # the argument that identifies a call
+CALL_KEYS = ("pattern", "path", "command", "name", "id", "task")  # the argument that identifies a call
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -45,6 +45,8 @@ def call_label(name: str, arguments: Any, limit: int = 100) -> str:
         for key in CALL_KEYS:
             if key in arguments:
                 value = " ".join(str(arguments[key]).split())
+                if key == "pattern" and arguments.get("path") not in (None, "", "."):  # what is sought, then where
+                    value += " in " + " ".join(str(arguments["path"]).split())
                 return terminal_safe(f"{name} {value[:limit]}" + ("…" if len(value) > limit else ""))
     return terminal_safe(name)
 

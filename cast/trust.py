@@ -118,12 +118,14 @@ def change(root: Path, trusted: bool) -> str:
     """`cast trust` / `cast trust --revoke`: record it and say what it means for this workspace."""
     from cast.text import terminal_safe
 
+    before = decision(root)
     where = record(root, trusted)
     keys = loosening_keys(root)
     counted = f" (now {'counted' if trusted else 'ignored'}: {', '.join(keys)})" if keys else ""
     if trusted:
         return f"trusted {terminal_safe(key(root))}: its .cast/config.toml may loosen security settings{counted} (in {where})"
-    return f"no longer trusted {terminal_safe(key(root))}: its .cast/config.toml may only tighten security settings{counted}"
+    was = "no longer trusted" if before == TRUSTED else "not trusted (it was not before either)"
+    return f"{was} {terminal_safe(key(root))}: its .cast/config.toml may only tighten security settings{counted}"
 
 
 def status(root: Path) -> tuple[bool, str]:

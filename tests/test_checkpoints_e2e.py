@@ -403,3 +403,14 @@ def test_a_second_tick_of_a_ticked_item_is_refused_and_its_diff_stays_its_own(tm
     assert retick, "the second tick of item 1 was not refused"
     one = cast(root, "diff", "1").stdout
     assert "one.txt" in one and "two.txt" not in one
+
+
+def test_diff_of_an_undone_item_says_it_was_undone(tmp_path):
+    root = tmp_path / "proj"
+    project(root, True)
+    done = execute(root, tmp_path, ITEM_ONE + ITEM_TWO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert cast(root, "undo", "1", "--yes").returncode == 0
+    shown = cast(root, "diff", "1")
+    assert "was undone" in shown.stdout + shown.stderr and "has no checkpoint" not in shown.stdout + shown.stderr
+    assert "cast redo" in shown.stdout + shown.stderr

@@ -38,6 +38,14 @@ class Hooks:
     gate: CallGate = field(default_factory=CallGate)  # the user's hooks around tool calls and turns (agent/gate.py)
 
 
+# What a run stopped at its step ceiling keeps: the plan's ticks are on disk, so executing it again
+# starts at its first unticked item, and the session goes on where it stopped.
+STEP_LIMIT = (
+    "step limit of {} reached; raise --max-steps to go on: `cast execute` resumes a plan at its first unticked item, "
+    "`cast resume` goes on with this session"
+)
+
+
 @dataclass
 class Agent:
     model: m.Model
@@ -151,7 +159,7 @@ class Agent:
                 yield self._stop("interrupted", INTERRUPTED, step)
                 return
             if step >= self.max_steps:
-                yield self._stop("stopped", f"step limit of {self.max_steps} reached; raise --max-steps to go on", step)
+                yield self._stop("stopped", STEP_LIMIT.format(self.max_steps), step)
                 return
             self._step = step = step + 1
             self.steps_total += 1

@@ -36,6 +36,10 @@ def _no_checkpoint(journal: Journal, key: str, item: int, known: str = "") -> Un
     count = len(_checks(journal.plan_path(key)))
     if count and item > count:
         return UndoError(f"{key} has no item {item}: it has {count} item{'s' * (count != 1)}", 2)
+    history = journal.history()
+    if any(r["kind"] == "undo" and r.get("plan") == key and r.get("item", item + 1) <= item for r in history.records):
+        redo = " (cast redo puts it back)" if history.redo else ""
+        return UndoError(f"item {item} of {key} was undone: its changes are no longer in the tree{redo}")
     return UndoError(f"item {item} of {key} has no checkpoint" + (f" (items with one: {known})" if known else ""))
 
 

@@ -17,6 +17,17 @@ def unfinished(root: Path) -> list[PlanInfo]:
     return [info for info in list_plans(root) if info.done < info.total]
 
 
+def archived(root: Path) -> list[Path]:
+    """The plan directories put away under `.cast/plans/.archived/`, for a listing that would
+    otherwise say there are no plans at all."""
+    found: list[Path] = []
+    for base in roots(root):
+        shelf = base / ".cast" / "plans" / ARCHIVED
+        if shelf.is_dir() and not shelf.is_symlink():
+            found += sorted(p for p in shelf.iterdir() if (p / "plan.md").is_file())
+    return found
+
+
 def archive(root: Path, ref: str) -> Path:
     """Move the plan `ref` names (session id or plan path) out of the listings; returns where it went."""
     plan = find_plan(root, ref)
