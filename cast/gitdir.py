@@ -9,8 +9,9 @@ out of the workspace only when the other end links back, which repository conten
 - a linked worktree (`git worktree add`): the `.git` file names `<common>/worktrees/<id>`, whose
   `commondir` leads to `<common>` and whose `gitdir` file (written by git, outside the workspace)
   names this workspace's `.git` file;
-- a submodule: the `.git` file names a directory beneath `.git/modules/` of a superproject, an
-  ancestor of the workspace whose `.git` is a directory.
+- a submodule: the `.git` file names a directory beneath `modules/` in the git dir of a
+  superproject, an ancestor of the workspace whose `.git` is a directory (or, in turn, a proven
+  linked worktree or submodule: git keeps their submodules in their own git dirs).
 
 Every path is resolved first (a symlink counts where it leads), and what is proven must look like
 a git directory and must not hold the workspace. Anything else stays where it is: `locate`
@@ -85,18 +86,32 @@ def _linked_worktree(root: str, gitdir: str) -> str | None:
 
 
 def _submodule(root: str, gitdir: str) -> bool:
-    """`gitdir` lies beneath `.git/modules/` of an ancestor of `root` whose `.git` is a directory."""
+    """`gitdir` lies beneath `modules/` of the git dir of an ancestor of `root` (a superproject):
+    one whose `.git` is a directory, or a proven linked worktree or submodule itself (git keeps a
+    worktree's submodules in `<common>/worktrees/<id>/modules/`, a submodule's in its own)."""
     if _common_dir(gitdir) is not None or not looks_like_git_dir(gitdir) or inside(root, gitdir):
         return False
     ancestor = os.path.dirname(root)
-    while True:
-        dot = os.path.join(ancestor, ".git")
-        if os.path.isdir(dot) and not os.path.islink(dot):
-            if inside(gitdir, os.path.join(os.path.realpath(dot), "modules")) and not inside(root, os.path.realpath(dot)):
-                return True
-        if ancestor == os.path.dirname(ancestor):
-            return False
+    while ancestor != os.path.dirname(ancestor):
+        base = _own_git_dir(ancestor)
+        if base is not None and inside(gitdir, os.path.join(base, "modules")) and not inside(root, base):
+            return True
         ancestor = os.path.dirname(ancestor)
+    return False
+
+
+def _own_git_dir(top: str) -> str | None:
+    """The git dir of the work tree at `top`, when git's own links prove it (None otherwise)."""
+    dot = os.path.join(top, ".git")
+    if os.path.isdir(dot) and not os.path.islink(dot):
+        return os.path.realpath(dot)
+    line = _first_line(dot) if os.path.isfile(dot) else None
+    if not line or not line.startswith("gitdir:"):
+        return None
+    gitdir = _resolve(top, line.partition(":")[2].strip())
+    if _linked_worktree(top, gitdir) is not None or _submodule(top, gitdir):
+        return gitdir
+    return None
 
 
 def _alternates(objects: str, root: str, allowed: tuple[str, ...]) -> list[str]:

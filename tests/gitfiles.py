@@ -244,4 +244,20 @@ def submodule(tmp: Path) -> Legit:
     return Legit(root, "submodule subject", "lib.py")
 
 
-LEGIT: dict[str, Callable[[Path], Legit]] = {"worktree": linked_worktree, "submodule": submodule}
+def worktree_submodule(tmp: Path) -> Legit:
+    """A submodule checked out in a linked worktree of its superproject: git keeps its git dir in
+    `<common>/worktrees/<id>/modules/`."""
+    submodule(tmp)
+    git(tmp / "super", "worktree", "add", "-q", "../superwt")
+    git(tmp / "superwt", "submodule", "update", "--init", "-q")
+    root = tmp / "superwt" / "lib"
+    assert "/worktrees/superwt/modules/lib" in (root / ".git").read_text()
+    (root / "lib.py").write_text("VALUE = 3  # changed in the worktree\n")
+    return Legit(root, "submodule subject", "lib.py")
+
+
+LEGIT: dict[str, Callable[[Path], Legit]] = {
+    "worktree": linked_worktree,
+    "submodule": submodule,
+    "worktree-submodule": worktree_submodule,
+}

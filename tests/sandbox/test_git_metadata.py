@@ -22,8 +22,12 @@ from cast.tools.process import private_git_index, read_only_env
 def test_a_real_worktree_and_submodule_are_proven_by_their_back_links(layout, tmp_path):
     legit = LEGIT[layout](tmp_path)
     found = locate(str(legit.root))
-    assert found.kind == layout and found.unseen == ()
-    expected = tmp_path / "main" / ".git" if layout == "worktree" else tmp_path / "super" / ".git" / "modules" / "lib"
+    assert found.kind == layout.rpartition("-")[2] and found.unseen == ()
+    expected = {
+        "worktree": tmp_path / "main" / ".git",
+        "submodule": tmp_path / "super" / ".git" / "modules" / "lib",
+        "worktree-submodule": tmp_path / "super" / ".git" / "worktrees" / "superwt" / "modules" / "lib",
+    }[layout]
     assert visible.git_dirs(str(legit.root)) == [str(expected)] and visible.git_unseen(str(legit.root)) is None
 
 
