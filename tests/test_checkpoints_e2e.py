@@ -414,3 +414,23 @@ def test_diff_of_an_undone_item_says_it_was_undone(tmp_path):
     shown = cast(root, "diff", "1")
     assert "was undone" in shown.stdout + shown.stderr and "has no checkpoint" not in shown.stdout + shown.stderr
     assert "cast redo" in shown.stdout + shown.stderr
+
+
+def test_undo_without_an_item_skips_an_item_just_started_with_nothing_to_undo(tmp_path):
+    root = tmp_path / "proj"
+    project(root, True)
+    turns = [
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "in_progress"}}]},
+        {"tool_uses": [{"name": "write_file", "input": {"path": "one.txt", "content": "1\n"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done"}}]},
+        {"tool_uses": [{"name": "update_task", "input": {"id": 2, "status": "in_progress"}}]},
+        {"text": "Stopping here."},
+        DONE,
+        {"text": "Stopping here."},
+        DONE,
+    ]
+    execute(root, tmp_path, turns)
+    assert (root / "one.txt").exists()
+    undone = cast(root, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert not (root / "one.txt").exists(), undone.stdout

@@ -43,3 +43,13 @@ def test_revoking_trust_twice_does_not_say_no_longer_twice(repo):
     assert "no longer trusted" in change(repo, trusted=False)
     again = change(repo, trusted=False)
     assert "no longer trusted" not in again and "was not before either" in again
+
+
+def test_a_plans_description_of_how_it_will_be_verified_is_no_claim():
+    from cast.agent.claims import Facts, check_text
+
+    said = "Plan written: fix add, then add a test. Two items, each verified with `python3 -m unittest`."
+    assert check_text(said, Facts()) == []
+    assert check_text("The fix is to be verified with `make test`.", Facts()) == []
+    [claim] = check_text("I verified it with `make test`.", Facts())
+    assert claim.kind == "verified" and not claim.checked  # a check said to be made still needs its run

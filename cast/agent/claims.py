@@ -330,6 +330,9 @@ def sentences(text: str) -> list[str]:
     return [re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", p).strip() for p in parts if p.strip()]
 
 
+_PLANNED = re.compile(r"\b(?:each|to be|will be|would be|should be|must be|can be|is to be|are to be|gets?)\s+$", re.IGNORECASE)
+
+
 def check_text(text: str, facts: Facts) -> list[Claim]:
     claims = []
     for sentence in sentences(text):
@@ -337,6 +340,8 @@ def check_text(text: str, facts: Facts) -> list[Claim]:
             continue
         for kind, pattern, rule in RULES:
             match = pattern.search(sentence)
+            if match and kind == "verified" and _PLANNED.search(sentence[: match.start()]):
+                continue  # "each verified with `make test`": how a plan means to check, not a check made
             if match:
                 ok, why = rule(facts, match, sentence)
                 claims.append(Claim(sentence[:200], kind, ok, why))
