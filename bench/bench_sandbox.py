@@ -1,9 +1,10 @@
 """What the sandbox costs per command: the wall time of `true` run the way cast runs it
-(run_command: scratch dir, environment, launcher, layer, output reader, kill), unconfined and under
-each kernel layer this machine has, next to its parts run bare (plain `bash -c true`, `python -I
--S`, the launcher alone, bubblewrap alone). Every round runs each variant once, in turn, so a
-change in the machine's load hits them all alike. Prints the machine's state and a Markdown
-table of medians.
+(run_command: scratch dir, environment, layer, output reader, kill), unconfined and under each
+kernel layer this machine has, next to its parts run bare (plain `bash -c true`, `python -I -S`,
+the launcher alone, bubblewrap alone with cast's own mounts). Every round runs each variant once,
+in turn (A B A B ...), so a change in the machine's load hits them all alike. Prints the load
+before and after and a Markdown table of medians, each against its own baseline: plain bash for
+the launcher, bare bwrap with the same mounts for cast under bubblewrap.
 
     python bench/bench_sandbox.py [-n 20]
 """
@@ -23,47 +24,84 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cast.sandbox.policy import READ_ONLY, bwrap_binary, detect, launcher  # noqa: E402
+from cast.sandbox import bwrap, policy  # noqa: E402
+from cast.sandbox.policy import READ_ONLY, Policy, bwrap_binary, detect, launcher, throwaway  # noqa: E402
+from cast.tools import process  # noqa: E402
 from cast.tools.process import run_command  # noqa: E402
+
+BASH = "plain `bash -c true`"
+BARE_RO, BARE_OVERLAY = "bare bwrap, cast's read-only mounts", "bare bwrap, cast's mounts + throwaway overlay"
+BASELINE = {  # each figure's own baseline
+    "`python -I -S -c pass`": BASH,
+    "the launcher alone, no spec": BASH,
+    "cast, no sandbox (launcher)": BASH,
+    BARE_RO: BASH,
+    "cast, bubblewrap read-only": BARE_RO,
+    "cast, bubblewrap read-only, launcher inside (the fallback)": BARE_RO,
+    "cast, bubblewrap plan mode (throwaway overlay)": BARE_OVERLAY,
+    BARE_OVERLAY: BASH,
+    "cast, landlock read-only": BASH,
+}
 
 
 def _quiet(argv: list[str]) -> Callable[[], object]:
     return lambda: subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False)
 
 
-def _in_layer(name: str, cwd: Path) -> Callable[[], object]:
+def _in_layer(name: str, cwd: Path, sandbox: Policy = READ_ONLY, direct: bool = True) -> Callable[[], object]:
+    """run_command under layer `name`, probed once here (not per run), with or without the launcher inside bwrap."""
+    os.environ["CAST_SANDBOX"] = name
+    detect.cache_clear()
+    layer, works = detect(), policy.direct_works() and direct
+
     def run() -> object:
-        os.environ["CAST_SANDBOX"] = name
-        detect.cache_clear()
-        return run_command("true", cwd, 10, sandbox=READ_ONLY)
+        process.detect, policy.direct_works = (lambda: layer), (lambda: works)  # type: ignore[method-assign]
+        return run_command("true", cwd, 10, sandbox=sandbox)
 
     return run
 
 
+def _bare_bwrap(binary: str, sandbox: Policy, cwd: Path) -> list[str]:
+    """bwrap with the mounts and namespaces cast gives a command (its scratch dir too), running `true`."""
+    scratch = tempfile.mkdtemp(prefix="cast-bench-scratch-")
+    return [binary, *bwrap.args(sandbox, scratch, str(cwd.resolve()), after_proc=[]), "--", "true"]
+
+
 def variants(cwd: Path) -> list[tuple[str, Callable[[], object]]]:
     found: list[tuple[str, Callable[[], object]]] = [
-        ("plain `bash -c true` (baseline)", _quiet(["bash", "-c", "true"])),
+        (BASH, _quiet(["bash", "-c", "true"])),
         ("`python -I -S -c pass`", _quiet([sys.executable, "-I", "-S", "-c", "pass"])),
         ("the launcher alone, no spec", _quiet([*launcher({}), "true"])),
         ("cast, no sandbox (launcher)", lambda: run_command("true", cwd, 10)),
     ]
     binary = bwrap_binary()
-    if binary:
-        bare = [binary, "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]
-        found.append(("bubblewrap alone (`bwrap --unshare-all ... true`)", _quiet(bare)))
-    for name in ("auto", "landlock"):
-        os.environ["CAST_SANDBOX"] = name
-        detect.cache_clear()
-        layer = detect()
-        if layer.active and all(f"cast, {layer.name}" not in label for label, _ in found):
-            found.append((f"cast, {layer.name} read-only", _in_layer(name, cwd)))
+    os.environ["CAST_SANDBOX"] = "auto"
+    detect.cache_clear()
+    if binary and detect().name == "bubblewrap":
+        found += [
+            (BARE_RO, _quiet(_bare_bwrap(binary, READ_ONLY, cwd))),
+            ("cast, bubblewrap read-only", _in_layer("auto", cwd)),
+            ("cast, bubblewrap read-only, launcher inside (the fallback)", _in_layer("auto", cwd, direct=False)),
+        ]
+        if policy.overlay_works():
+            found += [
+                (BARE_OVERLAY, _quiet(_bare_bwrap(binary, throwaway(cwd), cwd))),
+                ("cast, bubblewrap plan mode (throwaway overlay)", _in_layer("auto", cwd, throwaway(cwd))),
+            ]
+    os.environ["CAST_SANDBOX"] = "landlock"
+    detect.cache_clear()
+    if detect().name == "landlock":
+        found.append(("cast, landlock read-only", _in_layer("landlock", cwd)))
     return found
 
 
+def load() -> str:
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def machine() -> str:
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     return (
-        f"{platform.node()}: Linux {platform.release()}, {os.cpu_count()} CPUs, load average {load}, "
+        f"{platform.node()}: Linux {platform.release()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}, {'root' if os.geteuid() == 0 else 'not root'}"
     )
 
@@ -77,18 +115,19 @@ def main() -> None:
     times: dict[str, list[float]] = {label: [] for label, _ in runs}
     for _label, run in runs:  # warm-up: first probes, caches
         run()
+    before = load()
     for _ in range(n):
         for label, run in runs:
             started = time.perf_counter()
             run()
             times[label].append((time.perf_counter() - started) * 1000)
-    print(f"machine: {machine()}; {n} interleaved rounds")
-    base = statistics.median(times[runs[0][0]])
-    print("| command | median | vs plain bash |")
-    print("|---|---|---|")
+    print(f"machine: {machine()}; {n} interleaved rounds; load average {before} before, {load()} after")
+    print("| command | median | against | ratio |")
+    print("|---|---|---|---|")
     for label, values in times.items():
-        ms = statistics.median(values)
-        print(f"| {label} | {ms:.1f} ms | {ms / base:.1f}x |")
+        ms, against = statistics.median(values), BASELINE.get(label)
+        ratio = f"{ms / statistics.median(times[against]):.2f}x" if against in times else "—"
+        print(f"| {label} | {ms:.1f} ms | {against or 'baseline'} | {ratio} |")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ covered (a mount point cannot be made without writing to the workspace).
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from cast.sandbox import visible
@@ -37,7 +38,22 @@ def protected(root: str) -> list[str]:
     return found
 
 
-def args(policy: Policy, scratch: str | None, workspace: str | None, readable: list[str] | None = None) -> list[str]:
+@lru_cache(maxsize=8)
+def _rebound(hidden: tuple[str, ...], home: str, path: str) -> tuple[str, ...]:
+    """visible.rebound() for one HOME and PATH: resolving every toolchain path costs more than
+    bubblewrap's own start, and it is the same for every command of a run."""
+    return tuple(visible.rebound(list(hidden)))
+
+
+def args(
+    policy: Policy,
+    scratch: str | None,
+    workspace: str | None,
+    readable: list[str] | None = None,
+    after_proc: list[str] | None = None,
+) -> list[str]:
+    """`after_proc` (direct.Handoff's options) runs the command with no launcher inside: no
+    capability is kept for one, and its options land where they must, right after /proc is mounted."""
     argv = [
         "--die-with-parent",
         "--new-session",
@@ -49,17 +65,17 @@ def args(policy: Policy, scratch: str | None, workspace: str | None, readable: l
         "--cap-drop",
         "ALL",
     ]
-    for cap in LAUNCHER_CAPS:
+    for cap in LAUNCHER_CAPS if after_proc is None else ():
         argv += ["--cap-add", cap]
     if not policy.network:
         argv.append("--unshare-net")
-    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *(after_proc or [])]
     hidden = visible.hidden()
     for path in hidden:
         argv += ["--tmpfs", path]
     for path in visible.hidden_files():
         argv += ["--ro-bind", "/dev/null", path]
-    for path in visible.rebound(hidden):
+    for path in _rebound(tuple(hidden), os.environ.get("HOME", ""), os.environ.get("PATH", "")):
         argv += ["--ro-bind", path, path]
     shown = [workspace, *visible.git_dirs(workspace)] if workspace else []
     for path in shown + (readable or []):

@@ -10,18 +10,23 @@ if the policy in SPEC cannot be applied, the command does not run (the pid cap a
 effort, and cast.sandbox.policy.isolation() says where it holds).
 
 Standard library only, and run with -I -S: neither PYTHONPATH nor site-packages can change it.
-It starts for every command, so it imports little: the spec is marshal (no json, hence no re),
-signals come from `_signal` (no enum), Landlock and seccomp load only when the spec asks.
+It starts for every command it wraps (under bubblewrap none: cast/sandbox/direct.py), so it imports
+little: the spec is marshal (no json, hence no re), signals come from `_signal` (no enum), prctl is
+called through `_ctypes` (importing ctypes costs more than Python's own start on a loaded machine),
+and ctypes, Landlock and seccomp load only when the spec asks.
 """
 
 from __future__ import annotations
 
 import _signal as signal
-import ctypes
 import marshal
 import os
 import sys
 import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ctypes
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -43,6 +48,8 @@ def _on_signal(signum: int, _frame: object) -> None:
 def drop_capabilities(libc: ctypes.CDLL) -> None:
     """Root inside the sandbox must not be able to reboot, set the clock or load modules: empty
     the bounding set (no exec can regain anything) and then every capability set."""
+    import ctypes
+
     for cap in range(64):
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
     libc.prctl(_PR_CAP_AMBIENT, 4, 0, 0, 0)  # PR_CAP_AMBIENT_CLEAR_ALL
@@ -199,7 +206,7 @@ def _wait_for(child: int) -> int:
             kill_tree()
 
 
-def _confine_child(spec: dict, libc: ctypes.CDLL, capped: bool) -> None:
+def _confine_child(spec: dict, libc: ctypes.CDLL | None, capped: bool) -> None:
     """In the command's own process, right before exec: limits, no capabilities, the filter."""
     import resource
 
@@ -208,7 +215,7 @@ def _confine_child(spec: dict, libc: ctypes.CDLL, capped: bool) -> None:
         limits["NPROC"] += _count_processes(os.getuid())  # RLIMIT_NPROC counts the user's other processes too
     for name, value in limits.items():
         resource.setrlimit(getattr(resource, f"RLIMIT_{name}"), (value, value))
-    if spec.get("drop_caps"):
+    if spec.get("drop_caps") and libc is not None:
         drop_capabilities(libc)
     if spec.get("seccomp") is not None:
         from cast.sandbox import seccomp
@@ -216,18 +223,36 @@ def _confine_child(spec: dict, libc: ctypes.CDLL, capped: bool) -> None:
         seccomp.install(spec["seccomp"])
 
 
+def _prctl(option: int, value: int) -> None:
+    """prctl without importing ctypes: `_ctypes` alone, its private call where this Python has it."""
+    try:
+        import _ctypes
+
+        _ctypes.call_function(_ctypes.dlsym(_ctypes.dlopen(None), "prctl"), (option, value, 0, 0, 0))  # type: ignore[arg-type]
+    except (ImportError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(option, value, 0, 0, 0)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
         sys.stderr.write("usage: launch.py SPEC -- COMMAND...\n")
         return 2
     spec, command = marshal.loads(bytes.fromhex(argv[1])), argv[3:]
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    libc = None
+    if spec.get("drop_caps") or spec.get("pid_max"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, _on_signal)
     try:
-        capped = bool(spec.get("pid_max")) and _pid_cap(libc, spec["pid_max"], bool(spec.get("in_pid_namespace")))
+        capped = (
+            libc is not None and bool(spec.get("pid_max")) and _pid_cap(libc, spec["pid_max"], bool(spec.get("in_pid_namespace")))
+        )
         if spec.get("landlock"):  # after the cap: writing pid_max is a write Landlock would refuse
             from cast.sandbox import landlock
 

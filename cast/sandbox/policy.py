@@ -17,6 +17,10 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cast.sandbox.direct import Handoff
 
 LAUNCHER = str(Path(__file__).with_name("launch.py"))
 # Imported rather than run as a script, so Python reads its cached bytecode instead of compiling
@@ -130,7 +134,7 @@ def detect() -> Layer:
 
         abi = abi_version()
         binary = bwrap_binary()
-        if wanted != "landlock" and binary and _bwrap_works(binary):
+        if wanted != "landlock" and binary and (direct_works() or _bwrap_works(binary)):
             extra = f", Landlock ABI {abi} also available" if abi else ""
             return Layer("bubblewrap", f"read-only mounts, private pid and network namespaces{extra}", binary)
         if abi >= 1:
@@ -144,6 +148,65 @@ def detect() -> Layer:
     if sys.platform == "darwin" and os.path.exists("/usr/bin/sandbox-exec"):
         return Layer("sandbox-exec", "sandbox-exec with a generated profile")
     return Layer("none", f"no kernel sandbox on {sys.platform}; plan mode runs only the checker's strict subset")
+
+
+@lru_cache(maxsize=1)
+def direct_works() -> bool:
+    """Can bubblewrap here run a command with no launcher inside (direct.py): pid_max written by
+    bwrap, /proc remounted read-only, the filter, the limits set on its waiting child?"""
+    binary = bwrap_binary()
+    if binary is None or os.environ.get("CAST_SANDBOX_LAUNCHER") == "1":
+        return False
+    from cast.sandbox import bwrap, direct
+
+    handoff = handoff_for(READ_ONLY)
+    argv = [binary, *bwrap.args(READ_ONLY, None, None, after_proc=handoff.args()), "--", "true"]
+    try:
+        proc = direct.start(argv, handoff, 10, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return proc.wait(10) == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def handoff_for(policy: Policy) -> Handoff:
+    """What bwrap and cast apply in place of the launcher: the launcher's own spec, handed over."""
+    from cast.sandbox import seccomp
+    from cast.sandbox.direct import Handoff
+    from cast.sandbox.launch import kernel_at_least
+
+    spec = _confinement(policy, inet=True)
+    families = spec.get("seccomp")
+    pid_max = spec["pid_max"] if kernel_at_least(6, 14) else None
+    code = seccomp.program(tuple(families)) if isinstance(families, list) else None
+    return Handoff(dict(spec["rlimits"]), pid_max, code)  # type: ignore[call-overload, arg-type]
+
+
+def prepare(
+    argv: list[str],
+    policy: Policy | None,
+    scratch: str | None,
+    layer: Layer | None = None,
+    workspace: str | None = None,
+    readable: tuple[str, ...] = (),
+) -> tuple[list[str], Handoff | None]:
+    """wrap()'s argv, or, under bubblewrap where direct_works(), bwrap alone and the Handoff that
+    direct.start() needs to release it."""
+    layer = layer or detect()
+    if policy is None or layer.name != "bubblewrap" or not sys.platform.startswith("linux") or not direct_works():
+        return wrap(argv, policy, scratch, layer, workspace, readable), None
+    from cast.sandbox import bwrap
+
+    binary = bwrap_binary()
+    assert binary is not None
+    real = os.path.realpath(workspace) if workspace else None
+    extra = [os.path.realpath(path) for path in readable]
+    handoff = handoff_for(policy)
+    try:
+        return [binary, *bwrap.args(policy, scratch, real, extra, after_proc=handoff.args()), "--", *argv], handoff
+    except BaseException:
+        handoff.spawned()
+        handoff.close()
+        raise
 
 
 def launcher(spec: dict[str, object]) -> list[str]:

@@ -54,7 +54,18 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
+_PROGRAMS: dict[tuple[int, ...], bytes] = {}
+
+
 def program(allowed_families: Iterable[int]) -> bytes:
+    """Built once per set of families in a process (cast hands it to bwrap for every command)."""
+    key = tuple(sorted(set(allowed_families)))
+    if key not in _PROGRAMS:
+        _PROGRAMS[key] = _build(key)
+    return _PROGRAMS[key]
+
+
+def _build(allowed_families: Iterable[int]) -> bytes:
     """The filter as bytes (what bwrap's --seccomp reads): `socket(family, ...)` fails with EPERM
     unless the family is allowed (AF_UNIX never is), io_uring_setup with ENOSYS, the rest runs."""
     arch, socket_nr, uring_nr = _ARCH[os.uname().machine]

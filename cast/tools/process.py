@@ -2,7 +2,8 @@
 timeout, cancellable, and with output kept as head + tail so a 5 MB log cannot flood the context.
 
 Whatever happens (timeout, Ctrl+C, an exception in cast), the command's whole process tree is
-killed before this returns, including processes that left its group or session (the launcher in
+killed before this returns, including processes that left its group or session (under bubblewrap
+its pid namespace holds them, cast/sandbox/direct.py; elsewhere the launcher in
 cast/sandbox/launch.py is their subreaper): a command cannot leave children running behind the
 session, and output is read with a deadline, so a pipe held open elsewhere cannot hang cast. A Ctrl+C
 that lands here becomes an interrupted result (with the output so far) and sets the run's cancel
@@ -28,9 +29,11 @@ from pathlib import Path
 
 from cast import git
 from cast.gitdir import belongs
+from cast.sandbox import direct
+from cast.sandbox.denials import LAUNCHER_REFUSED
 from cast.sandbox.environment import sandbox_env
 from cast.sandbox.limits import settings
-from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, wrap
+from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, prepare
 from cast.tools.liveline import LiveLine
 
 KEEP_BYTES = 15_000  # of head, and again of tail
@@ -153,12 +156,19 @@ def run_command(
         env = sandbox_env(env, scratch, settings().passthrough)
     index = env.get("GIT_INDEX_FILE")  # a private copy (private_git_index) lives outside the workspace
     readable = (os.path.dirname(index),) if index else ()
-    argv = wrap(["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable)
+    argv, handoff = prepare(["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable)
     read_fd, write_fd = os.pipe()
+    popen = {"cwd": cwd, "stdin": subprocess.DEVNULL, "stdout": write_fd, "stderr": write_fd, "env": env}
     try:
-        proc = subprocess.Popen(
-            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, start_new_session=True, env=env
-        )
+        if handoff is None:
+            proc = subprocess.Popen(argv, start_new_session=True, **popen)  # type: ignore[call-overload]
+        else:
+            proc = direct.start(argv, handoff, timeout, **popen)
+    except direct.Refused as exc:
+        os.close(read_fd)
+        _discard(scratch)
+        text = f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n"
+        return CommandResult(LAUNCHER_REFUSED, text, "", len(text), seconds=time.monotonic() - started)
     except BaseException:
         os.close(read_fd)
         _discard(scratch)

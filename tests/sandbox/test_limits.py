@@ -141,3 +141,15 @@ def test_an_untrusted_workspace_may_lower_limits_but_not_raise_them_or_pass_vari
     assert config.sandbox_env_passthrough == () and config.sandbox_limits == {"memory_mb": 256}
     (tmp_path / ".cast" / "config.toml").write_text("[sandbox_limits]\nmemory_mb = 99999\n")
     assert load(tmp_path).sandbox_limits == {}
+
+
+def test_a_command_that_raises_pid_max_first_is_still_bounded(layer, tmp_path):
+    """Root in the sandbox may write its own pid namespace's pid_max with no capability at all:
+    the cap must hold where the command cannot write (a read-only /proc, or a namespace above it)."""
+    configure(limits={"processes": 100})
+    bomb = FORK_BOMB.replace("time.sleep(30)", "time.sleep(31)")  # its own marker: the other bombs may run meanwhile
+    command = "echo 4194304 > /proc/sys/kernel/pid_max; cat /proc/sys/kernel/pid_max\n" + bomb
+    result = run_command(command, tmp_path, 60, sandbox=READ_ONLY)
+    assert "fork refused after" in result.output, result.output
+    assert int(result.output.split("fork refused after ")[1].split()[0]) < 301
+    assert no_stray("time.sleep(31)")

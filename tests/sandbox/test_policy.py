@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from cast.sandbox.macos import profile
 from cast.sandbox.policy import READ_ONLY, Layer, Policy, detect, launcher_spec, workspace_write, wrap
 
@@ -62,3 +64,29 @@ def test_isolation_is_strong_only_with_every_guarantee(sandbox_off):
         assert not weaker.strong and len(weaker.missing()) == 1
     off = isolation()
     assert off.layer == "off" and not off.strong and off.missing() == ["no kernel sandbox (off)"]
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["bwrap alone", "launcher inside"])
+def test_both_bubblewrap_paths_hold_the_same_confinement(direct, monkeypatch, tmp_path):
+    """Where bubblewrap can apply everything itself, no launcher starts inside; where it cannot,
+    the launcher does it. Either way: no capability, the filter, the limits, a pid namespace."""
+    from sandboxkit import use_layer
+
+    from cast.sandbox import policy
+    from cast.tools.process import run_command
+
+    use_layer(monkeypatch, "bubblewrap")
+    if direct and not policy.direct_works():
+        pytest.skip("this bubblewrap cannot run a command without the launcher")
+    monkeypatch.setattr(policy, "direct_works", lambda: direct)
+    argv, handoff = policy.prepare(["true"], READ_ONLY, str(tmp_path))
+    assert (handoff is None) is not direct and (sys.executable in argv) is not direct
+    if handoff is not None:
+        handoff.spawned()
+        handoff.close()
+    command = "grep -E '^(CapBnd|CapEff|Seccomp):' /proc/self/status; ulimit -d; ulimit -f; echo $$; python3 -c 'import socket; socket.socket(socket.AF_UNIX)'"
+    result = run_command(command, tmp_path, 30, sandbox=READ_ONLY)
+    lines = result.output.splitlines()
+    assert lines[:3] == ["CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "Seccomp:\t2"], result.output
+    assert lines[3:5] == [str(2 * 1024 * 1024), str(1024 * 1024)] and int(lines[5]) < 10  # kB, blocks; a low pid
+    assert "PermissionError" in result.output
