@@ -11,7 +11,6 @@ covered (a mount point cannot be made without writing to the workspace).
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from cast.sandbox import visible
@@ -36,13 +35,6 @@ def protected(root: str) -> list[str]:
             if visible.inside(real, [root]) and os.path.exists(real):
                 found.append(real)
     return found
-
-
-@lru_cache(maxsize=8)
-def _rebound(hidden: tuple[str, ...], home: str, path: str) -> tuple[str, ...]:
-    """visible.rebound() for one HOME and PATH: resolving every toolchain path costs more than
-    bubblewrap's own start, and it is the same for every command of a run."""
-    return tuple(visible.rebound(list(hidden)))
 
 
 def args(
@@ -75,7 +67,7 @@ def args(
         argv += ["--tmpfs", path]
     for path in visible.hidden_files():
         argv += ["--ro-bind", "/dev/null", path]
-    for path in _rebound(tuple(hidden), os.environ.get("HOME", ""), os.environ.get("PATH", "")):
+    for path in visible.rebound(hidden):
         argv += ["--ro-bind", path, path]
     shown = [workspace, *visible.git_dirs(workspace)] if workspace else []
     for path in shown + (readable or []):
