@@ -174,14 +174,17 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=5)
     parser.add_argument("--files", type=int, default=50_000)
     parser.add_argument("--dir", default=None, help="where to build the tree (default: the system temp dir)")
+    parser.add_argument("--tree", default=None, help="a tree this script built before (kept with --keep), instead of a new one")
+    parser.add_argument("--keep", default=None, help="build the tree here and keep it, for later runs' --tree")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        root, state = Path(tmp) / "tree", Path(tmp) / "state"
-        root.mkdir()
+        root, state = Path(args.tree or args.keep or Path(tmp) / "tree"), Path(tmp) / "state"
         state.mkdir()
         os.environ["XDG_STATE_HOME"] = str(state)  # the stores go with the tree
         started = time.perf_counter()
-        make_tree(root, args.files)
+        if not args.tree:
+            root.mkdir(parents=True)
+            make_tree(root, args.files)
         built = time.perf_counter() - started
         load = os.getloadavg()
         bench = Bench(root, state, args.n)

@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import git
 
 from cast.checkpoints import commands
@@ -232,3 +233,36 @@ def test_a_group_writable_umask_still_gives_a_usable_store(tmp_path):
         assert Journal(root).records()[0]["tree"] == first["tree"]
     finally:
         os.umask(old)
+
+
+def _snapshot_of_a_git_tree(tmp_path: Path, commit_cast: bool) -> tuple[Shadow, str, Path]:
+    root = tmp_path / "work"
+    (root / "sub").mkdir(parents=True)
+    (root / ".cast").mkdir()
+    for name, text in {"a.txt": "committed\n", ".env": "SECRET=1\n", "sub/b.txt": "b\n", ".cast/config.toml": "# mine\n"}.items():
+        (root / name).write_text(text)
+    git(root, "init", "-q")
+    git(root, "add", "a.txt", ".env", "sub/b.txt", *([".cast/config.toml"] if commit_cast else []))
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    (root / "a.txt").write_text("staged\n")
+    git(root, "add", "a.txt")
+    (root / "a.txt").write_text("in the work tree\n")
+    git(root, "rm", "-q", "--cached", ".env")
+    (root / ".gitignore").write_text(".env\n")
+    (root / "new.txt").write_text("untracked\n")
+    index = (root / ".git" / "index").read_bytes()
+    shadow = Shadow(root)
+    tree = shadow.snapshot().tree
+    assert (root / ".git" / "index").read_bytes() == index
+    return shadow, tree, root
+
+
+@pytest.mark.parametrize("commit_cast", [False, True], ids=["the user's HEAD as the base", "a cleaned index as the base"])
+def test_a_first_snapshot_from_the_users_index_records_the_work_tree_not_the_index_or_head(tmp_path, commit_cast):
+    """The store starts from the user's index and HEAD: what they staged, dropped from the index
+    (and now ignore) or committed under .cast must not leak into the snapshot."""
+    shadow, tree, root = _snapshot_of_a_git_tree(tmp_path, commit_cast)
+    assert tree_paths(shadow, tree) == [".gitignore", "a.txt", "new.txt", "sub/b.txt"]
+    assert shadow.git("cat-file", "blob", f"{tree}:a.txt") == b"in the work tree\n"
+    (root / "sub" / "b.txt").write_text("changed\n")
+    assert {(c.status, c.path) for c in shadow.changes(tree, shadow.snapshot().tree)} == {("M", "sub/b.txt")}

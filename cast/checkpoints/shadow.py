@@ -141,7 +141,9 @@ class Shadow:
             store.open_dir(self.root, self.dir)
             if not self.exists():
                 store.create(self.git_dir, self._init)
-                self._borrow()
+                from cast.checkpoints.borrow import borrow
+
+                borrow(self)
             else:
                 store.verify(self.git_dir)
             borrowed = self.dir / store.BORROW
@@ -161,57 +163,11 @@ class Shadow:
             raise
 
     def _init(self, directory: Path) -> None:
-        run_git(directory, self.root, "init", "-q", "--bare", "--template=", str(directory), cwd=directory.parent)
-
-    def _borrow(self) -> None:
-        """Start from the user's index and read their objects, when the workspace is the top of a
-        sha1 repository: the first snapshot then hashes only what differs from the index."""
-        from cast import git
-        from cast.gitdir import belongs
-
-        if not os.path.lexists(self.root / ".git"):
-            return
-        out = git.run(
-            self.root, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "objects", "--git-path", "index"
-        )
-        lines = os.fsdecode(out or b"").splitlines()
-        if len(lines) != 3 or os.path.realpath(lines[0]) != str(self.root) or not os.path.isdir(lines[1]):
-            return
-        if not (belongs(str(self.root), lines[1]) and belongs(str(self.root), lines[2])):
-            return  # a `.git` file naming another repository: its index and objects are not this tree's
-        if (git.run(self.root, "rev-parse", "--show-object-format") or b"").strip() != b"sha1":
-            return
-        store.write_own(self.dir / store.BORROW, lines[1] + "\n")
-        self.borrowed = lines[1]
-        try:
-            with open(lines[2], "rb") as source:
-                data = source.read()
-        except OSError:
-            return
-        index = self.git_dir / "index"
-        index.write_bytes(data)
-        try:
-            self._clean_index()
-            self._commit(self.git("write-tree").decode().strip())
-        except ShadowError:  # an index this git cannot use alone (a split index): start empty
-            index.unlink(missing_ok=True)
-
-    def _clean_index(self) -> None:
-        """What the store never records (`.cast/`, submodules) leaves the copied index, and no
-        entry is taken as unchanged on the user's word (assume-unchanged)."""
-        gone, trusted = [], []
-        for record in self.git("ls-files", "-s", "-v", "-z").split(b"\0"):
-            meta, _, path = record.partition(b"\t")
-            if not path:
-                continue
-            if path.startswith(b".cast/") or meta[2:8] == b"160000":
-                gone.append(path)
-            elif meta[:1].islower():
-                trusted.append(path)
-        if gone:
-            self.git("update-index", "--force-remove", "-z", "--stdin", data=b"".join(p + b"\0" for p in gone))
-        if trusted:
-            self.git("update-index", "--no-assume-unchanged", "-z", "--stdin", data=b"".join(p + b"\0" for p in trusted))
+        """What `git init --bare --template=` makes, without a git process (store.create writes
+        cast's own config, attributes and excludes into it)."""
+        for sub in ("objects/info", "objects/pack", "refs/heads", "refs/tags", "info"):
+            (directory / sub).mkdir(parents=True, exist_ok=True)
+        (directory / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
 
     def _commit(self, tree: str) -> None:
         """The store's HEAD holds the newest snapshot, so its `git status` lists only what changed."""
@@ -242,7 +198,9 @@ class Shadow:
             GIT_OPTIONAL_LOCKS="1",  # the store's index keeps the refreshed stat data
         )  # fmt: skip
         # A path ending in "/" is a nested repository: it keeps its own history, and is not recorded.
-        listed = [p for p in dict.fromkeys(_paths_of_status(out)) if not p.endswith("/")]
+        entries = _status_entries(out)
+        listed = [p for p in dict.fromkeys(path for _, path in entries) if not p.endswith("/")]
+        unstaged = _unstaged(entries)
         skipped: dict[str, int] = {}
         for path in listed:
             try:
@@ -251,7 +209,7 @@ class Shadow:
                 continue
             if stat.S_ISREG(info.st_mode) and info.st_size > self.max_bytes:
                 skipped[path] = info.st_size
-        changed = [p for p in listed if p not in skipped]
+        changed = [p for p in listed if p not in skipped and p not in unstaged]
         try:
             for start in range(0, len(changed), CHUNK):  # in chunks, so a long first snapshot can show progress
                 part = changed[start : start + CHUNK]
@@ -264,8 +222,8 @@ class Shadow:
             literal = [f":(literal){p}" for p in changed if p not in gone]
             if literal:
                 self.git("add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", data=_nul(literal), borrow=False)
-        if skipped:
-            self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted(skipped)), borrow=False)
+        if skipped or unstaged:
+            self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted({*skipped, *unstaged})), borrow=False)
         if not listed and self._head:  # status compares the index with HEAD too: nothing listed, nothing differs
             return Snap(self._head)
         tree = self.git("write-tree").decode().strip()
@@ -359,9 +317,16 @@ class Shadow:
             index.unlink(missing_ok=True)
 
 
-def _paths_of_status(out: bytes) -> list[str]:
-    """The paths of `git status --porcelain=v1 -z` (renames are off: one path per entry)."""
-    return [os.fsdecode(entry[3:]) for entry in out.split(b"\0") if len(entry) > 3]
+def _status_entries(out: bytes) -> list[tuple[str, str]]:
+    """(code, path) of `git status --porcelain=v1 -z` (renames are off: one path per entry)."""
+    return [(os.fsdecode(entry[:2]), os.fsdecode(entry[3:])) for entry in out.split(b"\0") if len(entry) > 3]
+
+
+def _unstaged(entries: list[tuple[str, str]]) -> set[str]:
+    """Paths the user's index dropped (`git rm --cached`) that status does not list as untracked
+    either: ignored now, so not recorded. Only a store still based on the user's HEAD (its first
+    snapshot) lists any; the file may well be in the work tree."""
+    return {path for code, path in entries if code == "D "} - {path for code, path in entries if code == "??"}
 
 
 def _prune_empty(directory: Path, root: Path) -> None:
