@@ -307,6 +307,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
         + [_plan_recorder(session)],
         gate=Gates([gate for extension in run.extensions if (gate := extension.gate()) is not None]),
     )
+    run.ctx.gate = hooks.gate  # an explore's children run calls of their own: the same hooks see them
     if board is not None:
         check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add, ledger=ledger)
         hooks.after_tools, hooks.on_finish = tasklist.watch(board), check

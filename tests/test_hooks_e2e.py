@@ -146,3 +146,20 @@ def test_a_projects_hook_never_runs_untrusted_and_runs_once_trusted_and_approved
     config.write_text(f'[[hooks]]\nevent = "pre_tool_use"\ncommand = "echo ran >> {marker}; echo changed"\n')
     changed, _ = run(repo, tmp_path, turns, "plan", "w")
     assert changed.returncode == 0 and marker.read_text() == "ran\nran\n"  # changed since approved: asked again
+
+
+def test_hooks_see_and_may_refuse_an_explores_calls_too(repo, tmp_path):
+    seen = tmp_path / "seen"
+    hook = f'python3 -c \'import json,sys; t=json.load(sys.stdin)["tool"]; print(t, file=open("{seen}", "a")); sys.exit("no bash here" if False else (2 if t == "bash" else 0))\''
+    child = write_script(
+        tmp_path / "child.jsonl",
+        [{"tool_uses": [{"name": "bash", "input": {"command": "git log --oneline -1"}}]}, {"text": "add is in app.py."}],
+    )
+    user_hooks(f'explore_model = "script:{child}"\n[[hooks]]\nevent = "pre_tool_use"\ncommand = """{hook}"""\n')
+    parent = [{"tool_uses": [{"name": "explore", "input": {"task": "where is add?"}}]}, PLAN, {"text": "Planned."}]
+    done, _ = run(repo, tmp_path, parent, "--json", "plan", "x")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert seen.read_text().split() == ["explore", "bash", "write_plan"]
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    refused = next(r for r in rows if r["type"] == "tool_result" and r.get("parent_tool_use_id") and r["name"] == "bash")
+    assert "a pre_tool_use hook (user hooks[0]) refused this call" in json.dumps(refused)

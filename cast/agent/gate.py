@@ -39,6 +39,20 @@ class CallGate:
         return None
 
 
+class CallsOnly(CallGate):
+    """A run's gate for the calls of a child it runs (explore): the child's tool calls are the
+    run's too, so the user's hooks see and may refuse them; its turns are not the user's tasks."""
+
+    def __init__(self, gate: CallGate) -> None:
+        self.gate = gate
+
+    def before(self, call: ToolUse) -> str | None:
+        return self.gate.before(call)
+
+    def after(self, call: ToolUse, observation: Observation) -> str:
+        return self.gate.after(call, observation)
+
+
 class Gates(CallGate):
     """Several gates as one, in order: the first refusal or guidance wins, additions are joined."""
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cast.agent import events as ev
+from cast.agent.gate import CallGate, CallsOnly
 from cast.agent.loop import Agent, Hooks
 from cast.agent.transcript import Message, Prefix, Transcript, text_block
 from cast.models import base as m
@@ -148,6 +149,7 @@ class Child:
     price: Callable[[m.Usage], float] | None = None
     config: Any = None  # the run's settings: aging and compaction as in any run (None: none)
     on_usage: Callable[[m.Usage, float], None] | None = None  # each model call's usage and cost, as it comes
+    gate: CallGate | None = None  # the run's hooks: they see and may refuse the child's calls too
     ceiling_model: TokenCeiling | None = field(default=None, init=False)
 
     def run(
@@ -181,7 +183,7 @@ class Child:
         ctx = ToolContext(workspace=replace(self.workspace, reads=ReadTracker()), plan_commands=self.plan_commands)
         model = self.ceiling_model = TokenCeiling(self.model, self.ceiling)
         findings.on_usage, findings.price = self.on_usage, self.price
-        hooks = Hooks(price=self.price, observers=[findings.observe])
+        hooks = Hooks(price=self.price, observers=[findings.observe], gate=CallsOnly(self.gate) if self.gate else CallGate())
         if self.config is not None:
             from cast.agent.context import ContextEconomy
 

@@ -24,6 +24,7 @@ from cast.text import one_line
 from cast.tools.results import Failed, Result
 
 if TYPE_CHECKING:
+    from cast.agent.gate import CallGate
     from cast.models.base import Usage
     from cast.safety.approval import ApprovalPolicy
     from cast.tools.tasks import TaskBoard
@@ -88,6 +89,7 @@ class ToolContext:
     on_output: Callable[[str, str], None] | None = None  # (command, its newest output line) while it runs: live views only
     emit: Callable[[Any], None] = lambda event: None  # an extra `agent.events` event a running call produces, to the front-end
     usage: UsageBook | None = None  # the run's bill, for calls that use a model of their own
+    gate: CallGate | None = None  # the run's hooks around calls, for a tool whose child runs calls of its own (explore)
     requests: Callable[[Any], Any] | None = None  # the run's request channel (see `ask`); None: nobody can be asked
     _calls: threading.local = field(default_factory=threading.local, repr=False, compare=False)
 

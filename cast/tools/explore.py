@@ -159,6 +159,7 @@ class Explorer:
             price=price if price.known else None,
             config=self.config,
             on_usage=_billed(self.book or _book_of(ctx), label, model.name, price.known),
+            gate=ctx.gate,
         )
         try:
             outcome = child.run(
