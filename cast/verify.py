@@ -57,6 +57,7 @@ def verify(plan: Path, ctx: ToolContext) -> list[ItemCheck]:
     results: list[ItemCheck] = []
     try:
         changes = recorded_changes(ctx.workspace.root, plan)
+        external = recorded_calls(ctx.workspace.root, plan)
         ledger = Ledger()  # what the re-run commands did, judged as a run's own are (CommandRun.passed)
         for item in parse(text):
             if not item.checked:
@@ -68,7 +69,9 @@ def verify(plan: Path, ctx: ToolContext) -> list[ItemCheck]:
                     return results
             if item.number in changes:
                 _still_holds(ctx.workspace.root, changes[item.number], check)
-            if check.status == SKIP:
+            if calls := external.get(item.number):
+                check.reasons.append(f"SKIP {', '.join(calls)}: MCP calls act outside the tree; cast cannot re-check them")
+            if check.status == SKIP and not calls:
                 check.reasons.append(
                     "nothing to re-check: the plan names no verification for it and cast recorded no change by it"
                 )
@@ -130,6 +133,24 @@ def recorded_changes(root: Path, plan: Path) -> dict[int, list[FileChange]]:
             FileChange(c.path, c.status, _blob(shadow, start["tree"], c.path), _blob(shadow, end["tree"], c.path))
             for c in shadow.changes(start["tree"], end["tree"])
         ]
+    return found
+
+
+def recorded_calls(root: Path, plan: Path) -> dict[int, list[str]]:
+    """{item: the MCP calls made while it was worked on} from cast's checkpoints."""
+    from cast.checkpoints.journal import Journal
+
+    try:
+        journal = Journal(root)
+        history = journal.history()
+    except Exception:  # no store, or one cast cannot use: nothing recorded
+        return {}
+    key = journal.plan_key(plan) or ""
+    found = {}
+    for item in history.starts.get(key, {}):
+        start, end = history.checkpoint(key, item), history.item_end(key, item)
+        if start is not None and end is not None and (calls := history.external_between(key, start["seq"], end["seq"])):
+            found[item] = calls
     return found
 
 

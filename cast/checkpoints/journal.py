@@ -254,6 +254,15 @@ class History:
         seq = self.done.get(plan, {}).get(item)
         return self.by_seq[seq] if seq is not None else self.records[-1]
 
+    def external_between(self, plan: str, first: int, last: int | None = None) -> list[str]:
+        """The MCP calls recorded for `plan` after seq `first` (up to `last`): effects no undo reverts."""
+        calls = [
+            r["external"]
+            for r in self.records
+            if r.get("external") and r.get("plan") == plan and r["seq"] > first and (last is None or r["seq"] <= last)
+        ]
+        return list(dict.fromkeys(calls))
+
     def outside_since(self, seq: int) -> set[str]:
         return {path for r in self.records if r["seq"] > seq for path in r.get("outside", [])}
 

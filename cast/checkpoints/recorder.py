@@ -28,7 +28,7 @@ from pathlib import Path
 from cast.agent import events as ev
 from cast.checkpoints.journal import Journal
 from cast.checkpoints.shadow import ShadowError
-from cast.tools.results import TaskUpdated
+from cast.tools.results import External, TaskUpdated
 
 LARGE = 100_000  # files: a first snapshot this big says so before it starts
 
@@ -122,7 +122,10 @@ class Recorder:
             if paths is not None:
                 paths = list(dict.fromkeys(paths + [p for p in event.changed if not p.startswith("..")]))
             self.pending, self.writing = None, None
-            self._record("cast", text=event.name, paths=paths)
+            if isinstance(event.result, External):  # an MCP call: named by undo, which cannot revert it
+                self._record("cast", text=event.name, paths=paths, external=event.name)
+            else:
+                self._record("cast", text=event.name, paths=paths)
         elif isinstance(event, ev.ToolResult) and isinstance(event.result, TaskUpdated):
             number, status = event.result.id, event.result.status
             if status in ("in_progress", "done"):

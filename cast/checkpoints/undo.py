@@ -58,6 +58,7 @@ class Restore:
     items: list[int] = field(default_factory=list)  # unticked (undo) or ticked again (redo)
     stat: str = ""
     undo_seq: int | None = None  # for redo: the undo it reverses
+    external: list[str] = field(default_factory=list)  # MCP calls since the checkpoint: outside the tree
 
     @property
     def applied(self) -> list[Change]:
@@ -78,6 +79,8 @@ class Restore:
             )
         if self.uncovered:
             lines.append("not covered (over the checkpoint size cap, left as they are): " + ", ".join(self.uncovered))
+        if self.external:
+            lines.append("cannot revert (MCP calls act outside the workspace): " + ", ".join(self.external))
         return "\n".join(lines)
 
 
@@ -129,6 +132,7 @@ def prepare_undo(
         known = ", ".join(str(k) for k in sorted(history.starts.get(key, {}))) or "none"
         raise _no_checkpoint(journal, key, item, known)
     restore = _prepare(journal, "undo", key, item, target, target["seq"], force, session)
+    restore.external = history.external_between(key, target["seq"])
     before = set(target.get("ticked") or [])  # ticked already at the checkpoint: not this undo's to untick
     restore.items = [
         n for n, checked in _checks(journal.plan_path(key)) if n >= item and checked and (n == item or n not in before)

@@ -101,6 +101,7 @@ def build(servers: Servers, server: str, definition: dict[str, Any], plan_ok: bo
         McpArguments,
         execute,
         access=Access.EXTERNAL,
+        writes="tree",  # in execute mode a stdio server may write the workspace: checkpointed like bash
         admitted=frozenset({"plan"}) if plan_ok else frozenset(),
         server=server,
         remote=remote,

@@ -274,6 +274,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("plans", "", "List plans with their progress, newest first.", _plans, while_busy=True),
     Command("cost", "", "Tokens used and cost so far in this REPL.", _cost, while_busy=True),
     Command("skills", "", "List the skills the model is offered here, and their source.", listings.skills, while_busy=True),
+    Command("mcp", "", "List the MCP servers configured here: source, approval, status.", listings.mcp, while_busy=True),
     Command(
         "compact",
         "",

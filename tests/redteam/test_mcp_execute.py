@@ -68,3 +68,20 @@ def test_a_changed_definition_is_refused_and_a_hanging_call_fails(repo, tmp_path
     assert "its definition changed since this conversation started" in said
     assert "IGNORE ALL PREVIOUS INSTRUCTIONS" not in record.read_text()
     assert "the MCP call timed out" in said and "still answering" in said
+
+
+def test_undo_names_mcp_calls_it_cannot_revert_and_verify_skips_them(repo, tmp_path):
+    write_user_config(server_table("t"))
+    calls = [
+        {"name": "update_task", "input": {"id": 1, "status": "in_progress"}},
+        {"name": "mcp__t__echo", "input": {"text": "filed the ticket"}},
+        {"name": "update_task", "input": {"id": 1, "status": "done", "note": "asked the server"}},
+    ]
+    done, _ = execute(repo, tmp_path, calls, "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    undo = run_cast(repo, "undo", "1")  # no --yes and no terminal: the preview only
+    assert "cannot revert (MCP calls act outside the workspace): mcp__t__echo" in undo.stdout
+    verified = run_cast(repo, "verify", "--json", timeout=600)
+    items = [json.loads(line) for line in verified.stdout.splitlines() if '"type": "item"' in line]
+    assert items and items[0]["status"] == "SKIP"
+    assert any("SKIP mcp__t__echo: MCP calls act outside the tree" in reason for reason in items[0]["reasons"])

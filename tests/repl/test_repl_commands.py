@@ -20,6 +20,7 @@ def test_every_command_has_help_and_a_handler():
         "plans",
         "cost",
         "skills",
+        "mcp",
         "compact",
         "resume",
         "clear",
