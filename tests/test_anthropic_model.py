@@ -449,6 +449,15 @@ class TestSetup:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         assert out.split() == ["True", "True", "False"]
 
+    def test_the_preloaded_client_leaves_trio_out_and_trio_importable_afterwards(self):
+        pytest.importorskip("trio")  # installed here: httpcore2 would import it
+        code = (
+            "import sys, cast.models.loading as p; p.preload(); p._preload_thread.join(timeout=30); "
+            "print('httpcore2' in sys.modules, 'trio' in sys.modules); import trio; print('trio' in sys.modules)"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.split() == ["True", "False", "True"]
+
     def test_closing_the_stream_midway_is_clean(self, fake_api):
         fake_api.reply(text("a long reply " * 20))
         fake_api.reply(text("next"))

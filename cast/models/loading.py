@@ -27,11 +27,28 @@ def preload() -> None:
 
 def _quiet_import() -> None:
     try:
+        import_client()
+    except Exception:  # the import on the request path reports it
+        pass
+
+
+def import_client() -> None:
+    """httpcore2 imports trio whenever it is installed, for async code under trio that cast never
+    runs; on a loaded machine that import is about a third of the client's. It is kept out while
+    httpcore2 loads (its trio support is then off, as without trio installed), and importable again
+    afterwards by anything else."""
+    import sys
+
+    keep_out = "trio" not in sys.modules
+    if keep_out:
+        sys.modules["trio"] = None  # type: ignore[assignment]  # `import trio` raises ImportError
+    try:
         import httpcore2  # noqa: F401  (httpx2 imports its transport on the first client)
 
         import cast.models.direct  # noqa: F401
-    except Exception:  # the import on the request path reports it
-        pass
+    finally:
+        if keep_out and sys.modules.get("trio", 0) is None:
+            del sys.modules["trio"]
 
 
 def require_sdk() -> Any:
