@@ -163,3 +163,22 @@ def test_hooks_see_and_may_refuse_an_explores_calls_too(repo, tmp_path):
     rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     refused = next(r for r in rows if r["type"] == "tool_result" and r.get("parent_tool_use_id") and r["name"] == "bash")
     assert "a pre_tool_use hook (user hooks[0]) refused this call" in json.dumps(refused)
+
+
+def test_a_pre_tool_use_hook_refuses_an_mcp_call_that_yes_would_run(repo, tmp_path):
+    from mcpkit import server_table
+
+    note = repo / "note.txt"
+    hook = 'echo "no MCP writes" >&2; exit 2'
+    commit_plan(repo, "# Plan: note\n\n- [ ] Write a note\n")
+    turns = item_turns("ls", {"tool_uses": [{"name": "mcp__t__write_note", "input": {"path": str(note), "text": "hi"}}]})
+    turns = [turns[1], *turns[2:]]  # the MCP call, then the item's end
+    user_hooks(server_table("t") + f'\n[[hooks]]\nevent = "pre_tool_use"\nmatcher = "mcp__*"\ncommand = """{hook}"""\n')
+    done, requests = run(repo, tmp_path, turns, "execute", "--yes")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert not note.exists() and "no MCP writes" in results(requests[1])[-1]
+    (repo / ".cast" / "plans" / "2099-01-01-x" / "plan.md").write_text("# Plan: note\n\n- [ ] Write a note\n")
+    user_hooks(server_table("t"))  # the same run without the hook: --yes runs the call
+    done, _ = run(repo, tmp_path, turns, "execute", "--yes")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert note.read_text() == "hi"
