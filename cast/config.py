@@ -239,11 +239,11 @@ def layers(root: Path | None) -> list[tuple[str, dict[str, Any], dict[str, Any]]
         return found
     project, whole, scripts, loose = split
     if loose:
-        from cast.trust import is_trusted
+        from cast.trust import is_trusted, said_before
 
         if is_trusted(root):
             loose = []
-        else:
+        elif not said_before(root, loose):
             warn_once(
                 f"{project}: ignored {', '.join(loose)}: settings that loosen security count only in a workspace "
                 "you trust (`cast trust`)"

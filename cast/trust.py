@@ -77,12 +77,35 @@ def record(root: Path, trusted: bool) -> Path:
     return path
 
 
+def said_before(root: Path, keys: list[str]) -> bool:
+    """Whether the warning that these keys are ignored was shown here already: it is said once
+    for each set of keys (kept in cast's private state), not again on every command after."""
+    from cast.fsutil import atomic_write
+    from cast.state import private_dir
+
+    said = ",".join(sorted(keys))
+    try:
+        marker = private_dir(root, "notices") / "ignored-config"
+        try:
+            if marker.read_text(encoding="utf-8") == said:
+                return True
+        except FileNotFoundError:
+            pass
+        atomic_write(marker, said.encode("utf-8"))
+    except (OSError, ValueError):
+        return False  # nowhere to remember it: say it
+    return False
+
+
 def question(root: Path, keys: list[str]) -> str:
     from cast.text import terminal_safe
 
+    names = ", ".join(keys)
+    what = f"{names}, settings that loosen" if len(keys) > 1 else f"{names}, a setting that loosens"
+    them = "they count" if len(keys) > 1 else "it counts"
     return (
-        f"{terminal_safe(str(root))}/.cast/config.toml sets {', '.join(keys)}, which loosen cast's security "
-        "settings; they count only if you trust this workspace (cast trust --revoke undoes it).\n"
+        f"{terminal_safe(str(root))}/.cast/config.toml sets {what} cast's security; "
+        f"{them} only if you trust this workspace (cast trust --revoke undoes it).\n"
         "Trust it? [y]es / [N]o: "
     )
 

@@ -148,7 +148,7 @@ def test_a_one_shot_plan_on_a_terminal_asks_and_a_yes_is_kept(repo, tmp_path):
         encoding="utf-8",
         timeout=40,
     )
-    child.expect(r"sets sandbox_network, which loosen")
+    child.expect(r"sets sandbox_network, a setting that loosens")
     child.expect(r"Trust it\? \[y\]es / \[N\]o: ")
     child.send("y\r")
     child.expect(pexpect.EOF)
@@ -165,7 +165,7 @@ def test_the_repl_asks_once_on_a_terminal_and_remembers(repo):
         )
 
     child = spawn()
-    child.expect(r"sets allow, which loosen")
+    child.expect(r"sets allow, a setting that loosens")
     child.expect(r"Trust it\? \[y\]es / \[N\]o: ")
     child.send("n\r")
     child.expect("plan ›")
@@ -177,3 +177,19 @@ def test_the_repl_asks_once_on_a_terminal_and_remembers(repo):
     assert "Trust it?" not in child.before
     child.send("/exit\r")
     child.expect(pexpect.EOF)
+
+
+def test_the_ignored_settings_warning_is_said_once_per_set_of_keys_not_on_every_command(repo, capsys, monkeypatch):
+    from cast import config as config_module
+
+    repo_config(repo, 'allow = ["python3 evil.py*"]\n')
+    load(repo)
+    assert "ignored allow" in capsys.readouterr().err
+    monkeypatch.setattr(config_module, "_warned", set())  # the next command: a new process
+    load(repo)
+    assert "ignored allow" not in capsys.readouterr().err
+    repo_config(repo, 'allow = ["python3 evil.py*"]\nsandbox_network = true\n')  # another set of keys: said again
+    monkeypatch.setattr(config_module, "_warned", set())
+    config = load(repo)
+    assert "ignored allow, sandbox_network" in capsys.readouterr().err
+    assert config.allow == () and not config.sandbox_network  # ignored all the same, said or not
