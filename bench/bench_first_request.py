@@ -4,6 +4,7 @@ localhost), interleaved with bare `python3 -c pass` (A B A B ...) so a loaded ma
 ratio. Prints a Markdown table of medians over N runs and the load average.
 
     python bench/bench_first_request.py [-n 7] [--pythonpath DIR]   # DIR: another cast checkout to compare
+    python bench/bench_first_request.py --against DIR [-n 7]      # this cast and DIR's, one-shot, A B A B
     python bench/bench_first_request.py --imports [-n 7]          # what importing each client costs
 
 Each run is a fresh process in a fresh temporary git repository with an API key for the fake; the
@@ -170,14 +171,49 @@ def imports(n: int) -> int:
     return 0
 
 
+def against(n: int, other: str) -> int:
+    """One-shot start → first request of this checkout and of `other`, with bare Python, A B C A B C ..."""
+    global PYTHONPATH
+    work = Path(tempfile.mkdtemp(prefix="cast-bench-first-"))
+    api = TimedAPI().start()
+    api.serve_models()
+    home = work / "home"
+    home.mkdir()
+    load_before = os.getloadavg()[0]
+    series: dict[str, list[float]] = {"bare": [], str(ROOT): [], other: []}
+    try:
+        for path in (str(ROOT), other):  # warm-ups, not counted
+            PYTHONPATH = path
+            one_shot(api, work, home)
+        for _ in range(n):
+            series["bare"].append(bare())
+            for path in (str(ROOT), other):
+                PYTHONPATH = path
+                series[path].append(one_shot(api, work, home))
+    finally:
+        api.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    base = statistics.median(series["bare"])
+    print(
+        f"| `cast plan TASK`: start → first request (n={n}, load average {load_before:.1f} → {os.getloadavg()[0]:.1f}) | median | ratio to bare |"
+    )
+    print("|---|---:|---:|")
+    for label, seen in series.items():
+        print(f"| {label} | {statistics.median(seen) * 1000:.0f} ms | {statistics.median(seen) / base:.2f}× |")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=7, help="runs per measurement (default 7)")
     parser.add_argument("--pythonpath", help="run the cast found there (PYTHONPATH for the child)")
     parser.add_argument("--imports", action="store_true", help="time the imports of the SDK and of the direct client instead")
+    parser.add_argument("--against", help="another cast checkout: its one-shot first request interleaved with this one's")
     args = parser.parse_args()
     if args.imports:
         return imports(args.n)
+    if args.against:
+        return against(args.n, args.against)
     global PYTHONPATH
     PYTHONPATH = args.pythonpath
     work = Path(tempfile.mkdtemp(prefix="cast-bench-first-"))
