@@ -204,3 +204,19 @@ def test_a_server_that_hangs_at_start_is_named_and_the_others_start(tmp_path):
         assert {t.server for t in running.mcp_tools()} == {"t"}
     finally:
         running.close()
+
+
+def test_an_http_server_from_the_user_s_config_with_a_bearer_token(tmp_path, monkeypatch):
+    from mcpkit import http_server
+
+    with http_server(tmp_path) as url:
+        web = Server("web", USER, tmp_path / "c", url=url, bearer_token_env_var="CAST_TEST_TOKEN", startup_timeout_sec=STARTUP)
+        missing = started(tmp_path, [web], mode="execute")
+        assert missing.notices == ["MCP server web did not start: failed: CAST_TEST_TOKEN is not set (bearer_token_env_var)"]
+        monkeypatch.setenv("CAST_TEST_TOKEN", "t0ken")
+        running = started(tmp_path, [web], mode="execute")
+        try:
+            ctx, _ = execute_ctx(tmp_path, yes=True)
+            assert call(running, "mcp__web__echo", {"text": "over http"}, ctx).text.endswith("over http")
+        finally:
+            running.close()
