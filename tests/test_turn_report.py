@@ -83,3 +83,18 @@ def test_resume_says_when_the_last_reply_came_before_an_interrupted_turn():
     assert _later_turn([asked, reply]) is False
     assert _later_turn([asked, reply, asked, tool, result]) is True
     assert _later_turn([asked, tool, result, reply]) is False
+
+
+def test_after_several_compactions_the_original_request_is_still_the_users_task():
+    from cast.agent.context import ContextEconomy
+
+    economy = ContextEconomy.__new__(ContextEconomy)
+    economy.reinject = None
+    task = {"role": "user", "content": [{"type": "text", "text": "Fix the discount rounding in shop/cart.py"}]}
+    reply = {"role": "assistant", "content": [{"type": "text", "text": "Looking."}]}
+    messages = [task, reply]
+    for n in range(3):
+        restarted = economy._restart_text(messages, f"summary {n}")
+        messages = [{"role": "user", "content": [{"type": "text", "text": restarted}]}, reply]
+    assert restarted.count("# Original request") == 1 and restarted.count("[cast: this conversation was compacted") == 1
+    assert "# Original request\nFix the discount rounding in shop/cart.py\n\n# Summary of the work so far\nsummary 2" in restarted

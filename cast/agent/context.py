@@ -44,6 +44,7 @@ from typing import Any
 from cast.agent import events as ev
 from cast.agent.anchor import Anchors
 from cast.agent.elide import ELIDED, MIN_ELIDE_CHARS, content_text, elision
+from cast.agent.request import COMPACTED, first_request
 from cast.agent.transcript import Transcript, size, text_block
 from cast.models import base as m
 from cast.text import clip, plural
@@ -268,8 +269,7 @@ class ContextEconomy:
 
     def _restart_text(self, messages: list[dict[str, Any]], summary: str) -> str:
         parts = [
-            "[cast: this conversation was compacted to save context. The original request, a summary "
-            "of the work so far, and the current state follow.]"
+            COMPACTED + " to save context. The original request, a summary of the work so far, and the current state follow.]"
         ]
         request = first_request(messages)
         if request:
@@ -311,15 +311,6 @@ def _latest_user_blocks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             body = clip(content_text(block.get("content", "")), RESULT_CHARS_FOR_SUMMARY * 2)
             blocks.append(text_block(f"[result of your last call, {label}]\n{body}"))
     return blocks
-
-
-def first_request(messages: list[dict[str, Any]]) -> str:
-    """The user's own words that started the session (first user message's text blocks)."""
-    for msg in messages:
-        if msg["role"] == "user":
-            texts = [b.get("text", "") for b in msg["content"] if isinstance(b, dict) and b.get("type") == "text"]
-            return "\n".join(t for t in texts if t).strip()
-    return ""
 
 
 def render_for_summary(messages: list[dict[str, Any]], limit: int = 400_000) -> str:

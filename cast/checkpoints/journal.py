@@ -237,12 +237,17 @@ class History:
         return next((r["plan"] for r in reversed(self.records) if r.get("plan")), None)
 
     def last_item(self, plan: str) -> int | None:
-        """The item touched last that can still be undone, among those that changed something (an
-        item just started has nothing to undo while the one before it still has its edit)."""
+        """The item touched last that can still be undone, among those ticked or changing something
+        (an item just started has nothing to undo while the one before it still has its edit)."""
         touched = self.touched.get(plan, {})
         candidates = [k for k in self.starts.get(plan, {}) if k in touched]
-        changed = [k for k in candidates if self.by_seq[self.starts[plan][k]].get("tree") != self.item_end(plan, k).get("tree")]
-        pool = changed or candidates
+        done = self.done.get(plan, {})
+        undoable = [
+            k
+            for k in candidates
+            if k in done or self.by_seq[self.starts[plan][k]].get("tree") != self.item_end(plan, k).get("tree")
+        ]
+        pool = undoable or candidates
         return max(pool, key=lambda k: touched[k]) if pool else None
 
     def checkpoint(self, plan: str, item: int) -> Record | None:
