@@ -314,7 +314,10 @@ def check_command(
 
     # `cast check-command ls -la` means the command `ls -la`, not an option of cast's; words the
     # shell already split are quoted back, so `grep 'a b' f` is checked as the shell gave it.
-    allowed, reason = read_only_verdict(command[0] if len(command) == 1 else shlex.join(command))
+    from cast.workspace import Workspace
+
+    root = Workspace.discover().root  # where cast runs commands: relative paths are read from there
+    allowed, reason = read_only_verdict(command[0] if len(command) == 1 else shlex.join(command), root)
     echo("allowed" if allowed else f"blocked: {reason}")
     raise typer.Exit(0 if allowed else 1)
 

@@ -34,6 +34,7 @@ Choices where read-only-ness depends on run-time values:
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -43,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from cast.safety.blocked import Blocked
 from cast.safety.command_rules import STRICT, check_argv
 from cast.safety.conditions import check_test_command
+from cast.safety.path_operands import SCOPE, Scope, note_loop, settle
 from cast.safety.redirects import REDIRECTS, check_redirect
 from cast.safety.reserved_words import check_reserved_words
 from cast.safety.source_text import ascii_stand_in, check_gaps, precheck
@@ -112,26 +114,31 @@ def _parser() -> Parser:
     return parser
 
 
-def check(command: str, *, strict: bool = False) -> Verdict:
-    """Allow ``command`` only if it provably changes nothing on disk.
+def check(command: str, *, strict: bool = False, root: str | os.PathLike[str] | None = None) -> Verdict:
+    """Allow ``command`` only if it provably changes nothing on disk and reads no secret.
 
     ``strict`` is for running without a kernel sandbox: commands that read
     configuration from the tree (``READS_TREE_CONFIG``: git, version probes
-    that version managers resolve) are refused too.
+    that version managers resolve) are refused too, and so is a path outside
+    the workspace and the system's directories or one computed at run time.
+    ``root`` is the workspace the command runs in (default: the current
+    directory); relative paths are read from there.
     """
-    token = STRICT.set(strict)
+    scope = Scope(os.path.realpath(root if root is not None else os.getcwd()), strict)
+    token, paths = STRICT.set(strict), SCOPE.set(scope)
     try:
-        return _check(command)
+        return _check(command, scope)
     finally:
+        SCOPE.reset(paths)
         STRICT.reset(token)
 
 
-def check_strict(command: str) -> Verdict:
+def check_strict(command: str, root: str | os.PathLike[str] | None = None) -> Verdict:
     """``check`` for plan mode without a kernel sandbox: the strict subset."""
-    return check(command, strict=True)
+    return check(command, strict=True, root=root)
 
 
-def _check(command: str) -> Verdict:
+def _check(command: str, scope: Scope) -> Verdict:
     try:
         precheck(command)
         source = command.encode("utf-8")
@@ -144,6 +151,7 @@ def _check(command: str) -> Verdict:
         walker.statement(root)
         if not walker.commands:
             raise Blocked("no command to run")
+        settle(scope)
     except Blocked as blocked:
         return Verdict(False, blocked.reason)
     except RecursionError:
@@ -227,6 +235,8 @@ class _Walker:
         kids = node.children
         if not kids or kids[0].type != "for":
             raise Blocked("select loops are not allowed")
+        name = ""
+        words: list[Word] = []
         for i, kid in enumerate(kids):
             field = node.field_name_for_child(i)
             if field == "variable":
@@ -234,9 +244,10 @@ class _Walker:
                 if not _LOOP_VAR.match(name):
                     raise Blocked(f"loop variable {name!r} must be a lower-case name (it could change PATH, IFS...)")
             elif field == "value":
-                resolve(kid, self)
+                words.append(resolve(kid, self))
             else:
                 self.statement(kid)
+        note_loop(name, words)
 
     def case(self, node: Node) -> None:
         for i, kid in enumerate(node.children):

@@ -30,6 +30,7 @@ from cast.safety.operand_checks import (
     check_xxd,
 )
 from cast.safety.options import Rule, check_operands, parse_options
+from cast.safety.path_operands import computed_in_strict, note_command, reads_paths
 from cast.safety.refused import REFUSED
 from cast.safety.words import Word
 
@@ -66,10 +67,9 @@ def check_argv(words: list[Word]) -> None:
         raise Blocked(f"{name}: not on the read-only command list")
     if rule.validator is not None:
         VALIDATORS[rule.validator](name, rule, args)
-        return
-    if rule.any_args:
-        return
-    check_operands(name, rule, parse_options(name, args, rule))
+    elif not rule.any_args:
+        check_operands(name, rule, parse_options(name, args, rule))
+    note_command(name, args)
 
 
 def safe_with_any_args(name: str) -> bool:
@@ -168,6 +168,8 @@ def _xargs(name: str, rule: Rule, args: list[Word]) -> None:
     inner = args[start]
     if not inner.static or not safe_with_any_args(inner.value):
         raise Blocked(f"xargs: {inner.source!r} must be safe with any arguments (xargs appends input words)")
+    if reads_paths(inner.value):
+        computed_in_strict("xargs", f"{inner.value} reads files whose names xargs appends from its input")
     check_argv(args[start:])
 
 

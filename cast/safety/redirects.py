@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Protocol
 
 from cast.safety.blocked import Blocked
+from cast.safety.path_operands import note_input
 from cast.safety.words import Context, Word, resolve
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def _file_redirect(w: Walker, node: Node) -> list[tuple[int, Word]]:
                 raise Blocked(f"input redirection from {shown!r} is expanded at run time")
             if target.value.startswith(("/dev/tcp/", "/dev/udp/")):
                 raise Blocked(f"input redirection from {shown!r} opens a network connection")
+            note_input(target)
     elif op in _OUTPUT_OPS:
         if not (target and target.static and target.value == "/dev/null"):
             raise Blocked(f"output redirection to {shown!r} (only /dev/null is allowed)")

@@ -33,7 +33,8 @@ class Context(Protocol):
     def substitution(self, node: Node) -> None: ...
 
 
-_DYN = "\x00"
+DYN = "\x00"  # one character standing for an expansion in a word
+
 _GLOB_CHARS = frozenset("*?[")
 # Characters tree-sitter would have turned into syntax; seeing them raw in a
 # word leaf means parser and bash may disagree about the word.
@@ -60,6 +61,10 @@ class Word:
     splits: bool
     globs: bool
     safe_start: bool
+    # What a path check needs to compute the value: per character, the character (``DYN`` for
+    # an expansion), whether it was quoted, and what a dynamic one is: a variable's name, "~"
+    # for a home directory, "" for anything else (command substitution, arithmetic, $@).
+    pieces: tuple[tuple[str, bool, str], ...] = ()
 
     @property
     def fixed(self) -> bool:
@@ -73,19 +78,20 @@ class Word:
 
     @staticmethod
     def literal(text: str) -> Word:
-        return Word(text, text, True, text, False, False, not text.startswith("-"))
+        return Word(text, text, True, text, False, False, not text.startswith("-"), tuple((c, True, "") for c in text))
 
 
 class _Builder:
     """Collects characters with their quoting; dynamic pieces are one marker char."""
 
-    __slots__ = ("chars", "quoted", "safe", "shown", "splits")
+    __slots__ = ("chars", "quoted", "refs", "safe", "shown", "splits")
 
     def __init__(self) -> None:
         self.chars: list[str] = []
         self.quoted: list[bool] = []
         self.safe: list[bool] = []
         self.shown: list[str] = []
+        self.refs: list[str] = []
         self.splits = False
 
     def lit(self, char: str, quoted: bool) -> None:
@@ -93,45 +99,49 @@ class _Builder:
         self.quoted.append(quoted)
         self.safe.append(False)
         self.shown.append(char)
+        self.refs.append("")
 
-    def dyn(self, shown: str, *, quoted: bool, splits: bool, safe: bool = False) -> None:
-        self.chars.append(_DYN)
+    def dyn(self, shown: str, *, quoted: bool, splits: bool, safe: bool = False, var: str = "") -> None:
+        self.chars.append(DYN)
         self.quoted.append(quoted)
         self.safe.append(safe)
         self.shown.append(shown.lstrip(" \t\n"))
+        self.refs.append(var)
         self.splits = self.splits or splits
 
     def finish(self, source: str) -> Word:
         chars, quoted, safe = self.chars, self.quoted, self.safe
-        _expand_tildes(chars, quoted, safe)
+        _expand_tildes(chars, quoted, safe, self.refs)
         _refuse_braces(chars, quoted, source)
         globs = False
         prefix_end = -1
         for i, (c, q) in enumerate(zip(chars, quoted)):
-            if c == _DYN or (not q and c in _GLOB_CHARS):
+            if c == DYN or (not q and c in _GLOB_CHARS):
                 if prefix_end < 0:
                     prefix_end = i
-                if c != _DYN:
+                if c != DYN:
                     globs = True
-        has_dyn = _DYN in chars
+        has_dyn = DYN in chars
         prefix = "".join(chars if prefix_end < 0 else chars[:prefix_end])
         if prefix:
             safe_start = not prefix.startswith("-")
         else:
-            safe_start = bool(chars) and chars[0] == _DYN and safe[0]
+            safe_start = bool(chars) and chars[0] == DYN and safe[0]
         static = not has_dyn and not globs
         value = "".join(self.shown) if has_dyn else "".join(chars)
-        return Word(source, value, static, prefix, self.splits, globs, safe_start)
+        pieces = tuple(zip(chars, quoted, self.refs))
+        return Word(source, value, static, prefix, self.splits, globs, safe_start, pieces)
 
 
-def _expand_tildes(chars: list[str], quoted: list[bool], safe: list[bool]) -> None:
+def _expand_tildes(chars: list[str], quoted: list[bool], safe: list[bool], refs: list[str]) -> None:
     """Unquoted ``~`` at the start or after ``=``/``:`` becomes a home directory."""
     for i, c in enumerate(chars):
         if c != "~" or quoted[i]:
             continue
         if i == 0 or (chars[i - 1] in "=:" and not quoted[i - 1]):
-            chars[i] = _DYN
+            chars[i] = DYN
             safe[i] = True
+            refs[i] = "~"
 
 
 def _refuse_braces(chars: list[str], quoted: list[bool], source: str) -> None:
@@ -331,7 +341,8 @@ def _parameter(node: Node, b: _Builder, ctx: Context, *, quoted: bool) -> None:
     if length:
         b.dyn(text, quoted=quoted, splits=False)
         return
-    b.dyn(text, quoted=quoted, splits=(not quoted) or name == "@")
+    var = name if "variable_name" in kinds else ""
+    b.dyn(text, quoted=quoted, splits=(not quoted) or name == "@", var=var)
 
 
 def check_literal_arithmetic(node: Node, ctx: Context) -> None:

@@ -45,25 +45,26 @@ def plan_commands(setting: str) -> PlanCommands:
     return PlanCommands(True, detail)
 
 
-def _verdict(command: str) -> Verdict:
-    """The checker's verdict; without a kernel layer, its strict subset's."""
+def _verdict(command: str, root: str | Path | None) -> Verdict:
+    """The checker's verdict for a command run in `root`; without a kernel layer, its strict subset's."""
     from cast.safety import bash_check  # tree-sitter loads only when bash is used
 
-    return bash_check.check(command, strict=not detect().active)
+    return bash_check.check(command, strict=not detect().active, root=root)
 
 
-def read_only_verdict(command: str) -> tuple[bool, str]:
-    verdict = _verdict(command)
+def read_only_verdict(command: str, root: str | Path | None = None) -> tuple[bool, str]:
+    verdict = _verdict(command, root)
     return verdict.allowed, verdict.reason
 
 
 def decide_plan_command(command: str, ctx: ToolContext) -> Run | Refuse:
-    return decide_plan(command, _verdict(command), plan_commands(ctx.plan_commands), str(ctx.workspace.root))
+    verdict = _verdict(command, ctx.workspace.root)
+    return decide_plan(command, verdict, plan_commands(ctx.plan_commands), str(ctx.workspace.root))
 
 
 def decide_execute_command(command: str, policy: ApprovalPolicy) -> Run | Refuse:
     """The policy's decision, with its question (if any) put to the user."""
-    return policy.settle(policy.decide(command, _verdict(command)))
+    return policy.settle(policy.decide(command, _verdict(command, policy.workspace_root)))
 
 
 def sandbox_for(kind: SandboxKind, root: Path, policy: ApprovalPolicy | None = None) -> Policy | None:

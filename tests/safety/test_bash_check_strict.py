@@ -27,6 +27,7 @@ STRICT_BLOCKED = [
     ("node --version", "version manager"),
     ("go version", "version manager"),
     ("ruby --version", "version manager"),
+    ("wc -l $(ls)", "wc: path $(ls) is computed at run time"),
 ]
 
 STRICT_OK = [
@@ -39,7 +40,7 @@ STRICT_OK = [
     "cat a | sort | uniq -c",
     "command -v git",
     "which git",
-    "wc -l $(ls)",
+    "wc -l ./*",
 ]
 
 
