@@ -55,6 +55,8 @@ def decide_plan(command: str, verdict: Verdict, plan: PlanCommands, workspace_ro
         return Refuse(f"command refused in plan mode: {why}; cast never runs this")
     if verdict.allowed:
         return Run(SandboxKind.PROVEN, "read-only")
+    if verdict.secret:
+        return Refuse(f"command refused: {verdict.reason}")
     if plan.unverified:
         return Run(SandboxKind.UNVERIFIED, f"sandboxed, unverified: {verdict.reason}")
     return Refuse(
@@ -90,6 +92,8 @@ class ApprovalPolicy:
             return Refuse(f"refused: {why}; cast never runs this, even with --yes")
         if verdict.allowed:
             return Run(SandboxKind.PROVEN, "read-only")
+        if verdict.secret:  # asking would let an approval, or --yes, run it outside the sandbox
+            return Refuse(f"refused: {verdict.reason}, even with --yes")
         approved = self.approved_sandbox
         if any(rule.matches(command) for rule in self.rules):
             return Run(approved, "allowed by config")

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cast.safety.blocked import Blocked
+from cast.safety.blocked import Blocked, SecretRead
 from cast.safety.command_rules import STRICT, check_argv
 from cast.safety.conditions import check_test_command
 from cast.safety.path_operands import SCOPE, Scope, note_loop, settle
@@ -99,6 +99,7 @@ _WHY_NODE = {
 class Verdict:
     allowed: bool
     reason: str
+    secret: bool = False  # it would read a secret: refused in every mode, never asked about
 
 
 _LOCAL = threading.local()  # a tree-sitter Parser must not be shared between threads
@@ -152,6 +153,8 @@ def _check(command: str, scope: Scope) -> Verdict:
         if not walker.commands:
             raise Blocked("no command to run")
         settle(scope)
+    except SecretRead as blocked:
+        return Verdict(False, blocked.reason, secret=True)
     except Blocked as blocked:
         return Verdict(False, blocked.reason)
     except RecursionError:

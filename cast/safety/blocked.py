@@ -14,3 +14,8 @@ class Blocked(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class SecretRead(Blocked):
+    """The command would read a secret: refused in every mode, never put to the user as a
+    question (an approval, or --yes, would run it outside the sandbox that hides the secret)."""

@@ -16,7 +16,7 @@ import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from cast.safety.blocked import Blocked
+from cast.safety.blocked import Blocked, SecretRead
 from cast.safety.path_table import FIND_PATH_TESTS, PATHS, Paths
 from cast.safety.path_values import values
 from cast.safety.secret_paths import confined, secret, user_homes
@@ -276,7 +276,7 @@ def _judge_one(scope: Scope, use: Use, value: str, cwd: str) -> None:
         why = secret(path, scope.homes, scope.root, beneath=beneath)
         if why is not None:
             shown = value if path == lexical and value == path else f"{value} ({path})"
-            raise Blocked(f"{use.command}: {shown}: {why}; cast never lets a command read it")
+            raise SecretRead(f"{use.command}: {shown}: {why}; cast never lets a command read it")
     if scope.strict and not confined(real, scope.root):
         shown = value if value == real else f"{value} ({real})"
         raise Blocked(

@@ -45,8 +45,16 @@ def _select(name: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _plan(root: Path, commands: list[str], tmp_path: Path, sandbox: str) -> tuple[str, list[str]]:
-    """Everything cast sent, printed or kept, and each command's tool result as the model got it."""
-    turns = [{"tool_uses": [{"name": "bash", "input": {"command": c, "timeout": 60}}]} for c in commands]
+    """Everything cast sent, printed or kept, and the tool results as the model got them."""
+    turns = [
+        {
+            "tool_uses": [
+                {"name": "bash", "input": {"command": c, "timeout": 60}},
+                {"name": "bash", "input": {"command": f"echo {i}"}},
+            ]
+        }
+        for i, c in enumerate(commands)
+    ]  # a harmless command after each: refusals in a row (a secret's path is refused outright) would end the run
     script = write_script(tmp_path / "plan.jsonl", [*turns, PLAN, {"text": "Planned."}])
     state, record = tmp_path / "state", tmp_path / "requests.jsonl"
     done = invoke_cast(
@@ -60,7 +68,7 @@ def _plan(root: Path, commands: list[str], tmp_path: Path, sandbox: str) -> tupl
     kept = [done.stdout, done.stderr, record.read_text()]
     for top in (state, root / ".cast"):
         kept += [p.read_text(errors="replace") for p in top.rglob("*") if p.is_file()]
-    return "\n".join(kept), results[: len(commands)]
+    return "\n".join(kept), results[: 2 * len(commands)]  # each command's result, then its echo's
 
 
 @pytest.mark.parametrize("name", ["bubblewrap", "landlock", "off"])
@@ -86,7 +94,7 @@ def test_a_real_worktree_and_submodule_still_plan_with_git(layout, name, tmp_pat
     sandbox = _select(name, monkeypatch)
     legit = LEGIT[layout](tmp_path)
     _, results = _plan(legit.root, ["git status --porcelain", "git log --oneline -1", "git diff"], tmp_path, sandbox)
-    status, log, diff = results
+    status, log, diff = results[0::2]
     assert f" M {legit.changed}" in status and "exit_code=0" in status, status
     assert legit.subject in log, log
     assert f"+++ b/{legit.changed}" in diff, diff

@@ -211,3 +211,18 @@ def test_a_workspace_inside_another_home_is_still_the_workspace(tmp_path: Path, 
 def test_every_listed_command_says_which_words_are_paths() -> None:
     assert sorted(set(RULES) - set(PATHS)) == []
     assert sorted(set(PATHS) - set(RULES)) == []
+
+
+def test_a_secret_read_is_refused_outright_never_asked_even_with_yes(place) -> None:
+    """Asking would let an approval, or --yes, run it with no sandbox hiding the secret."""
+    from cast.safety.approval import ApprovalPolicy, PlanCommands, decide_plan
+    from cast.safety.decision import Refuse
+
+    _, work = place
+    verdict = check("cat ~/.ssh/id_rsa", root=work)
+    assert verdict.secret
+    decision = ApprovalPolicy(yes=True, workspace_root=str(work)).decide("cat ~/.ssh/id_rsa", verdict)
+    assert isinstance(decision, Refuse) and ".ssh holds the user's credentials" in decision.reason
+    planned = decide_plan("cat ~/.ssh/id_rsa", verdict, PlanCommands(True, "strong"), str(work))
+    assert isinstance(planned, Refuse)
+    assert not check("python3 x.py", root=work).secret  # an unproven command is still asked about
