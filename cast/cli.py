@@ -26,11 +26,22 @@ ModelOpt = Annotated[
 ]
 StepsOpt = Annotated[int | None, typer.Option("--max-steps", min=1, metavar="N", help="Step ceiling for one run.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Emit NDJSON events and a final result object.")]
+AnswersOpt = Annotated[
+    str | None,
+    typer.Option("--answers", metavar="FROM", help="With --json: read each question's answer as a JSON line from FROM (stdin)."),
+]
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     sys.stderr.write(f"cast: {terminal_safe(message)}\n")
     return typer.Exit(code)
+
+
+def _answers(answers: str | None, json: bool) -> None:
+    if answers is not None and answers != "stdin":
+        raise fail(f"--answers reads from stdin only, not {answers!r}")
+    if answers is not None and not json:
+        raise fail("--answers stdin needs --json: the questions it answers are printed as JSON events")
 
 
 def _version(value: bool) -> None:
@@ -80,15 +91,17 @@ def plan(
     max_steps: StepsOpt = None,
     json: JsonOpt = False,
     interactive: Annotated[bool, typer.Option("-i", "--interactive", help="Continue in the REPL after planning.")] = False,
+    answers: AnswersOpt = None,
 ) -> None:
     """Explore the repository read-only and write a plan with a checklist."""
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.runs import Options, plan_run
     from cast.trust import ask_here as ask_trust
-    from cast.ui.oneshot import show_outcome
+    from cast.ui.oneshot import approver_for, show_outcome
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
+    _answers(answers, json)
     if task is not None and not task.strip():
         raise fail('the task is blank: say what to plan, e.g. cast plan "add a div function"')
     if not task or interactive:
@@ -97,7 +110,7 @@ def plan(
         raise typer.Exit(_repl(model, max_steps, "plan", task))
     try:
         ask_trust(json)
-        run = plan_run(task, Options(model=model, max_steps=max_steps, json=json))
+        run = plan_run(task, Options(model=model, max_steps=max_steps, json=json, approver=approver_for(json, answers)))
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
     except OSError as exc:  # a full disk, a read-only state dir: said in one line, never a traceback
@@ -142,6 +155,7 @@ def execute(
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
     json: JsonOpt = False,
+    answers: AnswersOpt = None,
 ) -> None:
     """Carry out a plan's checklist, ticking items in the plan file as they are done."""
     from cast.config import ConfigError
@@ -149,9 +163,10 @@ def execute(
     from cast.plans.checklist import PlanError
     from cast.runs import Options, execute_run
     from cast.trust import ask_here as ask_trust
-    from cast.ui.oneshot import show_outcome, terminal_approver
+    from cast.ui.oneshot import approver_for, show_outcome
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
+    _answers(answers, json)
     if revision is not None:
         if plan is None:  # which plan REV pins is not cast's guess among several (nor the newest's)
             cli_lists.refuse_if_ambiguous()
@@ -160,7 +175,7 @@ def execute(
         raise typer.Exit(_repl(model, max_steps, "execute", plan, yes=yes))  # asks which plan if several are unfinished
     if plan is None:
         cli_lists.refuse_if_ambiguous()
-    approver = terminal_approver() if sys.stdin.isatty() and not json else None
+    approver = approver_for(json, answers)
     try:
         ask_trust(json)
         run = execute_run(

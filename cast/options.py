@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from cast.agent.asking import Answering
     from cast.safety.approval import Approver
 
 
@@ -18,5 +19,5 @@ class Options:
     json: bool = False
     yes: bool = False
     cwd: Path | None = None
-    approver: Approver | None = None  # asks the user; None means nobody can be asked
+    approver: Approver | Answering | None = None  # asks the user; None means nobody can be asked
     revision: str | None = None  # `cast execute --revision`: the run is pinned to the approved revision

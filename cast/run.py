@@ -20,6 +20,7 @@ from cast.extensions import close_all
 from cast.options import Options
 
 if TYPE_CHECKING:
+    from cast.agent.asking import Announced
     from cast.agent.context import ContextEconomy
     from cast.agent.cost import UsageLog
     from cast.agent.loop import Agent
@@ -70,6 +71,7 @@ class Run:
     last: ev.Stopped | None = None  # how the newest turn stopped
     registry: Registry | None = None  # every tool of the run; None: the built-in ones (cast.modes.BUILTIN)
     extensions: list[Extension] = field(default_factory=list)  # what joined at start-up: told of switches, closed with the run
+    questions: Announced | None = None  # the front-end's approver, its questions on this run's stream
     _emitting: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- what front-ends may read ------------------------------------------------------------
@@ -115,6 +117,9 @@ class Run:
         if on_output is not None:
             self.ctx.on_output = on_output
         self.ctx.emit = self._emitter(handle)
+        if self.questions is not None:
+            self.questions.post = self._emitter(handle, observed=True)
+            self.questions.call_id = lambda: self.ctx.call_id
         if self.tasks is not None:
             self.tasks.sync()  # an undo, a redo or a hand edit since the last turn
         try:
@@ -124,12 +129,15 @@ class Run:
             handle(self.last)
         return self.last
 
-    def _emitter(self, handle: Handler) -> Callable[[ev.Event], None]:
+    def _emitter(self, handle: Handler, *, observed: bool = False) -> Callable[[ev.Event], None]:
         """`ToolContext.emit` for this turn: a running call's own events (a subagent's steps) go to
-        the front-end one at a time, whichever of the parallel calls' threads they come from."""
+        the front-end one at a time, whichever of the parallel calls' threads they come from.
+        `observed`: the run's observers see them too (its questions and their answers)."""
 
         def emit(event: ev.Event) -> None:
             with self._emitting:
+                if observed:
+                    self.agent.notify(event)
                 handle(event)
 
         return emit

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from cast import conversation, extensions
 from cast.agent import events as ev
 from cast.agent import tasklist
+from cast.agent.asking import Announced
 from cast.agent.context import ContextEconomy
 from cast.agent.cost import UsageLog, price_for
 from cast.agent.gate import Gates
@@ -35,11 +36,10 @@ from cast.options import Options
 from cast.plans.revisions import Revisions
 from cast.run import Run
 from cast.safety.approval import ApprovalPolicy
-from cast.safety.decision import ApprovalRequest, EditRequest, RevisionRequest
 from cast.sandbox import limits as sandbox_limits
 from cast.sessions import Session, execute_id, executing, valid_id
 from cast.sessions import load as load_session
-from cast.tools.base import NobodyToAsk, ToolContext
+from cast.tools.base import ToolContext
 from cast.tools.evidence import Ledger
 from cast.tools.registry import Registry, RegistryError, builtin
 from cast.tools.results import PlanWritten
@@ -94,24 +94,21 @@ def _parts(
     return _Parts(registry, joined, mode.over(registry), tuple(e.prefix() for e in joined), setup.notices, setup.requests)
 
 
-def _requests(options: Options) -> Callable[[Any], Any] | None:
-    """The request channel over the front-end's approver: each typed question to its answer."""
+def _questions(options: Options) -> Announced | None:
+    """The front-end's approver, its questions put on the run's event stream (`agent.asking`)."""
     approver = options.approver
-    if approver is None:
-        return None
-    answers: dict[type, Callable[[Any], Any]] = {
-        ApprovalRequest: approver.ask,
-        EditRequest: approver.ask_edit,
-        RevisionRequest: approver.ask_revision,
-    }
+    return approver if approver is None or isinstance(approver, Announced) else Announced(approver)
 
-    def ask(request: Any) -> Any:
-        answer = answers.get(type(request))
-        if answer is None:
-            raise NobodyToAsk(type(request).__name__)
-        return answer(request)
 
-    return ask
+def _announced(options: Options) -> Options:
+    """This run's options with its approver announced: a copy, since the REPL's options (and
+    their approver) outlive the run."""
+    return replace(options, approver=_questions(options))
+
+
+def _requests(options: Options) -> Callable[[Any], Any] | None:
+    """The request channel (`ToolContext.ask`): the run's announced approver, or nobody."""
+    return options.approver.put if isinstance(options.approver, Announced) else None
 
 
 def _agent(parts: _Parts, workspace: Workspace, config: Config, ctx: ToolContext, model: Model | None) -> Agent:
@@ -132,14 +129,25 @@ def _agent(parts: _Parts, workspace: Workspace, config: Config, ctx: ToolContext
 
 
 def _run(parts: _Parts, workspace: Workspace, config: Config, agent: Agent, session_id: str, options: Options) -> Run:
-    return Run(workspace, config, parts.mode, agent, session_id, options, registry=parts.registry, extensions=parts.extensions)
+    questions = options.approver if isinstance(options.approver, Announced) else None
+    return Run(
+        workspace,
+        config,
+        parts.mode,
+        agent,
+        session_id,
+        options,
+        registry=parts.registry,
+        extensions=parts.extensions,
+        questions=questions,
+    )
 
 
 def approval_for(options: Options, config: Config, workspace: Workspace) -> ApprovalPolicy:
     return ApprovalPolicy(
         allow=config.allow,
         yes=options.yes,
-        approver=options.approver,
+        approver=_questions(options),
         workspace_root=str(workspace.root),
         sandbox=config.sandbox,
         sandbox_network=config.sandbox_network,
@@ -150,6 +158,7 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     from cast.plans.store import new_session_id
 
     workspace, config = setup(options)
+    options = _announced(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
     ctx = ToolContext(workspace=workspace, task=task, session_id=session_id)
     parts = _parts(workspace, config, options, PLAN, ctx)
@@ -165,7 +174,7 @@ def bind_revision(board: TaskBoard, root: Path, options: Options) -> None:
     board.revisions = Revisions(root, board.plan.path)
     board.approved = board.revisions.record("user")[0].id
     board.pinned = options.revision is not None
-    approver = options.approver
+    approver = _questions(options)
     board.confirm = approver.ask_revision if approver is not None else None
 
 
@@ -175,6 +184,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     from cast.plans.store import find_plan, parse_front_matter
 
     workspace, config = setup(options)
+    options = _announced(options)
     plan_path = find_plan(workspace.root, plan_ref).resolve()
     text = plan_path.read_text(encoding="utf-8", errors="replace")
     try:
@@ -244,6 +254,7 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     from cast.sessions import SessionError, list_sessions
 
     workspace, config = setup(options)
+    options = _announced(options)
     if session_id is None:
         found = list_sessions(workspace.root)
         if not found:

@@ -100,8 +100,40 @@ class Nested:
     event: Event
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A question the run puts to its user (a command to approve, a changed plan, ...), on the
+    stream like everything else, so `--json` and the observers see it; the front-end's approver
+    answers it (keys in the REPL, the terminal, a program's line on stdin) and `Answered`, with
+    the same id, says what the answer was."""
+
+    id: str  # "q1", "q2", ... in the order asked
+    kind: str  # "command", "edit", "revision", ...: what `request` is (cast.agent.asking.KINDS)
+    request: Any  # the typed request (safety.decision.ApprovalRequest, RevisionRequest, ...)
+    call_id: str = ""  # the tool call it is about, if any
+
+
+@dataclass(frozen=True)
+class Answered:
+    id: str
+    kind: str
+    answer: Any  # the typed reply (safety.decision.ApprovalAnswer, ...)
+
+
 Event = (
-    StepStarted | TextDelta | ThinkingDelta | Note | ToolCall | ToolResult | TaskUpdate | UsageUpdate | Notice | Stopped | Nested
+    StepStarted
+    | TextDelta
+    | ThinkingDelta
+    | Note
+    | ToolCall
+    | ToolResult
+    | TaskUpdate
+    | UsageUpdate
+    | Notice
+    | Stopped
+    | Nested
+    | Asked
+    | Answered
 )
 
 
@@ -115,6 +147,8 @@ def to_json(event: Event) -> dict[str, Any]:
         fields.update(fields.pop("usage"))  # flat, as the token counts have always been
     if isinstance(event, ToolResult):
         fields["result"] = result_json(event.result)
+    if isinstance(event, Asked) and hasattr(event.request, "always_label"):
+        fields["request"]["always"] = event.request.always_label  # what "always" would cover, said as the user sees it
     return {"type": name, **fields}
 
 

@@ -17,6 +17,7 @@ from cast.tools.liveline import printable
 from cast.tools.results import Ran
 
 if TYPE_CHECKING:
+    from cast.agent.asking import Answering
     from cast.run import Outcome, Run
     from cast.safety.decision import Approver
 
@@ -143,6 +144,16 @@ def json_printer(stream: Any = None) -> Callable[[ev.Event], None]:
         out.flush()
 
     return emit
+
+
+def approver_for(json: bool, answers: str | None) -> Approver | Answering | None:
+    """Who answers a one-shot run's questions: a program's JSON lines (`--answers stdin`), the
+    terminal, or nobody (a pipe: what needs an answer is refused, or goes on as without one)."""
+    if answers == "stdin":
+        from cast.ui.answers import StdinAnswers
+
+        return StdinAnswers()
+    return terminal_approver() if sys.stdin.isatty() and not json else None
 
 
 def terminal_approver() -> Approver:

@@ -109,6 +109,8 @@ class Renderer:
             self.nested.add(event)
             self.on_change()
             return
+        if isinstance(event, ev.Asked | ev.Answered):  # the REPL's own approver shows and answers them
+            return
         if isinstance(event, ev.TextDelta):
             self._end_thinking()
             with self._lock:

@@ -1,0 +1,90 @@
+"""A run's questions on its event stream: every question the run asks goes out as an `Asked`
+event and its reply as `Answered`, whoever answers it.
+
+The answering stays where it was, in the front-end's approver (keys in the REPL, the terminal, a
+program's JSON lines with `--answers stdin`); `Announced` wraps it so that the run's policy, its
+task board and `ToolContext.ask` all ask through one place that numbers the questions and puts
+them on the stream. A kind of question is one row of `KINDS`: the request type, its name on the
+stream, and the approver's method that answers it, so a new kind (an MCP server's approval) is a
+row, not a new path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from cast.agent import events as ev
+from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, Approver, EditRequest, RevisionRequest
+from cast.tools.base import NobodyToAsk
+
+# request type -> (its kind on the stream, the Approver method that answers it)
+KINDS: dict[type, tuple[str, str]] = {
+    ApprovalRequest: ("command", "ask"),
+    EditRequest: ("edit", "ask_edit"),
+    RevisionRequest: ("revision", "ask_revision"),
+}
+
+
+def register(request: type, kind: str, method: str) -> None:
+    """A new kind of question: `request` goes on the stream as `kind`, answered by the
+    approver's `method` (or an `Answering` approver's `answer`)."""
+    KINDS[request] = (kind, method)
+
+
+@runtime_checkable
+class Answering(Protocol):
+    """An approver that answers any kind of question from the event itself (it needs the
+    question's id and kind: a program reading the stream answers by id)."""
+
+    @property
+    def abilities(self) -> Abilities: ...
+
+    def answer(self, asked: ev.Asked) -> Any: ...
+
+
+class Announced:
+    """The front-end's approver, every question and answer of it posted on the run's stream.
+    `post` and `call_id` are set by the run for each turn (`Run.turn`)."""
+
+    def __init__(self, inner: Approver | Answering) -> None:
+        self.inner = inner
+        self.post: Callable[[ev.Event], None] = lambda event: None
+        self.call_id: Callable[[], str] = lambda: ""
+        self._numbers = itertools.count(1)
+        self._lock = threading.Lock()
+
+    @property
+    def abilities(self) -> Abilities:
+        return self.inner.abilities
+
+    def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        answer: ApprovalAnswer = self.put(request)
+        return answer
+
+    def ask_edit(self, request: EditRequest) -> ApprovalAnswer:
+        answer: ApprovalAnswer = self.put(request)
+        return answer
+
+    def ask_revision(self, request: RevisionRequest) -> ApprovalAnswer:
+        answer: ApprovalAnswer = self.put(request)
+        return answer
+
+    def put(self, request: Any) -> Any:
+        """Ask `request`, announced before and answered after on the stream. Raises
+        `NobodyToAsk` for a kind this approver cannot answer."""
+        kind, method = KINDS.get(type(request), (type(request).__name__, ""))
+        if isinstance(self.inner, Answering):
+            answer: Callable[[ev.Asked], Any] = self.inner.answer
+        elif callable(getattr(self.inner, method, None)):
+            answer = lambda asked: getattr(self.inner, method)(asked.request)  # noqa: E731
+        else:
+            raise NobodyToAsk(kind)
+        with self._lock:
+            asked = ev.Asked(f"q{next(self._numbers)}", kind, request, self.call_id())
+        self.post(asked)
+        reply = answer(asked)
+        self.post(ev.Answered(asked.id, kind, reply))
+        return reply
