@@ -189,17 +189,13 @@ def execute(
     assert board is not None
     if not board.rows():
         raise fail(f"{board.plan.path} has no `- [ ]` checklist items to execute")
-    if not board.remaining():
-        from cast.plans.revisions import current_id
-
-        message = f"every item of {board.plan.path} is ticked; nothing to do"
-        if json:  # the keys of every run's result: CI reads plan_revision here too
-            result = {"type": "result", "status": "done", "reason": message, "exit_code": 0, "session": None}
-            result |= {"plan_path": str(board.plan.path), "plan_revision": current_id(board.plan.path), "steps": 0}
-            _print_json([result | {"usage": {}, "cost": None, "report": None}])
+    if not run.has_work():
+        done = run.close()  # the keys of every run's result: CI reads plan_revision here too
+        if json:
+            _print_json([done.to_json()])
         else:
-            echo(message)
-        raise typer.Exit(0)
+            echo(done.reason)
+        raise typer.Exit(done.code)
     _drive(json, lambda handle, on_output: run.execute(handle, on_output=on_output))
     outcome = run.close()
     if outcome.status in ("incomplete", "plan missing", "tests failing"):

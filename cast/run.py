@@ -41,12 +41,34 @@ Handler = Callable[[ev.Event], None]
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a run's turn ended, decided once from facts: the front-ends only show it."""
+    """How a run's turn ended, decided once from facts: the front-ends only show it, and `--json`'s
+    closing `result` object is its serialisation (`to_json`)."""
 
     status: str  # the loop's stop status, or "incomplete" / "plan missing" / "tests failing" / "no plan" from the facts
     reason: str
     code: int  # the process exit code: 0 done, 1 stopped or failed, 2 usage/configuration
     report: Report | None
+    session: str | None = None  # None: the run kept no session (it was never driven)
+    plan_path: Path | None = None
+    plan_revision: str | None = None
+    steps: int = 0
+    usage: UsageLog | None = None  # what the run spent, call by call, priced
+
+    def to_json(self) -> dict[str, Any]:
+        """The `result` object: the keys every run's result has, CI reads them."""
+        return {
+            "type": "result",
+            "status": self.status,
+            "reason": self.reason,
+            "exit_code": self.code,
+            "session": self.session,
+            "plan_path": str(self.plan_path) if self.plan_path else None,
+            "plan_revision": self.plan_revision,
+            "steps": self.steps,
+            "usage": self.usage.to_dict() if self.usage else {},
+            "cost": self.usage.cost() if self.usage else None,  # None: no price known (never a made-up 0.0)
+            "report": self.report.to_dict() if self.report else None,
+        }
 
 
 def exit_code(stopped: ev.Stopped) -> int:
@@ -199,12 +221,9 @@ class Run:
         """Another mode, in the same conversation and without changing anything already sent (see
         `conversation.switch`)."""
         from cast import conversation
-        from cast.modes import MODES
-        from cast.runs import approval_for
 
-        mode = MODES[name] if self.registry is None else MODES[name].over(self.registry)
-        if name == "execute" and self.ctx.approval is None:
-            self.ctx.approval = approval_for(self.options, self.config, self.workspace)
+        mode = self._mode(name)
+        self._policy(name)
         conversation.switch(self.agent, self.config, self.mode, mode)
         hooks = self.agent.hooks  # the executor's self-check is for execute mode: never after plan-mode chat
         if name == "plan" and hooks.on_finish is not None:
@@ -216,6 +235,36 @@ class Run:
             extension.switched(mode)
         if self.session is not None:
             self.session.update(mode=name)
+
+    def approve_revision(self) -> None:
+        """The user approved the plan as it is on disk now (the hand-off after /replan showed it):
+        the next item starts without asking about the change."""
+        from cast.plans.revisions import current_id
+
+        if self.tasks is not None:
+            self.tasks.approved = current_id(self.tasks.plan.path)
+
+    def restore_mode(self, name: str) -> None:
+        """The mode a resumed session was left in, without a notice: its conversation already
+        switched (`switch` is for a new switch). The executors and the effort follow; the prefix
+        stays as recorded."""
+        from cast import conversation
+
+        self.mode = self._mode(name)
+        self.agent.tools, self.agent.effort = self.mode.tools, conversation.effort(self.config, self.mode, self.agent.model)
+        self._policy(name)
+
+    def _mode(self, name: str) -> Mode:
+        from cast.modes import MODES
+
+        return MODES[name] if self.registry is None else MODES[name].over(self.registry)
+
+    def _policy(self, name: str) -> None:
+        """Execute mode asks before commands: its approval policy, made once when first needed."""
+        from cast.runs import approval_for
+
+        if name == "execute" and self.ctx.approval is None:
+            self.ctx.approval = approval_for(self.options, self.config, self.workspace)
 
     def set_model(self, model: Model) -> None:
         """Use another model from the next request on: the loop, compaction, the self-check and the
@@ -239,6 +288,9 @@ class Run:
         """How the newest turn ended: its exit code from the facts (a plan that was asked for and
         not written, items left unticked), the books closed so far and the evidence report built.
         The REPL asks after every execute turn; a later turn reopens the books."""
+        if self.last is None and stopped is None and not self.has_work():  # every item ticked: nothing was to be done
+            assert self.tasks is not None
+            return self._result("done", f"every item of {self.tasks.plan.path} is ticked; nothing to do", 0, None)
         stopped = stopped or self.last or ev.Stopped("interrupted", "the run never started")
         code, status, reason = exit_code(stopped), stopped.status, stopped.reason
         if plan_required and self.plan_path is None:
@@ -250,7 +302,13 @@ class Run:
         report = self._books()
         if report is not None and report.stopped == "done" and report.status != "done":  # the plan, the tests: see report.py
             code, status, reason = code or 1, report.status, report.reason
-        return Outcome(status, reason, code, report)
+        return self._result(status, reason, code, report)
+
+    def _result(self, status: str, reason: str, code: int, report: Report | None) -> Outcome:
+        from cast.plans.revisions import current_id
+
+        session = self.session_id if self.session is not None else None
+        return Outcome(status, reason, code, report, session, self.plan_path, current_id(self.plan_path), self.steps, self.usage)
 
     def close(self, stopped: ev.Stopped | None = None, *, plan_required: bool = False) -> Outcome:
         """The end of the run: its outcome, and its session removed if it holds nothing to go back

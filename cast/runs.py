@@ -275,10 +275,7 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
         parts = _parts(workspace, config, options, PLAN, ctx)
         run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
     if meta.get("mode") == "execute" and run.mode.name == "plan":  # switched by hand, without a plan
-        run.mode = EXECUTE.over(run.registry) if run.registry is not None else EXECUTE
-        run.agent.tools, run.agent.effort = run.mode.tools, conversation.effort(config, EXECUTE, run.agent.model)
-        if run.ctx.approval is None:
-            run.ctx.approval = approval_for(options, config, workspace)
+        run.restore_mode("execute")
     run = _instrument(run, session, messages, Prefix.from_record(recorded) if recorded else None)
     if recorded is None:  # a session from before prefixes were recorded: this starts its record
         conversation.start(run.agent, run.config, run.mode)

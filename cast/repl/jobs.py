@@ -105,9 +105,7 @@ def replan(session: Session, text: str) -> None:
         session.view.say("Nothing is being executed: /plan TASK starts a new plan.", "dim")
         return
     rel = _rel(run, run.tasks.plan.path)
-    if run.mode.name != "plan":
-        run.switch("plan")
-    session.state.mode = "plan"
+    session.state.follow(run, "plan")
     brief = (
         f"Replan: revise the plan being executed ({rel}) and write it with write_plan. Keep every ticked "
         "item exactly as it is; change, add or remove only unticked items."
@@ -121,13 +119,8 @@ def replan(session: Session, text: str) -> None:
 def _continue(session: Session, run: Run, path: Path) -> None:
     """A replanned run approved at the hand-off: the revision shown is the one approved, and the
     same run goes on in execute mode."""
-    from cast.plans.revisions import current_id
-
-    board = run.tasks
-    assert board is not None
-    board.approved = current_id(path)
-    run.switch("execute")
-    session.state.mode = "execute"
+    run.approve_revision()
+    session.state.follow(run, "execute")
     drive(session, run, "The user approved the revised plan: go on with its first unticked item.", execute=True)
 
 

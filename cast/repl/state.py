@@ -149,6 +149,13 @@ class ReplState:
         config = self.run.config
         return self.run.model if config.model_for(mode) == config.model_for(self.run.mode.name) else None
 
+    def follow(self, run: Run, mode: str) -> None:
+        """The REPL's mode and its run's, moved together (/replan takes an execute run to plan
+        mode and, approved, back): the run switches, the REPL only follows."""
+        if run.mode.name != mode:
+            run.switch(mode)
+        self.mode = mode
+
     def set_mode(self, mode: str) -> Path | None:
         """Switch modes. Entering execute mode with a plan to follow — the one this session wrote,
         else the newest with unticked items — attaches its checklist exactly as /execute does:

@@ -206,25 +206,9 @@ def terminal_approver() -> Approver:
 def show_outcome(run: Run, outcome: Outcome, json: bool, show_report: bool) -> None:
     """The evidence report (built from observations) and, with --json, the final result object."""
 
-    from cast.plans.revisions import current_id
-
     report = outcome.report
     if json:
-        usage = run.usage.to_dict() if run.usage else {}
-        result = {
-            "type": "result",
-            "status": outcome.status,
-            "reason": outcome.reason,
-            "exit_code": outcome.code,
-            "session": run.session_id,
-            "plan_path": str(run.plan_path) if run.plan_path else None,
-            "plan_revision": current_id(run.plan_path),
-            "steps": run.steps,
-            "usage": usage,
-            "cost": run.usage.cost() if run.usage else None,  # None: no price known (never a made-up 0.0)
-            "report": report.to_dict() if report else None,
-        }
-        print(dumps(result, default=str), flush=True)
+        print(dumps(outcome.to_json(), default=str), flush=True)
         return
     if show_report and report is not None:
         echo("\n" + report.render_text())
