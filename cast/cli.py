@@ -97,8 +97,8 @@ def plan(
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.runs import Options, plan_run
-    from cast.trust import ask_here as ask_trust
     from cast.ui.oneshot import approver_for, show_outcome
+    from cast.ui.trusting import ask_here as ask_trust
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     _answers(answers, json)
@@ -109,7 +109,7 @@ def plan(
             raise fail('give a task: cast plan "what to do" (without one, cast opens the REPL in a terminal)')
         raise typer.Exit(_repl(model, max_steps, "plan", task))
     try:
-        ask_trust(json)
+        ask_trust(json, answers=answers)
         run = plan_run(task, Options(model=model, max_steps=max_steps, json=json, approver=approver_for(json, answers)))
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
@@ -162,8 +162,8 @@ def execute(
     from cast.models.base import ModelError
     from cast.plans.checklist import PlanError
     from cast.runs import Options, execute_run
-    from cast.trust import ask_here as ask_trust
     from cast.ui.oneshot import approver_for, show_outcome
+    from cast.ui.trusting import ask_here as ask_trust
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     _answers(answers, json)
@@ -177,7 +177,7 @@ def execute(
         cli_lists.refuse_if_ambiguous()
     approver = approver_for(json, answers)
     try:
-        ask_trust(json)
+        ask_trust(json, answers=answers)
         run = execute_run(
             plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver, revision=revision)
         )

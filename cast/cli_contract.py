@@ -42,8 +42,8 @@ def verify(
     from cast.runs import Options, approval_for, setup
     from cast.state import StateError
     from cast.tools.base import ToolContext
-    from cast.trust import ask_here as ask_trust
     from cast.ui.oneshot import terminal_approver
+    from cast.ui.trusting import ask_here as ask_trust
 
     json = json or bool((cli.obj or {}).get("json"))  # `cast --json verify`, as `cast --json plans`
     approver = terminal_approver() if sys.stdin.isatty() and not json else None

@@ -15,6 +15,7 @@ import json
 import os
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -110,31 +111,30 @@ def question(root: Path, keys: list[str]) -> str:
     )
 
 
-def settle(root: Path, ask: Callable[[str], bool | None] | None) -> None:
-    """Ask once, on a terminal (`ask` is None elsewhere), whether to trust `root` when its config
+@dataclass(frozen=True)
+class TrustRequest:
+    """May this workspace's config loosen security? Asked by a front-end (the terminal, a
+    program's answer with `--answers stdin`) before a run is built, as any question is."""
+
+    root: str
+    keys: tuple[str, ...]  # what it sets that would otherwise be ignored
+
+    @property
+    def question(self) -> str:
+        return question(Path(self.root), list(self.keys))
+
+
+def settle(root: Path, ask: Callable[[TrustRequest], bool | None] | None) -> None:
+    """Ask once (`ask` is None where nobody can be asked) whether to trust `root` when its config
     sets keys that would otherwise be ignored. An answer is kept, yes or no; a question left
     (Ctrl+C, end of input) is asked again next time, and this run trusts nothing."""
     if ask is None or decision(root) is not None:
         return
     keys = loosening_keys(root)
     if keys:
-        answer = ask(question(root, keys))
+        answer = ask(TrustRequest(str(root), tuple(keys)))
         if answer is not None:
             record(root, answer)
-
-
-def terminal_ask(text: str) -> bool | None:
-    """A yes/no question on the terminal: yes, no (anything else typed, or Enter), or None when
-    the user left it (Ctrl+C, end of input)."""
-    import sys
-
-    sys.stderr.write(text)
-    sys.stderr.flush()
-    try:
-        return input().strip().lower() in ("y", "yes")
-    except (EOFError, KeyboardInterrupt):
-        sys.stderr.write("\n")
-        return None
 
 
 def change(root: Path, trusted: bool) -> str:
@@ -162,18 +162,3 @@ def status(root: Path) -> tuple[bool, str]:
     if keys:
         return False, f"not trusted: .cast/config.toml's {', '.join(keys)} ignored (`cast trust` to let them count)"
     return True, "not trusted: .cast/config.toml may tighten security settings, and loosens none"
-
-
-def ask_here(skip: bool = False, cwd: Path | None = None) -> None:
-    """The question, when cast runs on a terminal (not with --json: `skip`); before a run is built."""
-    import sys
-
-    if skip or not sys.stdin.isatty():
-        return
-    from cast.workspace import Workspace
-
-    root = Workspace.discover(cwd).root
-    settle(root, terminal_ask)
-    from cast.hooks.project import ask_pending
-
-    ask_pending(root, terminal_ask)  # the project's hooks, once trusted: each approved or not, pinned by hash

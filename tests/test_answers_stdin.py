@@ -121,3 +121,21 @@ def test_answers_need_json_and_come_from_stdin(repo, tmp_path):
     assert without.returncode == 2 and "--answers stdin needs --json" in without.stderr
     elsewhere = invoke_cast(repo, "--json", "--model", script(tmp_path, TURNS), "execute", SESSION, "--answers", "file")
     assert elsewhere.returncode == 2 and "--answers reads from stdin only, not 'file'" in elsewhere.stderr
+
+
+def test_a_program_answers_the_trust_question_before_the_run(repo, tmp_path):
+    from cast.trust import decision
+
+    (repo / ".cast").mkdir(exist_ok=True)
+    (repo / ".cast" / "config.toml").write_text("sandbox_network = true\n")
+    model = script(tmp_path, [{"text": "Nothing to plan."}])
+    refused = invoke_cast(repo, "--json", "--model", model, "plan", "x", "--answers", "stdin", stdin='{"answer": "no"}\n')
+    asked = json.loads(refused.stdout.splitlines()[0])
+    assert asked["type"] == "asked" and asked["kind"] == "trust" and asked["request"]["keys"] == ["sandbox_network"]
+    assert decision(repo) is None  # only a yes is kept: asked again next time
+    trusted = invoke_cast(
+        repo, "--json", "--model", model, "plan", "x", "--answers", "stdin", stdin=json.dumps({"answer": "yes"}) + "\n"
+    )
+    answered = [json.loads(line) for line in trusted.stdout.splitlines() if '"answered"' in line]
+    assert answered[0]["kind"] == "trust" and answered[0]["answer"]["value"] == "yes"
+    assert decision(repo) == "trusted"

@@ -19,13 +19,16 @@ from typing import Any, Protocol, runtime_checkable
 from cast.agent import events as ev
 from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, Approver, EditRequest, RevisionRequest
 from cast.tools.base import NobodyToAsk
+from cast.trust import TrustRequest
 
 # request type -> (its kind on the stream, the Approver method that answers it)
 KINDS: dict[type, tuple[str, str]] = {
     ApprovalRequest: ("command", "ask"),
     EditRequest: ("edit", "ask_edit"),
     RevisionRequest: ("revision", "ask_revision"),
+    TrustRequest: ("trust", "ask_trust"),
 }
+_NUMBERS = itertools.count(1)  # one sequence per process: the trust question and a run's share a stream
 
 
 def register(request: type, kind: str, method: str) -> None:
@@ -53,7 +56,6 @@ class Announced:
         self.inner = inner
         self.post: Callable[[ev.Event], None] = lambda event: None
         self.call_id: Callable[[], str] = lambda: ""
-        self._numbers = itertools.count(1)
         self._lock = threading.Lock()
 
     @property
@@ -83,7 +85,7 @@ class Announced:
         else:
             raise NobodyToAsk(kind)
         with self._lock:
-            asked = ev.Asked(f"q{next(self._numbers)}", kind, request, self.call_id())
+            asked = ev.Asked(f"q{next(_NUMBERS)}", kind, request, self.call_id())
         self.post(asked)
         reply = answer(asked)
         self.post(ev.Answered(asked.id, kind, reply))

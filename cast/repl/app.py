@@ -363,7 +363,7 @@ def run_repl(options: Options, mode: str = "plan", task: str | None = None, resu
     the plan to execute (path or session id; None = the newest plan with unticked items).
     resume: a session id to continue. Returns the exit status (0 when the user leaves)."""
     from cast.models.registry import check_at_open
-    from cast.trust import ask_here
+    from cast.ui.trusting import ask_here
 
     ask_here(cwd=options.cwd)  # before the prompt: may this workspace's config loosen security?
     if (refused := check_at_open(options)) is not None:
