@@ -4,7 +4,9 @@ model SDK, tree-sitter, prompt-toolkit) happen inside the commands, so `cast --h
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 
@@ -126,7 +128,7 @@ def plan(
     raise typer.Exit(outcome.code)
 
 
-def _say_if_no_items(path) -> None:
+def _say_if_no_items(path: Path) -> None:
     """A plan without a `- [ ]` item is written, but `cast execute` would have nothing to run."""
     from cast.plans.checklist import parse
 
@@ -204,7 +206,7 @@ def execute(
     raise typer.Exit(outcome.code)
 
 
-def _print_json(rows) -> None:
+def _print_json(rows: list[dict[str, Any]]) -> None:
     import json as json_lib
 
     for row in rows:
@@ -333,7 +335,7 @@ def check_command(
     raise typer.Exit(0 if allowed else 1)
 
 
-def _drive(json: bool, start):
+def _drive(json: bool, start: Callable[[Callable[[Any], None], Callable[[str, str], None] | None], Any]) -> Any:
     """Run `start(handle, on_output)` with the one-shot renderer: NDJSON events, or streamed text
     (with a running command's newest line, on a terminal)."""
     from cast.ui.oneshot import Printer, json_printer

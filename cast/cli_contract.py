@@ -10,12 +10,15 @@ import json as json_lib
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cast.exits import EXIT_FAILED, EXIT_USAGE
 from cast.text import terminal_safe
+
+if TYPE_CHECKING:
+    from cast.plans.revisions import Revisions
 
 
 def register(app: typer.Typer) -> None:
@@ -157,7 +160,7 @@ def revision_diff(plan_ref: str, old: str | None, new: str | None) -> int:
     return 0
 
 
-def _revisions(plan_ref: str):
+def _revisions(plan_ref: str) -> tuple[Revisions, Path] | None:
     from cast.plans.checklist import PlanError
     from cast.plans.revisions import Revisions
     from cast.plans.store import find_plan

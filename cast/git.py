@@ -31,6 +31,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from cast.fsutil import atomic_write
+
 TIMEOUT = 30
 SHIM_DIR = Path(__file__).resolve().parent / "git_shim"
 
@@ -271,13 +273,8 @@ def kept_index(root: Path) -> str | None:
         copy, stamp_file = directory / "index", directory / "source"
         stamp = f"{source}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}"
         if not copy.is_file() or not stamp_file.is_file() or stamp_file.read_text("utf-8", "replace") != stamp:
-            for path, write in (
-                (copy, lambda tmp: shutil.copyfile(source, tmp)),
-                (stamp_file, lambda tmp: tmp.write_text(stamp)),
-            ):
-                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-                write(tmp)
-                os.replace(tmp, path)
+            atomic_write(copy, Path(source).read_bytes(), durable=False)  # a cache: rebuilt if lost
+            atomic_write(stamp_file, stamp.encode("utf-8"), durable=False)
         return str(copy)
     except (StateError, OSError, ValueError):
         return None

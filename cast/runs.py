@@ -32,9 +32,9 @@ from cast.config import Config, load
 from cast.extensions import Extension, Setup
 from cast.models.base import Model
 from cast.modes import EXECUTE, PLAN, Mode, system_prompt
-from cast.options import Options
+from cast.options import Options as Options  # front-ends build runs with it
 from cast.plans.revisions import Revisions
-from cast.run import Run
+from cast.run import Run as Run
 from cast.safety.approval import ApprovalPolicy
 from cast.sandbox import limits as sandbox_limits
 from cast.sessions import Session, execute_id, executing, valid_id

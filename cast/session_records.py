@@ -75,7 +75,8 @@ def last_prefix(records: list[Message]) -> dict[str, Any] | None:
     """The prefix the conversation declared last (None for a session that never recorded one)."""
     for record in reversed(records):
         if record["role"] == "meta" and isinstance(record.get("prefix"), dict):
-            return copy.deepcopy(record["prefix"])
+            prefix: dict[str, Any] = copy.deepcopy(record["prefix"])
+            return prefix
     return None
 
 

@@ -35,13 +35,14 @@ from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from cast.agent import events as ev
 from cast.fsutil import O_CLOEXEC, read_regular, write_at
 from cast.liveness import alive
 from cast.models.base import Usage
-from cast.session_records import Message, SessionError, last_prefix, make_valid, read_records, replay
+from cast.session_records import Message, last_prefix, make_valid, read_records, replay
+from cast.session_records import SessionError as SessionError  # sessions' own error, raised here too
 from cast.state import announce, existing_private_dir, private_dir, workspace_state
 
 SESSIONS = "sessions"
@@ -124,7 +125,7 @@ class Session:
 
     @property
     def id(self) -> str:
-        return self.meta["id"]
+        return str(self.meta["id"])
 
     @classmethod
     def create(cls, root: Path, id: str, *, mode: str, task: str, model: str, plan_path: Path | str | None = None) -> Session:
@@ -201,7 +202,7 @@ class Session:
             with suppress(OSError, ValueError):
                 os.fsync(out.fileno())
 
-    def _open_journal(self):
+    def _open_journal(self) -> BinaryIO:
         """Open for appending, first cutting off a torn last line left by a crash."""
         fd = os.open(self.dir / TRANSCRIPT, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | O_CLOEXEC, 0o600)
         out = os.fdopen(fd, "a+b")
@@ -282,7 +283,7 @@ def _read_meta(directory: Path) -> dict[str, Any]:
 
 def _written_at(directory: Path, meta: dict[str, Any]) -> float | None:
     if isinstance(meta.get("updated_ns"), int):
-        return meta["updated_ns"] / 1e9
+        return float(meta["updated_ns"]) / 1e9
     with suppress(OSError):
         return (directory / META).stat().st_mtime
     return None

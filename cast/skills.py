@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cast.config import config_dir
-from cast.frontmatter import FrontMatterError, split
+from cast.frontmatter import FrontMatterError as FrontMatterError  # the skill tool catches it from here
+from cast.frontmatter import split
 from cast.text import one_line
 
 if TYPE_CHECKING:

@@ -156,7 +156,8 @@ def recorded_calls(root: Path, plan: Path) -> dict[int, list[str]]:
 
 def _blob(shadow: Any, tree: str, path: str) -> bytes:
     try:
-        return shadow.git("cat-file", "blob", f"{tree}:{path}")
+        blob: bytes = shadow.git("cat-file", "blob", f"{tree}:{path}")
+        return blob
     except Exception:
         return b""
 

@@ -304,7 +304,7 @@ def _test_command_in(sentence: str, facts: Facts) -> str:
     for span in re.findall(r"`([^`]+)`", sentence):
         run = facts.last_run(span)
         if run is not None and run.is_test:
-            return span
+            return str(span)
     return ""
 
 

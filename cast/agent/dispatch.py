@@ -22,7 +22,7 @@ MAX_PARALLEL_READS = 4
 Outcome = tuple[Observation, bool]  # the observation, and whether it came from the record
 
 
-def batches(calls: list[m.ToolUse], by_name: dict[str, Tool]) -> Iterator[list[m.ToolUse]]:
+def batches(calls: list[m.ToolUse], by_name: dict[str, Tool[Any]]) -> Iterator[list[m.ToolUse]]:
     """Runs of consecutive read-only calls, and every other call on its own, in the model's order."""
     batch: list[m.ToolUse] = []
     for call in calls:
@@ -43,7 +43,7 @@ NO_GATE = CallGate()
 
 def execute(
     batch: list[m.ToolUse],
-    by_name: dict[str, Tool],
+    by_name: dict[str, Tool[Any]],
     ctx: ToolContext,
     record: CallRecord,
     step: int,
@@ -65,7 +65,7 @@ def execute(
 
 
 def execute_one(
-    call: m.ToolUse, by_name: dict[str, Tool], ctx: ToolContext, record: CallRecord, step: int, gate: CallGate = NO_GATE
+    call: m.ToolUse, by_name: dict[str, Tool[Any]], ctx: ToolContext, record: CallRecord, step: int, gate: CallGate = NO_GATE
 ) -> Outcome:
     """One call: refused by name outside the mode, refused by the gate, answered from the record,
     or run (with `ctx.call_id` naming it on this thread), and the gate's addition appended."""
@@ -86,14 +86,14 @@ def execute_one(
     return obs, from_record
 
 
-def refusal(call: m.ToolUse, tool: Tool, reason: str) -> Observation:
+def refusal(call: m.ToolUse, tool: Tool[Any], reason: str) -> Observation:
     """A call the gate would not let run: its reason is the observation, typed like a decline."""
     params = validated(tool, call.input)
     result = Declined(params.command, reason) if isinstance(params, CommandParams) else Failed(call.name, reason)
     return Observation(reason, ok=False, summary=one_line(reason, 200), result=result)
 
 
-def _run(call: m.ToolUse, tool: Tool, ctx: ToolContext, record: CallRecord, step: int) -> Outcome:
+def _run(call: m.ToolUse, tool: Tool[Any], ctx: ToolContext, record: CallRecord, step: int) -> Outcome:
     if tool.read_only:
         hit = record.lookup(call.name, call.input)
         if hit:
@@ -110,7 +110,7 @@ def _run(call: m.ToolUse, tool: Tool, ctx: ToolContext, record: CallRecord, step
     return obs, False
 
 
-def interrupted(batch: list[m.ToolUse], by_name: dict[str, Tool], said: str) -> list[Outcome]:
+def interrupted(batch: list[m.ToolUse], by_name: dict[str, Tool[Any]], said: str) -> list[Outcome]:
     """What a Ctrl+C that reached the loop while `batch` ran leaves of it: each call may have taken effect."""
     text = f"[{said} while this call ran: it may have taken effect]"
     return [
@@ -118,7 +118,7 @@ def interrupted(batch: list[m.ToolUse], by_name: dict[str, Tool], said: str) -> 
     ]
 
 
-def not_run(use: dict[str, Any], by_name: dict[str, Tool], interrupted: str, declined: str = "") -> Observation:
+def not_run(use: dict[str, Any], by_name: dict[str, Tool[Any]], interrupted: str, declined: str = "") -> Observation:
     """A call of the turn that never started: Ctrl+C came first, or (`declined`: why) the user did
     not approve the changed plan, which stops the turn there; nothing was interrupted then."""
     params = validated(by_name.get(use["name"]), use.get("input"))

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from cast.models.base import TextDelta, ThinkingDelta, Usage  # streamed as the model sent them
+from cast.models.base import TextDelta as TextDelta  # streamed as the model sent them: re-exported
+from cast.models.base import ThinkingDelta as ThinkingDelta
+from cast.models.base import Usage
 from cast.tools.results import Result, result_json
 
 

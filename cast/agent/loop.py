@@ -49,7 +49,7 @@ STEP_LIMIT = (
 @dataclass
 class Agent:
     model: m.Model
-    tools: Sequence[Tool]
+    tools: Sequence[Tool[Any]]
     system: str
     ctx: ToolContext
     transcript: Transcript = field(default_factory=Transcript)
@@ -88,7 +88,7 @@ class Agent:
 
     def set_mode(
         self,
-        tools: Sequence[Tool],
+        tools: Sequence[Tool[Any]],
         notice: list[dict[str, Any]],
         declare: tuple[dict[str, Any], ...] | None = None,
         effort: str | None = None,

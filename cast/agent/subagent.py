@@ -137,7 +137,7 @@ class Child:
     prefix (the system prompt) and its instructions (a system notice, as a mode's are)."""
 
     model: m.Model
-    tools: Sequence[Tool]
+    tools: Sequence[Tool[Any]]
     system: str
     instructions: str
     workspace: Workspace

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from cast.checkpoints import store
 from cast.checkpoints import undo as ops
@@ -176,7 +177,7 @@ def listing(root: Path, say: Say, err: Say = _stderr, as_json: bool = False) -> 
     return 0
 
 
-def plan_rows(journal: Journal) -> list[dict]:
+def plan_rows(journal: Journal) -> list[dict[str, Any]]:
     """Per plan: its snapshots, the items they were taken for, whether the plan is finished, and
     when the last one was taken."""
     by_plan: dict[str, list[Record]] = {}

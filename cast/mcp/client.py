@@ -168,7 +168,8 @@ class Connection:
     def relist(self, timeout: float) -> list[dict[str, Any]]:
         """The server's tools now (after list_changed, or to compare with the pinned ones)."""
         client = self._live()
-        return self._wait(self._loop.submit(_list_tools(client)), timeout, threading.Event())
+        tools: list[dict[str, Any]] = self._wait(self._loop.submit(_list_tools(client)), timeout, threading.Event())
+        return tools
 
     def call(self, tool: str, arguments: dict[str, Any], timeout: float, cancel: threading.Event) -> dict[str, Any]:
         """`tools/call`, its result as JSON; ServerGone, CallTimedOut, CallCancelled or ServerError."""
@@ -178,7 +179,8 @@ class Connection:
             result = await client.call_tool(tool, arguments)
             return dict(result.model_dump(mode="json", by_alias=True, exclude_none=True))
 
-        return self._wait(self._loop.submit(send()), timeout, cancel)
+        result: dict[str, Any] = self._wait(self._loop.submit(send()), timeout, cancel)
+        return result
 
     def _live(self) -> Any:
         client = self._client

@@ -229,8 +229,8 @@ class AnthropicModel:
         """Seconds to wait after failed attempt number `attempt` (1-based)."""
         cap = float(self.config.retry_after_cap)
         if retry_after is not None and retry_after >= 0:
-            return min(retry_after, cap)
-        backoff = self.backoff_base * 2 ** (attempt - 1) * (1 - 0.25 * random.random())
+            return float(min(retry_after, cap))
+        backoff = float(self.backoff_base * 2 ** (attempt - 1) * (1 - 0.25 * random.random()))
         return max(0.0, min(backoff, cap))
 
     # -- the request ----------------------------------------------------------------------

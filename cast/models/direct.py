@@ -73,7 +73,7 @@ class APITimeoutError(APIConnectionError):
         )
 
 
-class Event(dict):
+class Event(dict[str, Any]):
     """A JSON object from the stream, its keys readable as attributes (nested objects too)."""
 
     def __getattr__(self, name: str) -> Any:

@@ -304,7 +304,7 @@ def _guarded(base: Any, provider: Provider) -> Any:
     traceback."""
     import anthropic
 
-    class Guarded(base):
+    class Guarded(base):  # type: ignore[misc]  # the SDK's client: Any to mypy, imported only when used
         def _prepare_request(self, request: Any) -> None:
             try:
                 super()._prepare_request(request)
@@ -325,7 +325,7 @@ def _bedrock_class(anthropic: Any) -> Any:
     """`AnthropicBedrock`, naming the Bedrock API version in the body of requests to the models
     that don't take the SDK's (`LEGACY_BEDROCK`)."""
 
-    class Bedrock(anthropic.AnthropicBedrock):
+    class Bedrock(anthropic.AnthropicBedrock):  # type: ignore[misc]  # the SDK's client: Any to mypy
         def _prepare_options(self, options: Any) -> Any:
             body = options.json_data
             if isinstance(body, dict) and canonical(str(body.get("model", ""))) in LEGACY_BEDROCK:

@@ -303,7 +303,7 @@ class PlanFile:
         item = self.items[index]
         if item.checked != checked:
             data = bytearray(self._raw)
-            if data[item.offset : item.offset + 1] not in (b" ", b"x", b"X"):
+            if bytes(data[item.offset : item.offset + 1]) not in (b" ", b"x", b"X"):
                 raise PlanError(f"internal error: no checkbox at byte {item.offset} of {self.path}")
             data[item.offset] = ord("x" if checked else " ")
             atomic_write(self.path, bytes(data))

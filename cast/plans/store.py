@@ -119,7 +119,7 @@ def _scalar(value: str) -> str:
 def _unscalar(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] == '"':
         with suppress(ValueError):
-            return json.loads(value)
+            return str(json.loads(value))
         return value[1:-1]
     if len(value) >= 2 and value[0] == value[-1] == "'":
         return value[1:-1].replace("''", "'")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
 from cast.models.base import Usage
@@ -300,7 +300,7 @@ class ReplState:
             return ev.UsageUpdate(s.usage + u.usage, u.context_tokens, s.cost + u.cost)
 
 
-_read_cache: dict[Path, tuple[tuple[int, int], list]] = {}
+_read_cache: dict[Path, tuple[tuple[int, int], list[Any]]] = {}
 
 
 def _task_rows(board: TaskBoard) -> tuple[ev.Task, ...]:

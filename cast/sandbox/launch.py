@@ -188,7 +188,7 @@ def _pid_cap(libc: ctypes.CDLL, pid_max: int, nested: bool) -> bool:
             handle.write(str(pid_max))
     except OSError:
         return False
-    return libc.unshare(_CLONE_NEWPID) == 0
+    return bool(libc.unshare(_CLONE_NEWPID) == 0)
 
 
 def _wait_for(child: int) -> int:
@@ -206,7 +206,7 @@ def _wait_for(child: int) -> int:
             kill_tree()
 
 
-def _confine_child(spec: dict, libc: ctypes.CDLL | None, capped: bool) -> None:
+def _confine_child(spec: dict, libc: ctypes.CDLL | None, capped: bool) -> None:  # type: ignore[type-arg]  # no typing here: it starts every command
     """In the command's own process, right before exec: limits, no capabilities, the filter."""
     import resource
 

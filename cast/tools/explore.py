@@ -81,7 +81,7 @@ class Explorer:
         config: Any,
         workspace: Workspace,
         system: str,
-        tools: Callable[[], Sequence[Tool]],
+        tools: Callable[[], Sequence[Tool[Any]]],
         *,
         run_model: str = "",
         session: Session | None = None,
@@ -114,7 +114,7 @@ class Explorer:
         for flag in flags:
             flag.set()
 
-    def child_tools(self) -> list[Tool]:
+    def child_tools(self) -> list[Tool[Any]]:
         """The tools a child may call: read-only ones that write nothing, never another explore."""
         return [t for t in self.tools() if t.access is Access.READ and t.read_only and not t.writes and t.name != NAME]
 

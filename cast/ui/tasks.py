@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -57,7 +58,7 @@ def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> RenderableT
     return Group(Text(f"Tasks {progress(tasks)}", style="bold"), rows)
 
 
-def evidence_line(evidence: dict) -> str:
+def evidence_line(evidence: dict[str, Any]) -> str:
     """One line for what a tick rested on (see cast/tools/evidence.py)."""
     if not evidence.get("supported", True):
         note = evidence.get("note", "")
