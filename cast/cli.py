@@ -221,7 +221,8 @@ def resume(
     max_steps: StepsOpt = None,
 ) -> None:
     """Reopen the REPL on an earlier session: its conversation, mode and plan."""
-    from cast.sessions import SessionError, list_sessions
+    from cast.session_records import SessionError
+    from cast.sessions import list_sessions
     from cast.workspace import Workspace
 
     model, max_steps, _ = _common(ctx, model, max_steps, False)

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import json as json_lib
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cast.exits import EXIT_USAGE
 from cast.text import echo, terminal_safe
+
+if TYPE_CHECKING:
+    from cast.hooks.config import Hook
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
 
@@ -57,7 +61,7 @@ def hooks(
         _rows(["HOOK", "EVENT", "MATCHER", "COMMAND", "STATUS"], [[" ".join(cell.split()) for cell in row] for row in rows])
 
 
-def _change(root, action: str, ours: list, places: list[int], trusted: bool) -> None:
+def _change(root: Path, action: str, ours: list[Hook], places: list[int], trusted: bool) -> None:
     from cast import pins
     from cast.hooks import project
 

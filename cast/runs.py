@@ -251,7 +251,8 @@ def _execute(
 def resume_run(session_id: str | None, options: Options, model: Model | None = None) -> Run:
     """Reopen a session on disk: its mode, its plan, its conversation (repaired if a crash left
     it unanswerable)."""
-    from cast.sessions import SessionError, list_sessions
+    from cast.session_records import SessionError
+    from cast.sessions import list_sessions
 
     workspace, config = setup(options)
     options = _announced(options)

@@ -41,8 +41,7 @@ from cast.agent import events as ev
 from cast.fsutil import O_CLOEXEC, read_regular, write_at
 from cast.liveness import alive
 from cast.models.base import Usage
-from cast.session_records import Message, last_prefix, make_valid, read_records, replay
-from cast.session_records import SessionError as SessionError  # sessions' own error, raised here too
+from cast.session_records import Message, SessionError, last_prefix, make_valid, read_records, replay
 from cast.state import announce, existing_private_dir, private_dir, workspace_state
 
 SESSIONS = "sessions"

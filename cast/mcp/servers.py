@@ -13,6 +13,7 @@ reused) when the run switches to execute, since its sandbox saw the workspace re
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,9 @@ class Servers(BaseExtension):
 
     name = "mcp"
 
-    def __init__(self, root: Path, servers: list[Server], plan_tools: tuple[str, ...], mode: str, passthrough=()):
+    def __init__(
+        self, root: Path, servers: list[Server], plan_tools: tuple[str, ...], mode: str, passthrough: Iterable[str] = ()
+    ):
         self.root = root
         self.plan_tools = plan_tools
         self.passthrough = tuple(passthrough)

@@ -114,7 +114,7 @@ def exit_code(exc: BaseException) -> int:
     from cast.config import ConfigError
     from cast.models.base import ModelError
     from cast.plans.checklist import PlanError
-    from cast.sessions import SessionError
+    from cast.session_records import SessionError
 
     if isinstance(exc, ModelError):
         return exc.exit_code
