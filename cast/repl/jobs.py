@@ -84,8 +84,9 @@ def run_task(session: Session, text: str, *, new: bool = False) -> None:
     state = session.state
     try:
         run = state.ensure_run(text, new=new)
-    except Exception as exc:
-        session.view.say(f"cannot start: {in_repl(str(exc))}", "red")
+    except Exception as exc:  # no key, a model that cannot load: the task is in the history, not lost
+        session.view.say(f"cannot start: {in_repl(str(exc))}\nYour task is kept: ↑ brings it back (after /model ID, say).", "red")
+        state.hint = "↑ brings back your task"
         return
     before = _plan_stamp(run)
     if state.take_brief():  # a plan attached by Shift+Tab: brief the executor as /execute does
