@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cast.exits import EXIT_USAGE
-from cast.text import terminal_safe
+from cast.text import slugify, terminal_safe
 
 O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | O_CLOEXEC
@@ -48,8 +48,6 @@ def state_home() -> Path:
 
 def workspace_state_path(root: Path) -> Path:
     """Where the state of the checkout at `root` lives; computed only, nothing is created or checked."""
-    from cast.plans.store import slugify  # the store imports this module
-
     real = os.path.realpath(root)
     digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return state_home() / "cast" / "workspaces" / f"{slugify(Path(real).name or 'root')}-{digest}"

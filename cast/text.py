@@ -5,6 +5,7 @@ cast says these things alike."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 CALL_KEYS = ("pattern", "path", "command", "name", "id", "task")  # the argument that identifies a call
@@ -121,3 +122,14 @@ def colored_diff(diff: str) -> None:
     for line in terminal_safe(diff).split("\n"):
         code = "1" if line.startswith(("+++ ", "--- ", "diff ")) else DIFF_COLORS.get(line[:1])
         print(f"\x1b[{code}m{line}\x1b[0m" if code else line)
+
+
+def slugify(task: str, limit: int = 40) -> str:
+    """A file-name-safe summary of the task: ASCII, lowercase, dash-separated, cut at a word."""
+    ascii_text = unicodedata.normalize("NFKD", task).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(slug) > limit:
+        cut = slug[: limit + 1]
+        slug = cut[: cut.rfind("-")] if "-" in cut[limit // 2 :] else slug[:limit]
+        slug = slug.strip("-")
+    return slug or "task"

@@ -18,7 +18,6 @@ import os
 import re
 import secrets
 import stat
-import unicodedata
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -29,6 +28,7 @@ from cast import git
 from cast.fsutil import O_CLOEXEC, ensure_gitignore_at, write_at
 from cast.plans.checklist import PlanError, front_matter_lines, parse, validate
 from cast.state import announce, existing_workspace_state, workspace_state, workspace_state_path
+from cast.text import slugify
 
 PLAN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 MAX_NAME = 100
@@ -84,17 +84,6 @@ def roots(root: Path) -> list[Path]:
     """Every place plans of this workspace may be: the checkout, then its private state dir."""
     fallback = existing_workspace_state(root)
     return [root, fallback] if fallback is not None else [root]
-
-
-def slugify(task: str, limit: int = 40) -> str:
-    """A file-name-safe summary of the task: ASCII, lowercase, dash-separated, cut at a word."""
-    ascii_text = unicodedata.normalize("NFKD", task).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    if len(slug) > limit:
-        cut = slug[: limit + 1]
-        slug = cut[: cut.rfind("-")] if "-" in cut[limit // 2 :] else slug[:limit]
-        slug = slug.strip("-")
-    return slug or "task"
 
 
 def new_session_id(root: Path, task: str, today: date) -> str:
