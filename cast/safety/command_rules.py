@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 
 from cast.safety.blocked import Blocked
-from cast.safety.command_table import READS_TREE_CONFIG, RULES, VERSION_PROBES
+from cast.safety.command_table import PRINTS_ITS_VERSION, READS_TREE_CONFIG, RULES, SYNTAX_CHECKS, VERSION_PROBES
 from cast.safety.git_rules import check_git
 from cast.safety.operand_checks import (
     check_awk,
@@ -30,8 +30,9 @@ from cast.safety.operand_checks import (
     check_xxd,
 )
 from cast.safety.options import Rule, check_operands, parse_options
-from cast.safety.path_operands import computed_in_strict, note_command, reads_paths
+from cast.safety.path_operands import computed_in_strict, note_command, note_path, reads_paths
 from cast.safety.refused import REFUSED
+from cast.safety.tar_listing import check_tar
 from cast.safety.words import Word
 
 STRICT: ContextVar[bool] = ContextVar("cast_checker_strict", default=False)
@@ -55,6 +56,14 @@ def check_argv(words: list[Word]) -> None:
     if STRICT.get() and name in READS_TREE_CONFIG:
         raise Blocked(f"{name}: {READS_TREE_CONFIG[name]}; {_STRICT_NOTE}")
     args = words[1:]
+    if name in PRINTS_ITS_VERSION and len(args) == 1 and args[0].static and args[0].value in ("--version", "--help"):
+        return
+    checks = SYNTAX_CHECKS.get(name)
+    if checks is not None and len(args) == 2 and args[0].static and args[0].value in checks:
+        if not (args[1].fixed and args[1].cannot_be_option):
+            raise Blocked(f"{name} {args[0].value}: the file {args[1].source} must be one fixed path")
+        note_path(name, args[1])
+        return
     probes = VERSION_PROBES.get(name)
     if probes is not None and all(w.static for w in args):
         if tuple(w.value for w in args) in probes:
@@ -187,4 +196,5 @@ VALIDATORS: dict[str, Validator] = {
     "nice": _wrapper(_NICE, 0),
     "time": _wrapper(_TIME, 0),
     "xargs": _xargs,
+    "tar": check_tar,
 }

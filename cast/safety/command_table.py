@@ -85,8 +85,44 @@ RULES: dict[str, Rule] = {
             "unexpand",
             "join",
             "look",
+            "ps",
         )
     },
+    "fd": Rule(
+        forbidden=_flags(
+            {
+                "-x": "runs a command for every match",
+                "--exec": "runs a command for every match",
+                "-X": "runs a command with the matches",
+                "--exec-batch": "runs a command with the matches",
+            }
+        ),
+        short_value="etEdSjco",
+        long_value=frozenset(
+            {
+                "--extension",
+                "--type",
+                "--exclude",
+                "--max-depth",
+                "--min-depth",
+                "--exact-depth",
+                "--size",
+                "--threads",
+                "--color",
+                "--owner",
+                "--changed-within",
+                "--changed-before",
+                "--max-results",
+                "--search-path",
+                "--base-directory",
+                "--ignore-file",
+                "--path-separator",
+                "--format",
+            }
+        ),
+        abbreviations=False,
+    ),
+    "tar": Rule(validator="tar"),
     "rg": Rule(
         forbidden=_flags(
             {
@@ -233,6 +269,12 @@ VERSION_PROBES: dict[str, frozenset[tuple[str, ...]]] = {
     "php": frozenset({("--version",), ("-v",)}),
     "lua": frozenset({("-v",)}),
 }
+
+# Programs on the list (or plain tools) whose exact `--version` or `--help` only prints: an awk
+# asks for a program otherwise, and these never pick a binary from the tree.
+PRINTS_ITS_VERSION = frozenset({"awk", "gawk", "mawk", "nawk", "sed", "find", "xxd", "date", "tar", "fd", "ps", "jq"})
+# Interpreters whose syntax check reads one file and runs none of it: `node --check app.js`.
+SYNTAX_CHECKS: dict[str, frozenset[str]] = {"node": frozenset({"--check", "-c"})}
 
 # Commands that read configuration from the tree, or run a program the tree
 # picks: git (hooks, filters, fsmonitor, textconv in .git/config) and the

@@ -71,9 +71,13 @@ def note_command(name: str, args: list[Word]) -> None:
 
 
 def note_input(word: Word) -> None:
+    note_path("input redirection", word)
+
+
+def note_path(command: str, word: Word) -> None:
     scope = SCOPE.get()
     if scope is not None:
-        scope.uses.append(Use("input redirection", word))
+        scope.uses.append(Use(command, word))
 
 
 def note_loop(name: str, words: list[Word]) -> None:
@@ -102,6 +106,10 @@ def path_words(name: str, spec: Paths, args: list[Word]) -> list[tuple[Word, boo
         return [(w, False) for w in _find_paths(args)]
     if spec.operands == "git":
         return [(w, False) for w in _git_paths(args)]
+    if spec.operands == "tar":
+        from cast.safety.tar_listing import tar_archive
+
+        return [(tar_archive(args), False)]
     if spec.operands == "first" and name == "xxd":
         return [(w, False) for w in _xxd_paths(args)]
     split = _split(spec, args)

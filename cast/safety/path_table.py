@@ -118,6 +118,15 @@ PATHS: dict[str, Paths] = {
     "find": Paths(operands="find"),
     **{name: Paths(operands="awk") for name in ("awk", "gawk", "mawk", "nawk")},
     "git": Paths(operands="git"),
+    "ps": NO_PATHS,
+    "fd": Paths(
+        operands="after_first",
+        short_value="etEdSjco",
+        long_value=_f("--extension", "--type", "--exclude", "--max-depth", "--min-depth", "--exact-depth", "--size")
+        | _f("--threads", "--color", "--owner", "--changed-within", "--changed-before", "--max-results", "--format"),
+        value_paths=_f("--search-path", "--base-directory", "--ignore-file"),
+    ),
+    "tar": Paths(operands="tar"),
 }
 
 # find's tests whose argument is a file it reads (its metadata, or names from it).

@@ -1148,6 +1148,9 @@ GIT_OK = [
 # every command that has any restriction.
 COVERAGE = {
     "ls": ("ls -la", None),
+    "ps": ("ps aux", None),
+    "fd": ("fd pattern src", "fd -x rm"),
+    "tar": ("tar tf ./archive.tar", "tar xf ./archive.tar"),
     "cat": ("cat -n file", None),
     "head": ("head -5 file", None),
     "tail": ("tail -n 5 file", None),

@@ -1,0 +1,100 @@
+"""Plain reads the checker proves: each runs in real bash in a scratch tree and changes nothing,
+and its writing neighbours (`tar x`, `tar c`, `fd -x`) really write there and are refused."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+from test_bash_check_real_bash import _env, _snapshot
+
+from cast.safety.bash_check import check
+
+_BASH = shutil.which("bash")
+
+READS = [
+    ("ps aux | grep python", ()),
+    ("ps -ef | head -3", ()),
+    ("tar tf ./archive.tar", ()),
+    ("tar -tvf ./archive.tar", ()),
+    ("tar --list --file=./archive.tar", ()),
+    ("tar tzf ./archive.tgz", ()),
+    ("awk --version", ("awk",)),
+    ("sed --version | head -1", ()),
+    ("find --help | head -1", ()),
+    ("node --check app.js", ("node",)),
+    ("fd pattern src", ("fd",)),
+]
+WRITES = [
+    ("tar xf ./archive.tar", "option 'x' is not allowed", ()),
+    ("tar cf out.tar in.txt", "option 'c' is not allowed", ()),
+    ("tar -tf ./archive.tar --checkpoint=1 --checkpoint-action=exec='touch pwned'", "--checkpoint", ()),
+    ("tar -x -f ./archive.tar", "option 'x' is not allowed", ()),
+    ("fd -x touch pwned", "fd: flag -x runs a command", ("fd",)),
+    ("fd in.txt --exec touch pwned", "fd: flag --exec runs a command", ("fd",)),
+]
+
+
+def _tree(work: Path) -> None:
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "pattern.txt").write_text("x\n")
+    (work / "in.txt").write_text("b\na\n")
+    (work / "app.js").write_text("console.log(require('fs').writeFileSync('pwned', 'x'))\n")
+    with tarfile.open(work / "archive.tar", "w") as archive:
+        archive.add(work / "in.txt", arcname="member.txt")
+    with tarfile.open(work / "archive.tgz", "w:gz") as archive:
+        archive.add(work / "in.txt", arcname="member.txt")
+
+
+def _run(command: str, work: Path, home: Path) -> None:
+    subprocess.run(
+        [_BASH or "bash", "--noprofile", "--norc", "-c", command],
+        cwd=work,
+        env=_env(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=60,
+    )
+
+
+@pytest.mark.skipif(_BASH is None, reason="bash is not installed")
+@pytest.mark.parametrize("command,needs", READS)
+def test_a_plain_read_passes_and_changes_nothing(command: str, needs: tuple[str, ...], tmp_path: Path) -> None:
+    verdict = check(command, root=tmp_path / "work")
+    assert verdict.allowed, verdict.reason
+    for tool in needs:
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    work, home = tmp_path / "work", tmp_path / "home"
+    home.mkdir()
+    _tree(work)
+    before = _snapshot(work)
+    _run(command, work, home)
+    assert _snapshot(work) == before, command
+
+
+@pytest.mark.skipif(_BASH is None, reason="bash is not installed")
+@pytest.mark.parametrize("command,why,needs", WRITES)
+def test_its_writing_neighbour_writes_and_is_refused(command: str, why: str, needs: tuple[str, ...], tmp_path: Path) -> None:
+    verdict = check(command, root=tmp_path / "work")
+    assert not verdict.allowed and why in verdict.reason, verdict.reason
+    for tool in needs:
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    work, home = tmp_path / "work", tmp_path / "home"
+    home.mkdir()
+    _tree(work)
+    before = _snapshot(work)
+    _run(command, work, home)
+    assert _snapshot(work) != before, f"bash changed nothing for {command!r}"
+
+
+def test_a_listing_of_a_remote_or_secret_archive_is_refused() -> None:
+    assert "runs rsh" in check("tar tf host:archive.tar").reason
+    assert ".ssh holds the user's credentials" in check("tar tf ~/.ssh/keys.tar").reason
+    assert ".ssh holds the user's credentials" in check("node --check ~/.ssh/x.js").reason
+    assert not check("node --check app.js", strict=True).allowed  # a version manager may pick node from the tree
