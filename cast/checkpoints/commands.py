@@ -20,6 +20,7 @@ from cast.checkpoints import store
 from cast.checkpoints import undo as ops
 from cast.checkpoints.journal import Journal, Record
 from cast.checkpoints.shadow import ShadowError
+from cast.fsutil import atomic_write
 from cast.text import plural, terminal_safe
 
 Say = Callable[[str], None]
@@ -216,9 +217,8 @@ def _prune(journal: Journal, days: int, say: Say) -> int:
             last[record.get("plan") or ""] = record
         gone = {key for key, record in last.items() if key and _age_days(record) >= days and _finished(journal, key)}
         kept = [r for r in records if (r.get("plan") or "") not in gone]
-        tmp = journal.path.with_name(".journal.tmp")
-        tmp.write_bytes(b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape") for r in kept))
-        os.replace(tmp, journal.path)
+        kept_lines = b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape") for r in kept)
+        atomic_write(journal.path, kept_lines)
         git = journal.shadow.git
         old = {line.strip() for line in git("for-each-ref", "--format=%(refname)", "refs/keep/").decode().splitlines()}
         wanted = {f"refs/keep/{tree}" for tree in {r["tree"] for r in kept}}

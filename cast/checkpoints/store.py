@@ -26,6 +26,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from cast.fsutil import atomic_write
+
 ATTRIBUTES = "* -text -crlf -eol -filter !diff !merge -ident -working-tree-encoding\n"
 EXCLUDE = "/.cast/\n.git\n"
 CONFIG = """\
@@ -126,10 +128,7 @@ def write_own(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as out:
-        out.write(data)
-    os.replace(tmp, path)
+    atomic_write(path, data)
 
 
 def create(git_dir: Path, init: Callable[[Path], None]) -> None:
