@@ -236,6 +236,9 @@ def check_find(name: str, rule: Rule, args: list[Word]) -> None:
         if not word.static:
             raise Blocked(f"find: expression word {word.source} is expanded at run time")
         token = word.value
+        if token in ("-exec", "-execdir"):
+            i = _find_exec(token, args, i)
+            continue
         if token in _FIND_WHY:
             raise Blocked(f"find: {token} {_FIND_WHY[token]}")
         if token in _FIND_NO_ARG:
@@ -248,6 +251,33 @@ def check_find(name: str, rule: Rule, args: list[Word]) -> None:
             i += 1
             continue
         raise Blocked(f"find: {token!r} is not an allowed find expression")
+
+
+_FOUND = Word("{}", "{}", False, "", False, False, True, (("\x00", False, ""),))  # a path find found
+
+
+def _find_exec(token: str, args: list[Word], i: int) -> int:
+    """``-exec CMD ... {} ;`` (or ``+``) runs CMD on what find found: allowed when CMD itself
+    passes with ``{}`` standing for paths that cannot start with ``-`` (they start with a
+    starting point, or ``./`` under -execdir), several of them with ``+``."""
+    end = next((k for k in range(i, len(args)) if args[k].static and args[k].value in (";", "+")), None)
+    if end is None:
+        raise Blocked(f"find: {token} runs commands, and its command has no ';' or '+' at the end")
+    inner, plus = args[i:end], args[end].value == "+"
+    if not inner or not inner[0].static or inner[0].value == "{}":
+        raise Blocked(f"find: {token} runs commands, and the command must be a fixed name")
+    if any(not w.static or ("{}" in w.value and w.value != "{}") for w in inner):
+        raise Blocked(f"find: {token} runs commands, and their words must be fixed ({{}} on its own)")
+    if plus and inner[-1].value != "{}":
+        raise Blocked(f"find: {token} ... + runs commands, and must end with {{}}")
+    found = _FOUND if not plus else Word("{}", "{}", False, "", True, False, True, (("\x00", False, ""),))
+    from cast.safety.command_rules import check_argv  # the inner command is judged like any other
+
+    try:
+        check_argv([found if w.value == "{}" else w for w in inner])
+    except Blocked as blocked:
+        raise Blocked(f"find: {token} runs commands: {blocked.reason}") from None
+    return end + 1
 
 
 _TEST_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o".split())

@@ -103,7 +103,7 @@ def reads_paths(name: str) -> bool:
 
 def path_words(name: str, spec: Paths, args: list[Word]) -> list[tuple[Word, bool]]:
     if spec.operands == "find":
-        return [(w, False) for w in _find_paths(args)]
+        return _find_paths(args)
     if spec.operands == "git":
         return [(w, False) for w in _git_paths(args)]
     if spec.operands == "tar":
@@ -193,7 +193,9 @@ def _cluster(spec: Paths, word: Word, text: str, args: list[Word], i: int, out: 
     return i
 
 
-def _find_paths(args: list[Word]) -> list[Word]:
+def _find_paths(args: list[Word]) -> list[tuple[Word, bool]]:
+    """Starting points (read beneath when -exec runs commands on what is found), and the files
+    its tests name."""
     i, n = 0, len(args)
     while i < n and args[i].static and args[i].value in ("-H", "-L", "-P"):
         i += 1
@@ -201,11 +203,12 @@ def _find_paths(args: list[Word]) -> list[Word]:
     while i < n and not (args[i].static and (args[i].value.startswith("-") or args[i].value in ("(", "!"))):
         starts.append(args[i])
         i += 1
-    found = starts or [Word.literal(".")]
+    reads = any(w.static and w.value in ("-exec", "-execdir") for w in args[i:])
+    found = [(w, reads) for w in starts or [Word.literal(".")]]
     for k in range(i, n - 1):
         token = args[k].value
         if args[k].static and (token in FIND_PATH_TESTS or _NEWER.match(token)):
-            found.append(args[k + 1])
+            found.append((args[k + 1], False))
     return found
 
 

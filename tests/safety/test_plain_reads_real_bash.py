@@ -1,5 +1,6 @@
 """Plain reads the checker proves: each runs in real bash in a scratch tree and changes nothing,
-and its writing neighbours (`tar x`, `tar c`, `fd -x`) really write there and are refused."""
+and its writing neighbours (`tar x`, `tar c`, `fd -x`, `find -exec` of a writer) really write
+there and are refused."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ READS = [
     ("find --help | head -1", ()),
     ("node --check app.js", ("node",)),
     ("fd pattern src", ("fd",)),
+    ("find ./src -exec grep x {} \\;", ()),
+    ("find ./src -type f -exec grep -l x {} +", ()),
+    ("find src -name '*.txt' -exec wc -l {} +", ()),
 ]
 WRITES = [
     ("tar xf ./archive.tar", "option 'x' is not allowed", ()),
@@ -35,6 +39,8 @@ WRITES = [
     ("tar -x -f ./archive.tar", "option 'x' is not allowed", ()),
     ("fd -x touch pwned", "fd: flag -x runs a command", ("fd",)),
     ("fd in.txt --exec touch pwned", "fd: flag --exec runs a command", ("fd",)),
+    ("find . -name in.txt -exec sort -o out.txt {} \\;", "find: -exec runs commands: sort: flag -o", ()),
+    ("find . -name in.txt -exec touch {}.new \\;", "find: -exec runs commands", ()),
 ]
 
 
@@ -98,3 +104,5 @@ def test_a_listing_of_a_remote_or_secret_archive_is_refused() -> None:
     assert ".ssh holds the user's credentials" in check("tar tf ~/.ssh/keys.tar").reason
     assert ".ssh holds the user's credentials" in check("node --check ~/.ssh/x.js").reason
     assert not check("node --check app.js", strict=True).allowed  # a version manager may pick node from the tree
+    assert ".ssh holds the user's credentials" in check("find ~/.ssh -exec cat {} +").reason
+    assert "computed at run time" in check("find ./src -exec cat {} +", strict=True).reason
