@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from cast.repl import listings
 from cast.repl.approvals import permissions
+from cast.repl.rows import IdRows
 
 if TYPE_CHECKING:
     from cast.agent.events import Task
@@ -78,22 +79,14 @@ def _written_plan(session: Session) -> list[Task]:
 
 
 def _plans(session: Session, arg: str) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
     from cast.plans.store import list_plans
 
     found = list_plans(session.state.root)
     if not found:
         session.view.say("No plans yet: describe a task in plan mode and cast writes one.", "dim")
         return
-    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
-    table.add_column("done", no_wrap=True)
-    table.add_column("session", no_wrap=True)  # an id is one word: never broken
-    table.add_column("task", overflow="fold")  # wrapped at spaces; only a word wider than the column is folded
-    for info in found[:20]:  # Text, never markup: a task may well contain [brackets]
-        table.add_row(Text(f"{info.done}/{info.total}"), Text(info.session), Text(info.task))
-    session.view.show(table)
+    rows = [(info.session, f"{info.done}/{info.total}", " ".join(info.task.split())) for info in found[:20]]
+    session.view.show(IdRows(("session", "done", "task"), rows))  # the id whole at any width
     if len(found) > 20:
         session.view.say(f"… and {len(found) - 20} older plans (`cast plans --all` in a shell lists them all)", "dim")
 
@@ -141,17 +134,11 @@ def list_sessions(session: Session) -> None:
     if not found:
         session.view.say("No sessions to resume yet.", "dim")
         return
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
-    for name in ("session", "mode", "status", "steps"):
-        table.add_column(name, no_wrap=True)  # ids and words stay whole; the task wraps at spaces
-    table.add_column("task", overflow="fold")
-    for info in found:
-        steps = f"{info.steps} step{'' if info.steps == 1 else 's'}"
-        table.add_row(Text(info.id), Text(info.mode), Text(info.status), Text(steps), Text(" ".join(info.task.split())))
-    session.view.show(table)
+    rows = [
+        (info.id, info.mode, info.status, f"{info.steps} step{'' if info.steps == 1 else 's'}", " ".join(info.task.split()))
+        for info in found
+    ]
+    session.view.show(IdRows(("session", "mode", "status", "steps", "task"), rows))  # the id whole at any width
     session.view.say("/resume ID continues one.")
 
 

@@ -194,3 +194,19 @@ def test_a_command_waiting_for_its_approval_shows_no_running_clock():
     assert "waiting for you" in live_text(renderer) and " · 0s" not in live_text(renderer)
     renderer.restart_clocks()  # answered: it starts now
     assert "make · 0s" in live_text(renderer) and "waiting for you" not in live_text(renderer)
+
+
+def test_ids_stay_whole_at_60_columns_and_the_rest_wraps_at_words():
+    from cast.repl.rows import IdRows
+
+    long_id = "2026-12-01-fix-add-negative-numbers-exec"
+    rows = IdRows(
+        ("session", "mode", "status", "steps", "task"),
+        [(long_id, "execute", "interrupted", "12 steps", "fix add for negative numbers and the rounding of discounts")],
+    )
+    narrow = render_text(rows, 60, False)
+    assert long_id in narrow and "…" not in narrow
+    assert all(len(line) <= 60 for line in narrow.splitlines())
+    assert "negative numbers" in " ".join(narrow.split()) and "numbe\n" not in narrow  # words whole
+    wide = render_text(rows, 200, False)
+    assert long_id in wide and len(wide.splitlines()) == 2  # a header and one row: the table
