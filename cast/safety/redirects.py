@@ -89,8 +89,9 @@ def _file_redirect(w: Walker, node: Node) -> list[tuple[int, Word]]:
 
 def _heredoc(w: Walker, node: Node) -> list[tuple[int, Word]]:
     kids = node.children
-    if not kids or kids[0].type != "<<":
-        raise Blocked("only plain << here-documents are supported (not <<-)")
+    if not kids or kids[0].type not in ("<<", "<<-"):
+        raise Blocked(f"unsupported here-document {w.text(node)[:20]!r}")
+    tabs = kids[0].type == "<<-"  # bash strips leading tabs from the body and the delimiter line
     start = body = end = None
     for kid in kids[1:]:
         kind = kid.type
@@ -115,28 +116,40 @@ def _heredoc(w: Walker, node: Node) -> list[tuple[int, Word]]:
         raise Blocked(f"unsupported here-document delimiter {raw!r}")
     delim = next(g for g in m.groups() if g is not None)
     quoted = m.group(4) is None
-    _heredoc_layout(w, body, end, delim)
+    _heredoc_layout(w, body, end, delim, tabs=tabs)
     if body is not None and not quoted:
         if b"\\\n" in w.source[body.start_byte : body.end_byte]:
             raise Blocked("backslash-newline in an unquoted here-document joins lines")
-        _heredoc_expansions(w, body)
+        try:
+            _heredoc_expansions(w, body)
+        except Blocked as blocked:
+            raise Blocked(f"<<- here-document: {blocked.reason}" if tabs else blocked.reason) from None
     return []
 
 
-def _heredoc_layout(w: Walker, body: Node | None, end: Node, delim: str) -> None:
-    """The body must end where bash ends it: the first line equal to delim."""
+def _heredoc_layout(w: Walker, body: Node | None, end: Node, delim: str, *, tabs: bool = False) -> None:
+    """The body must end where bash ends it: the first line equal to delim (after its leading
+    tabs, for ``<<-``)."""
     src = w.source
     if w.text(end) != delim:
         raise Blocked("here-document end does not match its delimiter")
-    first = body.start_byte if body is not None else end.start_byte
-    if first == 0 or src[first - 1 : first] != b"\n" or src[end.start_byte - 1 : end.start_byte] != b"\n":
+    first = _line_start(src, body.start_byte if body is not None else end.start_byte, tabs)
+    line_start = _line_start(src, end.start_byte, tabs)
+    if first == 0 or src[first - 1 : first] != b"\n" or src[line_start - 1 : line_start] != b"\n":
         raise Blocked("here-document body is not where bash expects it")
     after = src[end.end_byte : end.end_byte + 1]
     if after not in (b"", b"\n"):
         raise Blocked("here-document delimiter line has trailing text")
-    lines = src[first : end.start_byte].split(b"\n")
-    if delim.encode() in lines:
+    lines = src[first:line_start].split(b"\n")
+    if delim.encode() in (line.lstrip(b"\t") if tabs else line for line in lines):
         raise Blocked("here-document body contains its delimiter line")
+
+
+def _line_start(src: bytes, pos: int, tabs: bool) -> int:
+    """Back over the leading tabs ``<<-`` strips (the parser may start a node after them)."""
+    while tabs and pos > 0 and src[pos - 1 : pos] == b"\t":
+        pos -= 1
+    return pos
 
 
 def _heredoc_expansions(w: Walker, body: Node) -> None:

@@ -31,6 +31,8 @@ READS = [
     ("find ./src -exec grep x {} \\;", ()),
     ("find ./src -type f -exec grep -l x {} +", ()),
     ("find src -name '*.txt' -exec wc -l {} +", ()),
+    ("cat <<-EOF\n\thello $HOME\n\tEOF", ()),
+    ("cat <<-'EOF'\n\t$(touch pwned)\n\tEOF", ()),
 ]
 WRITES = [
     ("tar xf ./archive.tar", "option 'x' is not allowed", ()),
@@ -41,6 +43,7 @@ WRITES = [
     ("fd in.txt --exec touch pwned", "fd: flag --exec runs a command", ("fd",)),
     ("find . -name in.txt -exec sort -o out.txt {} \\;", "find: -exec runs commands: sort: flag -o", ()),
     ("find . -name in.txt -exec touch {}.new \\;", "find: -exec runs commands", ()),
+    ("cat <<-EOF\n\t$(touch pwned)\n\tEOF", "<<- here-document", ()),
 ]
 
 
