@@ -12,7 +12,16 @@ import re
 
 from cast.safety.blocked import Blocked
 
-_AWK_BANNED_WORDS = ("system", "getline")
+_AWK_BANNED_WORDS = {
+    "system": "system can run commands",
+    # Assigning ARGV/ARGC makes awk read files the command line never named, past every path check.
+    "ARGV": "ARGV names the files awk reads, so a program may not touch it",
+    "ARGC": "ARGC names the files awk reads, so a program may not touch it",
+}
+# Plain `getline` / `getline var` reads the next line of the input awk already reads (checked path
+# operands, or stdin); with `<` it reads another file and after `|` or `|&` it runs a command, so a
+# program holding getline may hold neither character anywhere (a comparison `<` included).
+_GETLINE_ELSEWHERE = ("<", "|")
 _AWK_KEYWORDS_BEFORE_OPERAND = frozenset(
     {"print", "printf", "return", "else", "do", "in", "case", "delete", "exit", "BEGIN", "END"}
 )
@@ -24,7 +33,8 @@ _NUM = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 def check_awk_program(program: str) -> None:
     """Refuse awk programs that can run commands or write files.
 
-    ``system``/``getline`` are refused wherever the letters appear, so no
+    ``system``, ``ARGV`` and ``ARGC`` are refused wherever the letters appear,
+    and so is ``getline`` in a program holding any ``<`` or ``|``, so no
     tokenizing mistake can hide them. Pipes and ``print >`` need the
     tokenizer. A ``/`` after an operand is division to the tokenizer, but
     awks read it as a regex after some words (``length /#/``), and either
@@ -34,9 +44,13 @@ def check_awk_program(program: str) -> None:
     """
     if "\\\n" in program:
         raise Blocked("awk: backslash-newline continuations are not supported")
-    for word in _AWK_BANNED_WORDS:
+    for word, why in _AWK_BANNED_WORDS.items():
         if word in program:
-            raise Blocked(f"awk: {word} can run commands")
+            raise Blocked(f"awk: {why}")
+    if "getline" in program and any(c in program for c in _GETLINE_ELSEWHERE):
+        raise Blocked(
+            "awk: getline with '<' or '|' reads another file or runs a command (a plain getline reads the next input line)"
+        )
     _AwkProgram(program, [_AWK_MAX_READINGS], set()).run()
 
 
