@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
-from cast import cli_contract, cli_hooks, cli_lists, cli_mcp, cli_skills, cli_status
+from cast import cli_contract, cli_hooks, cli_lists, cli_mcp, cli_safety, cli_skills, cli_status, cli_undo
 from cast.exits import EXIT_USAGE
-from cast.text import colored_diff, echo, terminal_safe  # what cast prints from outside itself is text only
+from cast.text import echo, terminal_safe  # what cast prints from outside itself is text only
 from cast.version import VERSION
 
 app = typer.Typer(
@@ -57,7 +57,9 @@ def main_callback(
     ctx: typer.Context,
     model: ModelOpt = None,
     max_steps: StepsOpt = None,
-    json: JsonOpt = False,
+    json: Annotated[
+        bool, typer.Option("--json", help="JSON for the command that follows: events and a result, or objects.")
+    ] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """Common options may come before the command (`cast --model script:demo.jsonl plan ...`)."""
@@ -225,7 +227,9 @@ def resume(
     from cast.sessions import list_sessions
     from cast.workspace import Workspace
 
-    model, max_steps, _ = _common(ctx, model, max_steps, False)
+    model, max_steps, json = _common(ctx, model, max_steps, False)
+    if json:  # said, never ignored: a program reading JSON would wait on a REPL
+        raise fail("cast resume opens the REPL, which prints no JSON; for NDJSON events: cast execute --json [PLAN]")
     if session is not None and not session.strip():  # `cast resume "$SESSION"` with the variable unset
         raise fail("the session id is blank: cast resume ID, or cast resume alone for the newest (cast sessions lists them)")
     if session is None:
@@ -239,101 +243,9 @@ def resume(
         raise fail(str(exc)) from None
 
 
-ItemArg = Annotated[int | None, typer.Argument(min=1, metavar="ITEM", help="Plan item number. Omitted: the last item touched.")]
-PlanOpt = Annotated[
-    str | None, typer.Option("--plan", metavar="PLAN", help="Plan file or session id. Omitted: the plan last executed.")
-]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Also restore files changed outside cast since the checkpoint.")]
-YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask first.")]
-
-
-def _ask(question: str) -> bool:
-    return typer.confirm(terminal_safe(question) + "?", default=False)
-
-
-@app.command(short_help="Put back the files before ITEM; untick it and later ones.")
-def undo(item: ItemArg = None, plan: PlanOpt = None, yes: YesOpt = False, force: ForceOpt = False) -> None:
-    """Restore the files to the checkpoint before ITEM and untick it and every later item."""
-    from cast.checkpoints import commands
-    from cast.workspace import Workspace
-
-    raise typer.Exit(commands.undo(Workspace.discover().root, item, plan, yes, force, echo, _ask if _interactive() else None))
-
-
-@app.command(short_help="Reverse the last undo.")
-def redo(yes: YesOpt = False, force: ForceOpt = False) -> None:
-    """Reverse the last undo: the files as they were before it, its items ticked again."""
-    from cast.checkpoints import commands
-    from cast.workspace import Workspace
-
-    raise typer.Exit(commands.redo(Workspace.discover().root, yes, force, echo, _ask if _interactive() else None))
-
-
-@app.command(short_help="What an item or the last run changed; --plan: revisions.")
-def diff(
-    item: Annotated[
-        str | None, typer.Argument(metavar="ITEM|REV", help="Plan item number (or, with --plan, a revision).")
-    ] = None,
-    rev: Annotated[str | None, typer.Argument(metavar="REV", help="With --plan: the revision to compare with.")] = None,
-    plan: PlanOpt = None,
-) -> None:
-    """What a plan item changed (checkpoint to tick), or the last run; with --plan and no item, the
-    plan's revisions: item changes, then the text diff (REV [REV]; default: the one before, and now)."""
-    from cast.checkpoints import commands
-    from cast.workspace import Workspace
-
-    if plan is not None and (item is None or not item.isdigit()):
-        raise typer.Exit(cli_contract.revision_diff(plan, item, rev))
-    if rev is not None:
-        raise fail(f"cast diff takes one ITEM, not {item!r} and {rev!r}; to compare revisions: cast diff --plan ID REV REV")
-    if item is not None and (not item.isdigit() or int(item) < 1):
-        raise fail(f"{item!r} is not a plan item number (revisions need --plan ID)")
-    number = int(item) if item else None
-    raise typer.Exit(commands.diff(Workspace.discover().root, number, plan, colored_diff if sys.stdout.isatty() else echo))
-
-
+cli_undo.register(app)  # cast undo, cast redo, cast diff
 cli_status.register(app)  # cast checkpoints, cast doctor: here, to keep their place in --help
-
-
-@app.command(short_help="Let this workspace's .cast/config.toml loosen security.")
-def trust(
-    revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting it: its config may only tighten.")] = False,
-) -> None:
-    """Let this workspace's .cast/config.toml loosen security settings (sandbox, allow, models)."""
-    from cast import trust as trusting
-    from cast.config import ConfigError
-    from cast.workspace import Workspace
-
-    try:
-        echo(trusting.change(Workspace.discover().root, not revoke))
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
-
-
-@app.command(
-    "check-command",
-    short_help="Print whether the checker proves COMMAND read-only.",
-    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
-)
-def check_command(
-    command: Annotated[
-        list[str], typer.Argument(metavar="COMMAND", help="A bash command line: one quoted argument, or its words.")
-    ],
-) -> None:
-    """Say whether the checker proves COMMAND read-only: prints `allowed` or `blocked: <reason>` (plan
-    mode also runs a blocked one, sandboxed and unverified, where `cast doctor` shows the strong sandbox)."""
-    import shlex
-
-    from cast.tools.shell import read_only_verdict  # without a kernel sandbox: the strict subset
-
-    # `cast check-command ls -la` means the command `ls -la`, not an option of cast's; words the
-    # shell already split are quoted back, so `grep 'a b' f` is checked as the shell gave it.
-    from cast.workspace import Workspace
-
-    root = Workspace.discover().root  # where cast runs commands: relative paths are read from there
-    allowed, reason = read_only_verdict(command[0] if len(command) == 1 else shlex.join(command), root)
-    echo("allowed" if allowed else f"blocked: {reason}")
-    raise typer.Exit(0 if allowed else 1)
+cli_safety.register(app)  # cast trust, cast check-command
 
 
 def _drive(json: bool, start: Callable[[Callable[[Any], None], Callable[[str, str], None] | None], Any]) -> Any:

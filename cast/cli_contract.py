@@ -63,14 +63,16 @@ def verify(
     results = verifying.verify(path, ctx)
     left = verifying.not_rechecked(path, results) if ctx.cancel.is_set() else None
     code = EXIT_FAILED if left is not None else verifying.exit_code(results)  # not all re-checked: never a pass
+    undid = verifying.undone(workspace.root, path) if not results else []
     if json:
         for result in results:
             print(json_lib.dumps(result.to_dict()))
         status = "interrupted" if left is not None else "failed" if code else "passed"
         row = {"type": "result", "status": status, "exit_code": code, "plan_path": str(path), "plan_revision": revision_id(data)}
-        print(json_lib.dumps(row | ({"not_rechecked": left} if left is not None else {})))
+        row |= {"not_rechecked": left} if left is not None else {}
+        print(json_lib.dumps(row | ({"undone": undid} if undid else {})))
     else:
-        print(terminal_safe(verifying.render(Path(os.path.relpath(path)), results, left)))
+        print(terminal_safe(verifying.render(Path(os.path.relpath(path)), results, left, undid)))
     raise typer.Exit(code)
 
 
@@ -131,9 +133,10 @@ def history(plan_ref: str, json: bool) -> int:
     return 0
 
 
-def revision_diff(plan_ref: str, old: str | None, new: str | None) -> int:
+def revision_diff(plan_ref: str, old: str | None, new: str | None, as_json: bool = False) -> int:
     """`cast diff --plan ID [REV [REV]]`: the item-level diff, then the text diff. Defaults: the
-    revision before the newest, and the plan file as it is now."""
+    revision before the newest, and the plan file as it is now. `as_json`: one object, the same
+    two parts (a plan of one revision compares it with itself)."""
     from cast.plans.checklist import PlanError
     from cast.plans.revisions import item_diff, revision_id, text_diff
 
@@ -145,7 +148,15 @@ def revision_diff(plan_ref: str, old: str | None, new: str | None) -> int:
     try:
         history = store.history()
         if old is None and len(history) < 2:
-            _echo(f"{path} has one revision ({history[-1].id}): nothing to compare")
+            if as_json:
+                only = history[-1].id
+                print(
+                    json_lib.dumps(
+                        {"type": "revision_diff", "plan": str(path), "from": only, "to": only, "items": [], "patch": ""}
+                    )
+                )
+            else:
+                _echo(f"{path} has one revision ({history[-1].id}): nothing to compare")
             return 0
         before_id = store.resolve(old) if old else history[-2].id
         before = store.text(before_id)
@@ -154,9 +165,14 @@ def revision_diff(plan_ref: str, old: str | None, new: str | None) -> int:
         sys.stderr.write(f"cast: {exc}\n")
         return EXIT_USAGE
     after_id = store.resolve(new) if new else revision_id(after)
+    patch = text_diff(before, after, f"{before_id}", f"{after_id}")
+    if as_json:
+        row = {"type": "revision_diff", "plan": str(path), "from": before_id, "to": after_id}
+        print(json_lib.dumps(row | {"items": item_diff(before, after), "patch": patch}))
+        return 0
     notes = item_diff(before, after) or ["no item changed"]
     _echo("\n".join([f"plan {os.path.relpath(path)}: revision {before_id} → {after_id}", *(f"  {n}" for n in notes), ""]))
-    _echo(text_diff(before, after, f"{before_id}", f"{after_id}"))
+    _echo(patch)
     return 0
 
 

@@ -137,18 +137,47 @@ def settle(root: Path, ask: Callable[[TrustRequest], bool | None] | None) -> Non
             record(root, answer)
 
 
-def change(root: Path, trusted: bool) -> str:
-    """`cast trust` / `cast trust --revoke`: record it and say what it means for this workspace."""
-    from cast.text import terminal_safe
+@dataclass(frozen=True)
+class Changed:
+    """What `cast trust` / `cast trust --revoke` did: `cast trust --json` prints it as it is."""
 
+    workspace: str  # the real path trust is keyed by
+    trusted: bool  # now
+    before: str | None  # "trusted", "untrusted" or None (never asked)
+    record: str  # the file the answer went to
+    loosening: tuple[str, ...]  # what the workspace's config sets that trust decides
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "workspace": self.workspace,
+            "trusted": self.trusted,
+            "was_trusted": self.before == TRUSTED,
+            "before": self.before,
+            "record": self.record,
+            "loosening_keys": list(self.loosening),
+        }
+
+    def words(self) -> str:
+        from cast.text import terminal_safe
+
+        keys = f" (now {'counted' if self.trusted else 'ignored'}: {', '.join(self.loosening)})" if self.loosening else ""
+        where = terminal_safe(self.workspace)
+        if self.trusted:
+            return f"trusted {where}: its .cast/config.toml may loosen security settings{keys} (in {self.record})"
+        was = "no longer trusted" if self.before == TRUSTED else "not trusted (it was not before either)"
+        return f"{was} {where}: its .cast/config.toml may only tighten security settings{keys}"
+
+
+def changed(root: Path, trusted: bool) -> Changed:
+    """Record the user's `cast trust` / `cast trust --revoke` and what it means for this workspace."""
     before = decision(root)
     where = record(root, trusted)
-    keys = loosening_keys(root)
-    counted = f" (now {'counted' if trusted else 'ignored'}: {', '.join(keys)})" if keys else ""
-    if trusted:
-        return f"trusted {terminal_safe(key(root))}: its .cast/config.toml may loosen security settings{counted} (in {where})"
-    was = "no longer trusted" if before == TRUSTED else "not trusted (it was not before either)"
-    return f"{was} {terminal_safe(key(root))}: its .cast/config.toml may only tighten security settings{counted}"
+    return Changed(key(root), trusted, before, str(where), tuple(loosening_keys(root)))
+
+
+def change(root: Path, trusted: bool) -> str:
+    """`changed`, in words."""
+    return changed(root, trusted).words()
 
 
 def status(root: Path) -> tuple[bool, str]:

@@ -20,7 +20,8 @@ Options:
   --model ID     Model id (env CAST_MODEL); script:PATH replays a scripted
                  session.
   --max-steps N  Step ceiling for one run.  [x>=1]
-  --json         Emit NDJSON events and a final result object.
+  --json         JSON for the command that follows: events and a result, or
+                 objects.
   --version      Show the version.
   -h, --help     Show this message and exit.
 

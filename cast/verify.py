@@ -204,7 +204,8 @@ def _lost(change: FileChange, now: bytes | None) -> str:
 
 
 def plan_with_ticks(root: Path, ref: str | None) -> Path:
-    """The plan to verify: the one named, else the newest plan with a ticked item."""
+    """The plan to verify: the one named, else the newest plan with a ticked item, else the plan
+    whose ticks cast undo took last (it is told it has nothing to verify, and why)."""
     from cast.plans.checklist import PlanError
     from cast.plans.store import find_plan, list_plans
 
@@ -213,18 +214,49 @@ def plan_with_ticks(root: Path, ref: str | None) -> Path:
     for info in list_plans(root):
         if info.done:
             return info.path
+    for record in reversed(_undo_records(root)):
+        path = Path(record["path"])
+        if path.is_file():
+            return path
     raise PlanError("no plan has a ticked item yet: cast verify re-checks ticks that cast execute made")
+
+
+def _undo_records(root: Path) -> list[dict[str, Any]]:
+    """The checkpoint journal's undos, oldest first, each with its plan's path; none where the
+    journal cannot be read (checkpoints off, no store yet): then nothing was undone by cast."""
+    from cast.checkpoints.journal import Journal
+    from cast.checkpoints.shadow import ShadowError
+
+    try:
+        journal = Journal(root)
+        records = journal.records() if journal.shadow.exists() else []
+    except (ShadowError, OSError):
+        return []
+    return [r | {"path": str(journal.plan_path(r["plan"]))} for r in records if r["kind"] == "undo" and r.get("plan")]
+
+
+def undone(root: Path, plan: Path) -> list[int]:
+    """The items of `plan` that cast undo unticked and that are still unticked."""
+    ticked = {item.number for item in parse(plan.read_text(encoding="utf-8", errors="replace")) if item.checked}
+    mine = [r for r in _undo_records(root) if Path(r["path"]).resolve() == plan.resolve()]
+    return sorted({n for r in mine for n in r.get("unticked", [])} - ticked)
+
+
+def _items(numbers: list[int]) -> str:
+    return f"item {numbers[0]}" if len(numbers) == 1 else f"items {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}"
 
 
 def exit_code(results: list[ItemCheck]) -> int:
     return 1 if any(r.status == FAIL for r in results) else 0
 
 
-def render(plan: Path, results: list[ItemCheck], interrupted: list[str] | None = None) -> str:
-    """The per-item lines and the count; `interrupted`: the items Ctrl+C left unchecked."""
+def render(plan: Path, results: list[ItemCheck], interrupted: list[str] | None = None, undid: list[int] | None = None) -> str:
+    """The per-item lines and the count; `interrupted`: the items Ctrl+C left unchecked; `undid`:
+    the items cast undo unticked (why there may be nothing to verify)."""
     lines = [f"verify {os.path.relpath(plan)}"]
     if not results and interrupted is None:
-        lines.append("  no ticked items: nothing to verify")
+        why = f" ({_items(undid)} unticked by cast undo; cast redo ticks them again)" if undid else ""
+        lines.append(f"  no ticked items: nothing to verify{why}")
     for r in results:
         lines.append(f"{r.status}  {r.number}. {r.text}")
         lines += [f"        {reason}" for reason in r.reasons]

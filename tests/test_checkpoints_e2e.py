@@ -434,3 +434,17 @@ def test_undo_without_an_item_skips_an_item_just_started_with_nothing_to_undo(tm
     undone = cast(root, "undo", "--yes")
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert not (root / "one.txt").exists(), undone.stdout
+
+
+def test_verify_after_every_tick_was_undone_says_so_and_that_nothing_is_left_to_verify(tmp_path):
+    root = tmp_path / "proj"
+    project(root, True)
+    done = execute(root, tmp_path, ITEM_ONE + ITEM_TWO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert cast(root, "undo", "1", "--yes").returncode == 0
+    checked = cast(root, "verify")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "no plan has a ticked item yet" not in checked.stderr
+    assert "nothing to verify (items 1, 2 and 3 unticked by cast undo" in checked.stdout
+    result = json.loads(cast(root, "verify", "--json").stdout.splitlines()[-1])
+    assert result["status"] == "passed" and result["undone"] == [1, 2, 3]

@@ -150,6 +150,9 @@ def test_history_and_revision_diff_show_who_changed_which_items(calc):
     assert f"revision {first} →" in again.stdout
     bad = cast("diff", "--plan", session, "zzzzzzzz")
     assert bad.exit_code == 2 and "is not a revision of this plan" in bad.output
+    as_json = json.loads(cast("diff", "--plan", session, "--json").stdout)
+    assert as_json["type"] == "revision_diff" and as_json["from"] == first and as_json["to"] == rows[1].split()[0]
+    assert as_json["items"] == ['item 3 added: "Update the changelog"'] and "+- [ ] Update the changelog" in as_json["patch"]
 
 
 def test_a_plan_changed_during_a_pinned_run_stops_it_before_anything_else_is_done(calc, tmp_path):

@@ -59,9 +59,32 @@ def _failed(exc: BaseException, err: Say) -> int:
     return getattr(exc, "exit_code", 1)  # 2: the plan or item asked for does not exist
 
 
+def _restore_json(journal: Journal, restore: ops.Restore, say: Say, yes: bool) -> int:
+    """One object (undo.Restore.to_json), the exit code as in words. Nothing is asked: a program
+    says --yes to mean it, else the object is a preview and nothing changes."""
+    if not restore.applied and not restore.items:
+        say(json.dumps(restore.to_json("nothing_to_change")))
+        return 1 if restore.refused else 0
+    if not yes:
+        say(json.dumps(restore.to_json("preview")))
+        return 1
+    ops.apply(journal, restore)
+    say(json.dumps(restore.to_json("done")))
+    return 1 if restore.refused else 0
+
+
 def _restore(
-    journal: Journal, restore: ops.Restore, say: Say, yes: bool, ask: Ask | None, confirm: str, prefix: str = "cast "
+    journal: Journal,
+    restore: ops.Restore,
+    say: Say,
+    yes: bool,
+    ask: Ask | None,
+    confirm: str,
+    prefix: str = "cast ",
+    as_json: bool = False,
 ) -> int:
+    if as_json:
+        return _restore_json(journal, restore, say, yes)
     say(restore.preview())
     if not restore.applied and not restore.items:
         say("nothing to change")
@@ -96,6 +119,7 @@ def undo(
     ask: Ask | None,
     prefix: str = "cast ",
     err: Say = _stderr,
+    as_json: bool = False,
 ) -> int:
     if _off(root, "undo", err):
         return 1
@@ -103,27 +127,42 @@ def undo(
         journal = Journal(root)
         restore = ops.prepare_undo(journal, item, plan, force)
         confirm = f"`{prefix}undo {restore.item} --yes{' --force' if force else ''}`"
-        return _restore(journal, restore, say, yes, ask, confirm, prefix)
+        return _restore(journal, restore, say, yes, ask, confirm, prefix, as_json)
     except Failure as exc:
         return _failed(exc, err)
 
 
-def redo(root: Path, yes: bool, force: bool, say: Say, ask: Ask | None, prefix: str = "cast ", err: Say = _stderr) -> int:
+def redo(
+    root: Path,
+    yes: bool,
+    force: bool,
+    say: Say,
+    ask: Ask | None,
+    prefix: str = "cast ",
+    err: Say = _stderr,
+    as_json: bool = False,
+) -> int:
     if _off(root, "redo", err):
         return 1
     try:
         journal = Journal(root)
         confirm = f"`{prefix}redo --yes{' --force' if force else ''}`"
-        return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm, prefix)
+        return _restore(journal, ops.prepare_redo(journal, force), say, yes, ask, confirm, prefix, as_json)
     except Failure as exc:
         return _failed(exc, err)
 
 
-def diff(root: Path, item: int | None, plan: str | None, say: Say, color: bool = False, err: Say = _stderr) -> int:
+def diff(
+    root: Path, item: int | None, plan: str | None, say: Say, color: bool = False, err: Say = _stderr, as_json: bool = False
+) -> int:
     if _off(root, "diff", err):
         return 1
     try:
-        say(ops.diff(Journal(root), item, plan, color).rstrip("\n"))
+        journal = Journal(root)
+        if as_json:  # one object: undo.Span.to_json
+            say(json.dumps(ops.span(journal, item, plan).to_json(journal)))
+            return 0
+        say(ops.diff(journal, item, plan, color).rstrip("\n"))
         return 0
     except Failure as exc:
         return _failed(exc, err)

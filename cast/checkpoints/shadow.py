@@ -265,7 +265,7 @@ class Shadow:
                 rows.append((os.fsdecode(parts[2]), "Bin" if parts[0] == b"-" else (int(parts[0]), int(parts[1]))))
         return rows
 
-    def patch(self, old: str, new: str, paths: list[str] | None = None, color: bool = False) -> str:
+    def patch(self, old: str, new: str, paths: list[str] | None = None, color: bool = False, stat: bool = True) -> str:
         args = [
             "diff-tree",
             "-r",
@@ -273,7 +273,7 @@ class Shadow:
             "--no-renames",
             "--no-ext-diff",
             "--no-textconv",
-            "--stat",
+            *(["--stat"] if stat else []),
             "--color=always" if color else "--no-color",
             old,
             new,

@@ -21,6 +21,8 @@ from cast.agent.git_baseline import format_stat
 from cast.checkpoints.journal import History, Journal, Record
 from cast.checkpoints.shadow import Change
 
+CHANGE_NAMES = {"A": "removed", "D": "recreated", "M": "restored", "T": "restored"}  # what restoring does to each path
+
 
 class UndoError(Exception):
     """Nothing can be undone or redone as asked; the message says why and what can be. `exit_code`
@@ -64,6 +66,22 @@ class Restore:
     def applied(self) -> list[Change]:
         refused = set(self.refused)
         return [c for c in self.changes if c.path not in refused]
+
+    def to_json(self, status: str) -> dict[str, object]:
+        """`cast undo --json` / `cast redo --json`'s object; `status` is "done", "preview" (not
+        applied: --yes was not given) or "nothing_to_change"."""
+        return {
+            "type": self.kind,
+            "status": status,
+            "plan": self.plan,
+            "item": self.item,
+            "checkpoint": self.target["time"],
+            "files": [{"path": c.path, "change": CHANGE_NAMES.get(c.status, c.status)} for c in self.applied],
+            "refused": self.refused,
+            "uncovered": self.uncovered,
+            "external": self.external,
+            "unticked" if self.kind == "undo" else "ticked": self.items,
+        }
 
     def preview(self) -> str:
         verb = "undo" if self.kind == "undo" else "redo"
@@ -188,23 +206,58 @@ def apply(journal: Journal, restore: Restore, session: str | None = None) -> Rec
     return journal.record(restore.kind, session, restore.plan, restore.item, "", paths=restored, **extra)
 
 
-def diff(journal: Journal, item: int | None = None, plan: str | None = None, color: bool = False) -> str:
-    """What an item changed (its checkpoint to when it was ticked), or the newest run."""
+@dataclass
+class Span:
+    """What `cast diff` shows: from one record's tree to another's, an item's or a run's."""
+
+    title: str
+    start: Record
+    end: Record
+    plan: str | None = None
+    item: int | None = None
+
+    def to_json(self, journal: Journal) -> dict[str, object]:
+        """`cast diff --json`'s object: what changed, file by file, and the patch."""
+        files: list[dict[str, object]] = [
+            {"path": path, "binary": True}
+            if isinstance(counts, str)
+            else {"path": path, "added": counts[0], "removed": counts[1]}
+            for path, counts in journal.shadow.numstat(self.start["tree"], self.end["tree"])
+        ]
+        return {
+            "type": "diff",
+            "plan": self.plan,
+            "item": self.item,
+            "text": str(self.start.get("text") or "") if self.item is not None else "",
+            "session": self.start.get("session"),
+            "from": self.start["time"],
+            "to": self.end["time"],
+            "files": files,
+            "patch": journal.shadow.patch(self.start["tree"], self.end["tree"], stat=False),
+        }
+
+
+def span(journal: Journal, item: int | None = None, plan: str | None = None) -> Span:
+    """An item's checkpoint to its tick (or to now), or the newest run's first record to its last."""
     history = journal.history()
     if not history.records:
         raise UndoError("no checkpoints in this workspace yet: they are taken as cast execute works through a plan")
     if item is None:
         records = history.session_records()
-        start, end = records[0], records[-1]
-        title = f"run {start.get('session')}"
-    else:
-        key = _plan(journal, history, plan)
-        found = history.checkpoint(key, item)
-        if found is None:
-            raise _no_checkpoint(journal, key, item)
-        start, end, title = found, history.item_end(key, item), f"item {item}: {found.get('text') or ''}".rstrip(": ")
-    text = journal.shadow.patch(start["tree"], end["tree"], color=color)
-    return f"{title}\n{text}" if text.strip() else f"{title}\nno file changes"
+        return Span(f"run {records[0].get('session')}", records[0], records[-1])
+    key = _plan(journal, history, plan)
+    found = history.checkpoint(key, item)
+    if found is None:
+        raise _no_checkpoint(journal, key, item)
+    title = f"item {item}: {found.get('text') or ''}".rstrip(": ")
+    return Span(title, found, history.item_end(key, item), key, item)
+
+
+def diff(journal: Journal, item: int | None = None, plan: str | None = None, color: bool = False) -> str:
+    """What an item changed (its checkpoint to when it was ticked), or the newest run."""
+    shown = span(journal, item, plan)
+    text = journal.shadow.patch(shown.start["tree"], shown.end["tree"], color=color)
+    return f"{shown.title}\n{text}" if text.strip() else f"{shown.title}\nno file changes"
 
 
 def item_stats(journal: Journal, session: str, plan_key: str | None = None) -> list[tuple[int, str, str]]:
