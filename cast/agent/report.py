@@ -22,6 +22,7 @@ from cast.agent.claims import Claim, Facts, check_claims
 from cast.agent.explored import ExploreRecord, mark
 from cast.agent.git_baseline import GitBaseline, Stat, format_stat, line_counts
 from cast.agent.observed import Observations, PlanState
+from cast.agent.plan_claims import without_plan_description
 from cast.agent.transcript import final_text as final_text  # where it was: the report's readers import it from here
 from cast.text import path_label
 from cast.tools.evidence import CommandRun, Ledger
@@ -302,6 +303,9 @@ class ReportBuilder:
             self.plan.lost,
             unsupported,
         )
+        claims = mark(check_claims(text, facts, listed), self.explores, facts, text)
+        if self.tasks is None and self.plan_path is not None:  # a plan run: its words describe the plan it wrote
+            claims = without_plan_description(claims, Path(self.plan_path))
         return Report(
             status=status,
             reason=reason,
@@ -315,7 +319,7 @@ class ReportBuilder:
             files_changed=changed,
             diff_stat=format_stat(sorted(rows)),
             files_capped=capped,
-            claims=mark(check_claims(text, facts, listed), self.explores, facts, text),
+            claims=claims,
             explored=list(self.explores.explored),
         )
 
