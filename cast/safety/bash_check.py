@@ -44,9 +44,17 @@ from typing import TYPE_CHECKING, Any
 from cast.safety.blocked import Blocked, SecretRead
 from cast.safety.command_rules import STRICT, check_argv
 from cast.safety.conditions import check_test_command
-from cast.safety.path_operands import SCOPE, Scope, note_loop, settle
+from cast.safety.path_operands import SCOPE, Scope, settle
 from cast.safety.redirects import REDIRECTS, check_redirect
 from cast.safety.reserved_words import check_reserved_words
+from cast.safety.shell_variables import (
+    check_assignment,
+    check_name,
+    check_read_condition,
+    loop_body,
+    read_command,
+    settle_variables,
+)
 from cast.safety.source_text import ascii_stand_in, check_gaps, precheck
 from cast.safety.words import Word, check_literal_arithmetic, resolve, resolve_pattern
 
@@ -86,9 +94,7 @@ _SEPARATORS = frozenset(
 )
 _CASE_TERMINATORS = frozenset({";;", ";&", ";;&"})
 _FD_VARIABLE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}\Z")
-_LOOP_VAR = re.compile(r"[a-z_][a-z0-9_]*\Z")
 _WHY_NODE = {
-    "variable_assignment": "variable assignments change the environment of later commands",
     "variable_assignments": "variable assignments change the environment of later commands",
     "function_definition": "function definitions are not allowed",
     "c_style_for_statement": "C-style for loops evaluate arithmetic on variables",
@@ -153,6 +159,7 @@ def _check(command: str, scope: Scope) -> Verdict:
         if not walker.commands:
             raise Blocked("no command to run")
         settle(scope)
+        settle_variables(scope)
     except SecretRead as blocked:
         return Verdict(False, blocked.reason, secret=True)
     except Blocked as blocked:
@@ -240,17 +247,31 @@ class _Walker:
             raise Blocked("select loops are not allowed")
         name = ""
         words: list[Word] = []
+        body: list[Node] = []
         for i, kid in enumerate(kids):
             field = node.field_name_for_child(i)
             if field == "variable":
                 name = self.text(kid)
-                if not _LOOP_VAR.match(name):
-                    raise Blocked(f"loop variable {name!r} must be a lower-case name (it could change PATH, IFS...)")
+                check_name(name, "loop variable")
             elif field == "value":
                 words.append(resolve(kid, self))
             else:
+                body.append(kid)
+        with loop_body(name, words):
+            for kid in body:
                 self.statement(kid)
-        note_loop(name, words)
+
+    def while_loop(self, node: Node) -> None:
+        """``while read -r f; do …; done``: a ``read`` is allowed as the whole condition."""
+        for i, kid in enumerate(node.children):
+            if node.field_name_for_child(i) == "condition" and read_command(self, kid) is not None:
+                check_read_condition(self, kid)
+                self.commands += 1
+            else:
+                self.statement(kid)
+
+    def assignment(self, node: Node) -> None:
+        check_assignment(self, node)
 
     def case(self, node: Node) -> None:
         for i, kid in enumerate(node.children):
@@ -324,7 +345,7 @@ _HANDLERS: dict[str, Callable[[_Walker, Any], None]] = {
     "if_statement": _Walker.container,
     "elif_clause": _Walker.container,
     "else_clause": _Walker.container,
-    "while_statement": _Walker.container,
+    "while_statement": _Walker.while_loop,
     "negated_command": _Walker.container,
     "compound_statement": _Walker.compound,
     "for_statement": _Walker.for_loop,
@@ -335,4 +356,5 @@ _HANDLERS: dict[str, Callable[[_Walker, Any], None]] = {
     "test_command": _Walker.test,
     "comment": _Walker.comment,
     "file_redirect": _Walker.bare_redirect,
+    "variable_assignment": _Walker.assignment,
 }

@@ -14,6 +14,7 @@ from cast.safety.awk_program import check_awk_program
 from cast.safety.blocked import Blocked
 from cast.safety.options import Rule, parse_options
 from cast.safety.scripts import check_sed_script
+from cast.safety.shell_variables import defer
 from cast.safety.words import Word
 
 _WRITES = "writes files"
@@ -288,7 +289,10 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 def check_test_args(name: str, args: list[Word]) -> None:
     """``test``/``[``: ``-v NAME`` evaluates array subscripts in NAME, which can
     run commands (``test -v 'a[$(cmd)]'``). A dynamic operand is allowed only
-    where it cannot be read as that operator."""
+    where it cannot be read as that operator. Inside a loop over literal words the
+    test is checked once per value when the line has been walked."""
+    if any(w.splits for w in args) and defer(args, lambda variant: check_test_args(name, variant)):
+        return
     for j, w in enumerate(args):
         if w.splits:
             raise Blocked(f"{name}: unquoted expansion {w.source} may change the expression")

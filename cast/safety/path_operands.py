@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -46,7 +47,9 @@ class Scope:
     uses: list[Use] = field(default_factory=list)
     cds: list[Word | None] = field(default_factory=list)  # None: a bare `cd`, to the home
     loops: dict[str, list[Word]] = field(default_factory=dict)
-    read_at_run_time: set[str] = field(default_factory=set)
+    read_at_run_time: set[str] = field(default_factory=set)  # bound by `read` or `name=$(…)`
+    live: dict[str, int] = field(default_factory=dict)  # loop variables whose body the walk is in
+    deferred: list[tuple[list[Word], Callable[[list[Word]], None]]] = field(default_factory=list)
 
     def bound(self, name: str) -> list[Word] | None:
         if name in self.read_at_run_time:
@@ -78,12 +81,6 @@ def note_path(command: str, word: Word) -> None:
     scope = SCOPE.get()
     if scope is not None:
         scope.uses.append(Use(command, word))
-
-
-def note_loop(name: str, words: list[Word]) -> None:
-    scope = SCOPE.get()
-    if scope is not None:
-        scope.loops.setdefault(name, []).extend(words)
 
 
 def computed_in_strict(command: str, why: str) -> None:

@@ -142,6 +142,16 @@ class TestControlFlow:
         assert_allowed(command)
 
 
+class TestShellVariables:
+    @blocked_cases(corpus.SHELL_VARIABLES_BLOCKED)
+    def test_blocked(self, command: str, why: str) -> None:
+        assert_blocked(command, why)
+
+    @ok_cases(corpus.SHELL_VARIABLES_OK)
+    def test_allowed(self, command: str) -> None:
+        assert_allowed(command)
+
+
 class TestCommandNames:
     @blocked_cases(corpus.COMMAND_NAMES_BLOCKED)
     def test_blocked(self, command: str, why: str) -> None:

@@ -28,6 +28,10 @@ STRICT_BLOCKED = [
     ("go version", "version manager"),
     ("ruby --version", "version manager"),
     ("wc -l $(ls)", "wc: path $(ls) is computed at run time"),
+    ('find ./src -type f | while read f; do cat "$f"; done', 'cat: path "$f" is computed at run time'),
+    ('out=$(ls); cat "$out"', 'cat: path "$out" is computed at run time'),
+    ("out=$(git status)", "git: runs with the repository's own configuration"),
+    ('for f in a b; do out=$(ls); cat "$f"; done; cat $out', "computed at run time"),
 ]
 
 STRICT_OK = [
@@ -41,6 +45,9 @@ STRICT_OK = [
     "command -v git",
     "which git",
     "wc -l ./*",
+    "for x in 1 2; do if test $x = 1; then echo one; fi; done",
+    'out=$(ls src); echo "$out"',
+    'ls | while read -r f; do echo "$f"; done',
 ]
 
 

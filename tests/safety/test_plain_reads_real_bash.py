@@ -1,6 +1,6 @@
 """Plain reads the checker proves: each runs in real bash in a scratch tree and changes nothing,
-and its writing neighbours (`tar x`, `tar c`, `fd -x`, `find -exec` of a writer) really write
-there and are refused."""
+and its writing neighbours (`tar x`, `tar c`, `fd -x`, `find -exec` of a writer, a value read at
+run time that bash evaluates as arithmetic) really write there and are refused."""
 
 from __future__ import annotations
 
@@ -33,6 +33,11 @@ READS = [
     ("find src -name '*.txt' -exec wc -l {} +", ()),
     ("cat <<-EOF\n\thello $HOME\n\tEOF", ()),
     ("cat <<-'EOF'\n\t$(touch pwned)\n\tEOF", ()),
+    ('find ./src -type f | while read f; do cat "$f"; done', ()),
+    ('while IFS= read -r line; do echo "$line"; done < evil.txt', ()),
+    ('out=$(cat evil.txt); echo "$out"', ()),
+    ("for x in 1 2; do if test $x = 1; then echo one; fi; done", ()),
+    ("for x in a b; do [ $x = a ] && cat evil.txt; done", ()),
 ]
 WRITES = [
     ("tar xf ./archive.tar", "option 'x' is not allowed", ()),
@@ -44,6 +49,12 @@ WRITES = [
     ("find . -name in.txt -exec sort -o out.txt {} \\;", "find: -exec runs commands: sort: flag -o", ()),
     ("find . -name in.txt -exec touch {}.new \\;", "find: -exec runs commands", ()),
     ("cat <<-EOF\n\t$(touch pwned)\n\tEOF", "<<- here-document", ()),
+    # A value read at run time is data: where bash evaluates it (arithmetic, [[ -eq ]]), it runs.
+    ("while read f; do echo $((f)); done < evil.txt", "non-literal operand 'f'", ()),
+    ("while read f; do [[ $f -eq 1 ]]; done < evil.txt", "[[ -eq ]]", ()),
+    ("out=$(cat evil.txt); echo $((out))", "non-literal operand 'out'", ()),
+    ("for x in -v; do test $x 'a[$(touch pwned)]'; done", "evaluates array subscripts", ()),
+    ('find . -name in.txt | while read f; do rm "$f"; done', "rm: deletes files", ()),
 ]
 
 
@@ -51,6 +62,7 @@ def _tree(work: Path) -> None:
     (work / "src").mkdir(parents=True)
     (work / "src" / "pattern.txt").write_text("x\n")
     (work / "in.txt").write_text("b\na\n")
+    (work / "evil.txt").write_text("a[$(touch pwned)]\n")
     (work / "app.js").write_text("console.log(require('fs').writeFileSync('pwned', 'x'))\n")
     with tarfile.open(work / "archive.tar", "w") as archive:
         archive.add(work / "in.txt", arcname="member.txt")
@@ -109,3 +121,23 @@ def test_a_listing_of_a_remote_or_secret_archive_is_refused() -> None:
     assert not check("node --check app.js", strict=True).allowed  # a version manager may pick node from the tree
     assert ".ssh holds the user's credentials" in check("find ~/.ssh -exec cat {} +").reason
     assert "computed at run time" in check("find ./src -exec cat {} +", strict=True).reason
+
+
+@pytest.mark.skipif(_BASH is None or shutil.which("git") is None, reason="bash and git are needed")
+def test_an_assignment_of_git_status_changes_nothing(tmp_path: Path) -> None:
+    """`out=$(git status)` as plan mode runs it (GIT_OPTIONAL_LOCKS=0: no index refresh)."""
+    work, home = tmp_path / "work", tmp_path / "home"
+    home.mkdir()
+    _tree(work)
+    env = {**_env(home), "GIT_OPTIONAL_LOCKS": "0"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=work, env=env, check=True)
+    (work / "in.txt").write_text("changed\n")
+    command = 'out=$(git status); echo "$out"'
+    assert check(command, root=work).allowed
+    before = _snapshot(work)
+    done = subprocess.run(
+        [_BASH or "bash", "--noprofile", "--norc", "-c", command], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert "in.txt" in done.stdout
+    assert _snapshot(work) == before
