@@ -276,10 +276,7 @@ class Run:
         for part in (hooks.prepare, hooks.on_finish, self.idle_check):
             if part is not None and hasattr(part, "model"):
                 part.model = model
-        price = price_for(self.config, model.name)
-        hooks.price = price
-        if self.usage is not None:
-            self.usage.price = price
+        hooks.book.price = price_for(self.config, model.name)  # the run's book (`usage`): calls from now on
         if self.session is not None:
             self.session.update(model=model.name)
 
@@ -331,7 +328,8 @@ class Run:
 
         if self.session is not None and self.usage is not None:
             with suppress(OSError):  # a full disk: the transcript up to here stands, the figures are the loss
-                self.session.update(cost=self.usage.cost())  # None: no price known, never a made-up 0.0
+                spent = self.usage.session_figures()  # every call, the self-check's verdict included
+                self.session.update(usage=spent.usage.to_dict(), cost=self.usage.session_cost())  # None: no price known
                 self.session.close()
         if self.report is None:
             return None

@@ -30,7 +30,7 @@ from cast.checkpoints.journal import Journal
 from cast.checkpoints.recorder import Recorder
 from cast.config import Config, load
 from cast.extensions import Extension, Setup
-from cast.models.base import Model
+from cast.models.base import Model, Usage
 from cast.modes import EXECUTE, PLAN, Mode, system_prompt
 from cast.options import Options as Options  # front-ends build runs with it
 from cast.plans.revisions import Revisions
@@ -301,7 +301,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
             lambda: [k for k, _, status, _ in board.rows() if status == "done"],
         )
         board.earlier = run.checkpoints.earlier_changes
-    run.session, run.usage = session, UsageLog(price)
+    run.session, run.usage = session, UsageLog(price, carried=_spent_before(session.meta))
     run.ctx.usage = run.usage  # a tool's own model calls (a subagent) are on this run's bill
     ledger = board.ledger if board is not None else Ledger()  # the run's one ledger: every observer below reads it
     run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board, ledger=ledger)
@@ -311,8 +311,14 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     hooks = Hooks(
         prepare=economy,
         compact=economy.compact,
-        price=price,
-        observers=[ledger_feed(ledger), economy.observe, run.usage.observe, session.observe, run.report.observe]
+        book=run.usage,
+        observers=[
+            ledger_feed(ledger),
+            economy.observe,
+            run.usage.observe,
+            _session_recorder(session, run.usage),
+            run.report.observe,
+        ]
         + [_plan_recorder(session)],
         gate=Gates([gate for extension in run.extensions if (gate := extension.gate()) is not None]),
     )
@@ -326,6 +332,21 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
             hooks.observers.insert(0, run.checkpoints.observe)
     agent.hooks = hooks
     return run
+
+
+def _spent_before(meta: dict[str, Any]) -> ev.UsageUpdate:
+    """What a resumed session spent before this run, from its meta: its figures go on from there."""
+    return ev.UsageUpdate(Usage.from_dict(meta.get("usage")), int(meta.get("context") or 0), float(meta.get("cost") or 0.0))
+
+
+def _session_recorder(session: Session, book: UsageLog) -> Callable[[ev.Event], None]:
+    """The session's meta from the loop's events, its figures from the run's book: the session's
+    whole spending (a resumed one's earlier runs included), every call on the book counted."""
+
+    def observe(event: ev.Event) -> None:
+        session.observe(book.session_figures() if isinstance(event, ev.UsageUpdate) else event)
+
+    return observe
 
 
 def _plan_recorder(session: Session) -> Callable[[ev.Event], None]:

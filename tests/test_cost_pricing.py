@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from cast.agent import events as ev
 from cast.agent.cost import UsageLog, price_for
 from cast.agent.loop import Agent, Hooks
 from cast.config import Config, load
@@ -73,11 +72,8 @@ def test_usage_log_records_each_call_and_side_calls(tmp_path):
     prices = {"m": (1.0, 10.0, 0.1, 1.25)}
     log = UsageLog(price_for(Config(prices=prices), "m"))
     model = ScriptedModel([{"text": "one", "tool_uses": []}])
-    agent = Agent(
-        model=model, tools=[], system="s" * 400, ctx=ToolContext(workspace=Workspace(tmp_path)), hooks=Hooks(price=log.price)
-    )
-    for event in agent.run("hello"):
-        log.observe(event)
+    agent = Agent(model=model, tools=[], system="s" * 400, ctx=ToolContext(workspace=Workspace(tmp_path)), hooks=Hooks(book=log))
+    assert list(agent.run("hello"))
     log.add(Usage(1_000, 100, 0, 0), "compaction")
     first, side = log.records
     assert (first.step, first.kind) == (1, "step")
@@ -90,15 +86,20 @@ def test_usage_log_records_each_call_and_side_calls(tmp_path):
     assert data["total"]["cost"] == pytest.approx(first.cost + side.cost, abs=1e-6)
 
 
-def test_usage_log_turns_session_totals_into_per_call_deltas():
+def test_the_book_prices_each_call_when_it_is_made_and_a_model_switch_never_reprices_the_past():
     log = UsageLog(price_for(Config(), "claude-opus-4-5"))
-    log.observe(ev.StepStarted(1))
-    log.observe(ev.UsageUpdate(Usage(100, 10, 0, 1_000), 1_100))
-    log.observe(ev.StepStarted(2))
-    log.observe(ev.UsageUpdate(Usage(150, 30, 1_000, 1_200), 2_250))
-    second = log.records[1]
-    assert (second.step, second.usage) == (2, Usage(50, 20, 1_000, 200))
-    assert second.cost == pytest.approx((50 * 5 + 20 * 25 + 1_000 * 0.5 + 200 * 6.25) / MILLION)
+    first = log.call(Usage(100, 10, 0, 1_000), 1)
+    assert (first.context_tokens, first.usage) == (1_100, Usage(100, 10, 0, 1_000))
+    log.price = price_for(Config(), "claude-haiku-4-5")
+    second = log.call(Usage(50, 20, 1_000, 200), 2)
+    assert [r.step for r in log.records] == [1, 2] and [r.model for r in log.records] == ["claude-opus-4-5", "claude-haiku-4-5"]
+    opus = (100 * 5 + 10 * 25 + 1_000 * 6.25) / MILLION
+    haiku = (50 * 1 + 20 * 5 + 1_000 * 0.10 + 200 * 1.25) / MILLION
+    assert log.records[1].cost == pytest.approx(haiku) and second.cost == pytest.approx(opus + haiku)
+    assert second.usage == Usage(150, 30, 1_000, 1_200) and log.cost() == pytest.approx(opus + haiku)
+    log.price = price_for(Config(), "claude-made-up")
+    log.call(Usage(10, 1), 3)
+    assert log.cost() is None and "no price for claude-made-up" in (log.summary() or "")
 
 
 def test_every_current_model_is_priced():

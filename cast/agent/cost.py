@@ -15,6 +15,7 @@ applied to summed usage.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,7 +172,7 @@ class StepUsage:
     context_tokens: int
     cost: float | None  # None: no price known for the model
     agent: str = ""  # "" the run's own model; a subagent's name ("explore-1") for its calls
-    model: str = ""  # a subagent's model (priced at its own rates)
+    model: str = ""  # the model that made the call, priced at its own rates
 
     def to_dict(self) -> dict[str, Any]:
         own = {"agent": self.agent, "model": self.model} if self.agent else {}
@@ -181,22 +182,31 @@ class StepUsage:
 
 @dataclass
 class UsageLog:
-    """Per-call usage records. Feed it every loop event with `observe`, and side-call usage with
-    `add` (give it as `on_usage` to ContextEconomy and SelfCheck)."""
+    """The run's one usage book: every model call it pays for, one record each, priced when it is
+    made. The loop books its own calls through `call` (its UsageUpdate is the book's figures after
+    it), side calls (compaction summaries, the self-check verdict) come through `add`, and a
+    subagent's calls through `add(agent=, model=, cost=)` at its own model's price. The report,
+    `--json`, the one-shot summary, the REPL's toolbar and /cost, and the session's meta all read
+    this book; none keeps a count of its own. `price` is the run's model's, changed only by
+    `Run.set_model`: a call is priced when it is booked, so a model switch never reprices the past.
+    `carried` is what the session spent before this run (a resumed one), for the session's figures."""
 
     price: Price
     records: list[StepUsage] = field(default_factory=list)
+    carried: ev.UsageUpdate = ev.UsageUpdate()
+    forward: Callable[[StepUsage], None] | None = None  # a child's book: each record to its parent's bill as well
     _step: int = 0
-    _last: Usage = Usage()
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)  # subagents book from threads
 
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.StepStarted):
             self._step = event.step
-        elif isinstance(event, ev.UsageUpdate):
-            # UsageUpdate carries the run's totals; a record wants this call's share.
-            delta, self._last = event.usage.since(self._last), event.usage
-            self._record("step", delta, event.context_tokens)
+
+    def call(self, usage: Usage, step: int) -> ev.UsageUpdate:
+        """The loop's own model call at `step`, booked at the run's price; the run's figures after it."""
+        self._step = step
+        self._record("step", usage, usage.prompt_tokens)
+        return self.figures()
 
     def add(self, usage: Usage, kind: str, *, agent: str = "", model: str = "", cost: float | None = None) -> None:
         """A side call's usage, priced at the run's rates; a subagent's (`agent`) comes priced at its
@@ -207,16 +217,40 @@ class UsageLog:
             self._record(kind, usage, usage.prompt_tokens)
 
     def _record(self, kind: str, usage: Usage, context: int) -> None:
-        self._append(kind, usage, context, round(self.price(usage), 6) if self.price.known else None)
+        price = self.price
+        self._append(kind, usage, context, round(price(usage), 6) if price.known else None, "", price.model)
 
-    def _append(self, kind: str, usage: Usage, context: int, cost: float | None, agent: str = "", model: str = "") -> None:
+    def _append(self, kind: str, usage: Usage, context: int, cost: float | None, agent: str, model: str) -> None:
         with self._lock:
-            self.records.append(StepUsage(len(self.records) + 1, self._step, kind, usage, context, cost, agent, model))
+            record = StepUsage(len(self.records) + 1, self._step, kind, usage, context, cost, agent, model)
+            self.records.append(record)
+        if self.forward is not None:
+            self.forward(record)
+
+    def rows(self) -> list[StepUsage]:
+        """The records so far, as one consistent list (subagents append from their threads)."""
+        with self._lock:
+            return list(self.records)
+
+    # -- what every figure reads --------------------------------------------------------------
+    def figures(self) -> ev.UsageUpdate:
+        """This run's tokens and cost so far, every call included, and the size of its newest
+        request of its own (what the next one starts from): the toolbar's and UsageUpdate's."""
+        rows = self.rows()
+        context = next(
+            (r.context_tokens for r in reversed(rows) if not r.agent and r.kind == "step"), self.carried.context_tokens
+        )
+        return ev.UsageUpdate(sum((r.usage for r in rows), Usage()), context, sum(r.cost or 0.0 for r in rows))
+
+    def session_figures(self) -> ev.UsageUpdate:
+        """The session's figures: what it spent before this run (`carried`) and in it."""
+        now = self.figures()
+        return ev.UsageUpdate(self.carried.usage + now.usage, now.context_tokens, self.carried.cost + now.cost)
 
     def subagents(self) -> dict[str, dict[str, Any]]:
         """Each subagent's calls summed: its model, calls, tokens and cost (None: unpriced)."""
         found: dict[str, dict[str, Any]] = {}
-        for r in self.records:
+        for r in self.rows():
             if not r.agent:
                 continue
             row = found.setdefault(r.agent, {"model": r.model, "calls": 0, "usage": Usage(), "cost": 0.0})
@@ -235,7 +269,14 @@ class UsageLog:
         return lines
 
     def total(self) -> Usage:
-        return sum((r.usage for r in self.records), Usage())
+        return self.figures().usage
+
+    def unpriced(self) -> str | None:
+        """The model of a call cast had no price for (the run's now, before any call), else None."""
+        rows = self.rows()
+        if not rows:
+            return None if self.price.known else self.price.model
+        return next((r.model or self.price.model for r in rows if r.cost is None), None)
 
     def summary(self) -> str | None:
         """The run's tokens and cost in one line, every call included (compaction, self-check):
@@ -246,21 +287,26 @@ class UsageLog:
             spent = [row["cost"] for row in children.values()]
             priced = f", ${sum(spent):.4f}" if None not in spent else ""
             total += f" (explores: {len(children)}, {sum(row['calls'] for row in children.values())} calls{priced}, included)"
-        if self.price.known:
+        unpriced = self.unpriced()
+        if unpriced is None:
             return f"{total} · ${self.total_cost():.4f}"
-        if self.price.model.startswith("script:"):
+        if unpriced.startswith("script:"):
             return None
-        return f"{total} · {self.price.reason}"
+        return f"{total} · {Price(unpriced, known=False).reason}"
 
     def total_cost(self) -> float:
         """The sum of the calls' costs (a tiered price applies per request, not to a session total);
-        0.0 for a model without a price: ask `price.known`, or `cost()` for None then."""
-        return sum(r.cost or 0.0 for r in self.records)
+        calls without a price count 0.0 here: ask `cost()` for None then."""
+        return self.figures().cost
 
     def cost(self) -> float | None:
         """The run's cost, or None when cast has no price for a model it used (never a made-up 0.0)."""
-        unpriced = any(r.cost is None for r in self.records if r.agent)
-        return round(self.total_cost(), 6) if self.price.known and not unpriced else None
+        return round(self.total_cost(), 6) if self.unpriced() is None else None
+
+    def session_cost(self) -> float | None:
+        """The session's cost (what a resumed one spent before included), None as `cost()` is."""
+        cost = self.cost()
+        return None if cost is None else round(cost + self.carried.cost, 6)
 
     def to_dict(self) -> dict[str, Any]:
         total = self.total()
@@ -268,7 +314,7 @@ class UsageLog:
             "model": self.price.model,
             "price_known": self.price.known,
             "total": {**total.to_dict(), "cost": self.cost()},
-            "calls": [r.to_dict() for r in self.records],
+            "calls": [r.to_dict() for r in self.rows()],
             "subagents": {
                 name: {"model": row["model"], "calls": row["calls"], **row["usage"].to_dict(), "cost": row["cost"]}
                 for name, row in self.subagents().items()

@@ -15,6 +15,7 @@ from typing import Any
 
 from cast.agent import dispatch, guards, notices, streamed
 from cast.agent import events as ev
+from cast.agent.cost import Price, UsageLog
 from cast.agent.gate import CallGate
 from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak, Repeats
 from cast.agent.transcript import Prefix, Transcript, final_text, text_block, tool_result_block
@@ -33,7 +34,7 @@ class Hooks:
     compact: Callable[[Transcript], Iterator[ev.Event]] | None = None  # when the reply hit the context window
     on_finish: Callable[[Agent], str | None] | None = None  # self-check: text to continue with, or None
     after_tools: Callable[[Agent], Iterator[ev.Event]] | None = None  # e.g. task list changes
-    price: Callable[[m.Usage], float] | None = None
+    book: UsageLog = field(default_factory=lambda: UsageLog(Price("", known=False)))  # the run's usage book: prices each call
     observers: list[Callable[[ev.Event], None]] = field(default_factory=list)  # session, report, usage log
     gate: CallGate = field(default_factory=CallGate)  # the user's hooks around tool calls and turns (agent/gate.py)
 
@@ -63,8 +64,6 @@ class Agent:
         self.record = CallRecord()
         self.failures = FailureStreak()
         self.repeats = Repeats()
-        self.usage = m.Usage()
-        self.cost = 0.0
         self.steps_total = 0
         self._step = 0
         self._guidance: list[str] = []
@@ -277,9 +276,7 @@ class Agent:
         return reply.calls, reply.stop.reason, dict(reply.stop.details or {})
 
     def _account(self, usage: m.Usage) -> ev.UsageUpdate:
-        self.usage = self.usage + usage
-        self.cost += self.hooks.price(usage) if self.hooks.price else 0.0  # per call: prices can be tiered
-        return ev.UsageUpdate(self.usage, usage.prompt_tokens, self.cost)
+        return self.hooks.book.call(usage, self._step)  # booked and priced once, per call (prices can be tiered)
 
     # -- tools ----------------------------------------------------------------------------
     def _run_tools(self, calls: list[m.ToolUse], step: int) -> Generator[ev.Event, None, ev.Stopped | None]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cast.agent import events as ev
+from cast.agent.cost import Price, StepUsage, UsageLog
 from cast.agent.gate import CallGate, CallsOnly
 from cast.agent.loop import Agent, Hooks
 from cast.agent.transcript import Message, Prefix, Transcript, text_block
@@ -48,29 +49,13 @@ class Findings:
 
     files: list[str] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
-    usage: m.Usage = m.Usage()  # every model call's, side calls (a compaction summary) included
-    cost: float = 0.0
-    calls: int = 0  # model calls
     stopped: ev.Stopped | None = None
-    on_usage: Callable[[m.Usage, float], None] | None = None
-    price: Callable[[m.Usage], float] | None = None
-    _loop: m.Usage = m.Usage()  # the loop's running total, which UsageUpdate carries
 
     def observe(self, event: ev.Event) -> None:
         if isinstance(event, ev.ToolResult):
             self._result(event)
-        elif isinstance(event, ev.UsageUpdate):
-            delta, self._loop = event.usage.since(self._loop), event.usage
-            self.side(delta, "step")
         elif isinstance(event, ev.Stopped):
             self.stopped = event
-
-    def side(self, usage: m.Usage, kind: str = "") -> None:
-        """One model call's usage (the loop's, or a side call's such as a compaction summary)."""
-        cost = self.price(usage) if self.price is not None else 0.0
-        self.usage, self.cost, self.calls = self.usage + usage, self.cost + cost, self.calls + 1
-        if self.on_usage is not None:
-            self.on_usage(usage, cost)
 
     def _result(self, event: ev.ToolResult) -> None:
         result = event.result
@@ -146,7 +131,7 @@ class Child:
     ceiling: int = 0  # tokens for the whole child; 0: none
     effort: str = ""
     plan_commands: str = "sandboxed"  # plan mode's choice for commands the checker cannot prove
-    price: Callable[[m.Usage], float] | None = None
+    price: Price | None = None  # None: cast has no price for the child's model
     config: Any = None  # the run's settings: aging and compaction as in any run (None: none)
     on_usage: Callable[[m.Usage, float], None] | None = None  # each model call's usage and cost, as it comes
     gate: CallGate | None = None  # the run's hooks: they see and may refuse the child's calls too
@@ -163,7 +148,8 @@ class Child:
         """Run to the child's end. `cancel`: flags (the parent's, the child's own) any of which stops
         the child; what it found so far comes back all the same."""
         findings = Findings()
-        agent = self._agent(findings, journal)
+        book = UsageLog(self.price or Price(self.model.name, known=False), forward=self._forward)
+        agent = self._agent(findings, book, journal)
         stop = threading.Event()
         watcher = threading.Thread(target=_follow, args=(cancel, agent.ctx.cancel, stop), name="cast-explore-cancel", daemon=True)
         watcher.start()
@@ -177,17 +163,22 @@ class Child:
         finally:
             stop.set()
             watcher.join()
-        return self._outcome(agent, findings)
+        return self._outcome(agent, findings, book)
 
-    def _agent(self, findings: Findings, journal: Callable[[Message], None] | None) -> Agent:
+    def _forward(self, record: StepUsage) -> None:
+        """Each call the child's book takes, at once on the parent's bill too."""
+        if self.on_usage is not None:
+            self.on_usage(record.usage, record.cost or 0.0)
+
+    def _agent(self, findings: Findings, book: UsageLog, journal: Callable[[Message], None] | None) -> Agent:
         ctx = ToolContext(workspace=replace(self.workspace, reads=ReadTracker()), plan_commands=self.plan_commands)
         model = self.ceiling_model = TokenCeiling(self.model, self.ceiling)
-        findings.on_usage, findings.price = self.on_usage, self.price
-        hooks = Hooks(price=self.price, observers=[findings.observe], gate=CallsOnly(self.gate) if self.gate else CallGate())
+        gate = CallsOnly(self.gate) if self.gate else CallGate()
+        hooks = Hooks(book=book, observers=[findings.observe, book.observe], gate=gate)
         if self.config is not None:
             from cast.agent.context import ContextEconomy
 
-            economy = ContextEconomy.from_config(self.config, model, on_usage=findings.side)
+            economy = ContextEconomy.from_config(self.config, model, on_usage=book.add)
             hooks.prepare, hooks.compact = economy, economy.compact
             hooks.observers.append(economy.observe)
         agent = Agent(
@@ -206,7 +197,7 @@ class Child:
         agent.transcript.add_system([text_block(self.instructions)])
         return agent
 
-    def _outcome(self, agent: Agent, findings: Findings) -> ChildOutcome:
+    def _outcome(self, agent: Agent, findings: Findings, book: UsageLog) -> ChildOutcome:
         stopped = findings.stopped or ev.Stopped("interrupted", "interrupted by user", agent.steps_total)
         if self.ceiling_model is not None and self.ceiling_model.tripped:  # a guard, not a failure
             stopped = ev.Stopped("stopped", self.ceiling_model.tripped, stopped.steps)
@@ -219,9 +210,9 @@ class Child:
             answer.strip(),
             tuple(findings.files),
             tuple(findings.commands),
-            findings.usage,
-            findings.cost,
-            findings.calls,
+            book.total(),
+            book.total_cost(),
+            len(book.rows()),
             self.model.name,
         )
 

@@ -98,16 +98,17 @@ def _cost(session: Session, arg: str) -> None:
     u = session.state.total()
     lines = [f"tokens: {token_summary(u.usage)}", f"context: {tokens(u.context_tokens)} tokens in the last request"]
     run = session.state.run
-    price = run.usage.price if run is not None and run.usage is not None else None
-    if session.state.model_name().startswith("script:"):
-        lines.append("cost: $0 (a scripted model is free)")
-    elif price is None:  # no run now (after /clear): what the REPL's earlier runs cost, as the toolbar shows
-        lines.append(f"cost: ${u.cost:.4f} so far in this REPL" + ("" if u.cost else " (nothing sent yet)"))
-    elif not price.known:
-        lines.append(f"cost: unknown — no price for {session.state.model_name()} (set prices in .cast/config.toml)")
-    else:
+    book = run.usage if run is not None else None  # the run's one usage book: the toolbar reads it too
+    unpriced = book.unpriced() if book is not None else None
+    if book is not None and unpriced is None:
         lines.append(f"cost: ${u.cost:.4f}")
-    lines += run.usage.subagent_lines() if run is not None and run.usage is not None else []
+    elif (unpriced or session.state.model_name()).startswith("script:"):
+        lines.append("cost: $0 (a scripted model is free)")
+    elif book is None:  # no run now (after /clear): what the REPL's earlier runs cost, as the toolbar shows
+        lines.append(f"cost: ${u.cost:.4f} so far in this REPL" + ("" if u.cost else " (nothing sent yet)"))
+    else:
+        lines.append(f"cost: unknown — no price for {unpriced} (set prices in .cast/config.toml)")
+    lines += book.subagent_lines() if book is not None else []
     session.view.say("\n".join(lines))
 
 

@@ -38,7 +38,6 @@ def drive(session: Session, run: Run, message: str | None, *, execute: bool = Fa
     def handle(event: ev.Event) -> None:
         if interrupted.is_set():
             run.cancel()  # pressed while the turn was starting
-        session.state.observe(event)
         try:
             renderer.handle(event)
         except Exception as exc:  # a rendering bug must not break the run or its transcript

@@ -46,7 +46,6 @@ def run_plain(
     renderer = Renderer(commit, plain=True)
 
     def handle(event: Any) -> None:
-        state.observe(event)
         renderer.handle(event)
 
     def turn(text: str) -> int:

@@ -13,6 +13,7 @@ from cast.models.base import Usage
 from cast.options import Options
 
 if TYPE_CHECKING:  # a run (and all it imports) is built on the first task, never at start-up
+    from cast.agent.cost import UsageLog
     from cast.config import Config
     from cast.models.base import Model
     from cast.run import Outcome
@@ -30,9 +31,7 @@ class ReplState:
         self.options = options
         self.mode = mode
         self.run: Run | None = None  # built on the first task
-        self.usage = ev.UsageUpdate()  # the current run's figures, as its loop last reported them
-        self.spent = ev.UsageUpdate()  # totals of runs this REPL has left behind (/clear, /execute)
-        self.children: dict[tuple[str, str], ev.UsageUpdate] = {}  # the current run's explores, each as it last reported
+        self.books: list[UsageLog] = []  # the usage books of runs this REPL has left behind (/clear, /execute)
         self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
         self.brief_pending = False  # a plan attached by Shift+Tab: the next message carries the brief
         self._direct = ""  # the session whose run did a task in execute mode without a plan
@@ -125,12 +124,7 @@ class ReplState:
         self._adopt(run)
         if run.mode.name == "execute" and run.tasks is None:
             self._direct = run.session_id
-        meta = run.session.meta if run.session is not None else {}
-        with self._lock:  # what the session spent before: the toolbar's figures go on from there
-            before = ev.UsageUpdate(Usage.from_dict(meta.get("usage")), 0, float(meta.get("cost") or 0.0))
-            self.spent = ev.UsageUpdate(self.spent.usage + before.usage, 0, self.spent.cost + before.cost)
-            self.usage = ev.UsageUpdate(Usage(), int(meta.get("context") or 0), 0.0)
-        return run
+        return run  # its book opens with what the session spent before: the toolbar's figures go on from there
 
     def set_model(self, spec: str) -> None:
         """Use another model from the next request on (the conversation is kept)."""
@@ -256,8 +250,9 @@ class ReplState:
 
     def cost_label(self) -> str:
         """`$0.012`, or `$ n/a` when cast has no price for the model in use."""
-        price = self.run.usage.price if self.run is not None and self.run.usage is not None else None
-        if price is not None and not price.known and not self.model_name().startswith("script:"):
+        book = self.run.usage if self.run is not None else None
+        unpriced = book.unpriced() if book is not None else None
+        if unpriced is not None and not unpriced.startswith("script:"):
             return "$ n/a"
         return f"${self.total().cost:.3f}"
 
@@ -273,31 +268,21 @@ class ReplState:
 
     def _retire(self) -> None:
         self.close()
-        with self._lock:
-            now = self._current()
-            self.spent = ev.UsageUpdate(self.spent.usage + now.usage, 0, self.spent.cost + now.cost)
-            self.usage, self.children = ev.UsageUpdate(), {}
-
-    # -- events ---------------------------------------------------------------------------
-    def observe(self, event: ev.Event) -> None:
-        if isinstance(event, ev.UsageUpdate):
+        if self.run is not None and self.run.usage is not None:
             with self._lock:
-                self.usage = event
-        elif isinstance(event, ev.Nested) and isinstance(event.event, ev.UsageUpdate):  # an explore's: on the bill too
-            with self._lock:
-                self.children[(event.parent_id, event.agent)] = event.event
+                self.books.append(self.run.usage)
 
-    def _current(self) -> ev.UsageUpdate:
-        """The current run's figures, its explores' included (call with the lock held)."""
-        u, children = self.usage, self.children.values()
-        return ev.UsageUpdate(sum((c.usage for c in children), u.usage), u.context_tokens, u.cost + sum(c.cost for c in children))
-
+    # -- figures --------------------------------------------------------------------------
     def total(self) -> ev.UsageUpdate:
-        """This REPL's figures: every run's tokens and cost (explores included), and the current
-        run's context size."""
+        """This REPL's figures, read from its runs' books and kept nowhere else: the sum of every
+        run's tokens and cost (explores, compaction and self-checks included, a resumed session's
+        earlier spending too), and the size of the current run's newest request."""
+        current = self.run.usage if self.run is not None else None
         with self._lock:
-            u, s = self._current(), self.spent
-            return ev.UsageUpdate(s.usage + u.usage, u.context_tokens, s.cost + u.cost)
+            books = [*self.books, *([current] if current is not None else [])]
+        shown = [book.session_figures() for book in books]
+        context = shown[-1].context_tokens if current is not None else 0
+        return ev.UsageUpdate(sum((f.usage for f in shown), Usage()), context, sum(f.cost for f in shown))
 
 
 _read_cache: dict[Path, tuple[tuple[int, int], list[Any]]] = {}

@@ -3,7 +3,8 @@ in the --json usage, the one-shot summary, /cost and the REPL's running figures.
 
 from __future__ import annotations
 
-from cast.agent import events as ev
+from types import SimpleNamespace
+
 from cast.agent.cost import UsageLog, price_for
 from cast.config import Config
 from cast.models.base import Usage
@@ -17,7 +18,7 @@ SMALL = Usage(input_tokens=50_000, output_tokens=10_000)  # below Haiku 5.5's lo
 
 def test_a_subagents_calls_are_billed_at_its_models_price_and_counted_apart():
     book = UsageLog(price_for(Config(), "claude-sonnet-5-5"))
-    book.observe(ev.UsageUpdate(CALL, 1000, 0.0))  # the run's own call: $2 + $1
+    book.call(CALL, 1)  # the run's own call: $2 + $1
     haiku = price_for(Config(), "claude-haiku-5-5")
     book.add(SMALL, "explore", agent="explore-1", model="claude-haiku-5-5", cost=haiku(SMALL))  # $0.005 + $0.005
     assert book.cost() == 3.01
@@ -34,14 +35,18 @@ def test_an_unpriced_subagent_leaves_the_runs_cost_unknown_rather_than_short():
     assert book.cost() is None and book.subagents()["explore-1"]["cost"] is None
 
 
-def test_the_repls_figures_include_the_explores_as_they_report():
+def test_the_repls_figures_are_its_runs_books_summed_explores_included():
     state = ReplState(Options())
-    state.observe(ev.UsageUpdate(CALL, 500, 3.0))
-    state.observe(ev.Nested("toolu_1", "explore-1", ev.UsageUpdate(CALL, 100, 0.10)))
-    state.observe(ev.Nested("toolu_1", "explore-1", ev.UsageUpdate(CALL + CALL, 200, 0.20)))  # running totals
-    state.observe(ev.Nested("toolu_2", "explore-2", ev.UsageUpdate(CALL, 100, 0.10)))
+    left = UsageLog(price_for(Config(), "claude-sonnet-5-5"))
+    left.call(CALL, 1)  # a run this REPL has left behind: $3
+    current = UsageLog(price_for(Config(), "claude-sonnet-5-5"))
+    current.call(Usage(input_tokens=500), 1)
+    current.add(CALL, "explore", agent="explore-1", model="claude-haiku-5-5", cost=0.10)  # as the child books it
+    current.add(CALL, "explore", agent="explore-2", model="claude-haiku-5-5", cost=0.20)
+    state.books.append(left)
+    state.run = SimpleNamespace(usage=current)  # type: ignore[assignment]
     total = state.total()
-    assert round(total.cost, 6) == 3.30 and total.usage.input_tokens == 4 * CALL.input_tokens
+    assert round(total.cost, 6) == 3.301 and total.usage.input_tokens == 3 * CALL.input_tokens + 500
     assert total.context_tokens == 500  # the run's own context, not a child's
 
 
