@@ -53,3 +53,32 @@ def test_a_plans_description_of_how_it_will_be_verified_is_no_claim():
     assert check_text("The fix is to be verified with `make test`.", Facts()) == []
     [claim] = check_text("I verified it with `make test`.", Facts())
     assert claim.kind == "verified" and not claim.checked  # a check said to be made still needs its run
+
+
+def test_permissions_and_the_readme_say_what_always_covers_as_the_scope_is_computed():
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from cast.repl.approvals import permissions
+    from cast.safety.approval_scope import scope_of
+    from cast.safety.decision import Remembered
+
+    said: list[str] = []
+    remembered = Remembered()
+    state = SimpleNamespace(config=lambda: SimpleNamespace(allow=()), options=SimpleNamespace(yes=False))
+    session = SimpleNamespace(
+        approver=SimpleNamespace(remembered=remembered, edits_auto=False),
+        view=SimpleNamespace(say=lambda text, style="": said.append(text)),
+        state=state,
+    )
+    permissions(session, "")
+    rule = "else that exact command line and nothing else (pipes and loops of literal words included)"
+    assert "git commit …" in said[-1] and rule in said[-1]
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    assert rule in readme and "is never remembered" in readme
+    for command in ("python3 -m pytest -q", "pytest -q | tee log", "rm build"):
+        remembered.add(scope_of(command))
+    permissions(session, "")
+    assert "1. python3 -m pytest … (any arguments)" in said[-1]
+    assert "2. pytest -q | tee log (exactly this command)" in said[-1] and "3. rm build (exactly this command)" in said[-1]
+    assert scope_of("pytest -q | tee $LOG") is None  # computed by bash: never remembered, as both say

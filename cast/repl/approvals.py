@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from cast.repl.ask import View
     from cast.repl.session import Session
     from cast.repl.state import ReplState
+    from cast.safety.approval_scope import Scope
 
 
 class ReplApprover:
@@ -86,6 +87,19 @@ class ReplApprover:
         return ApprovalAnswer("always" if reply.value == "always" else "yes" if reply.value == "yes" else "no", reply.text)
 
 
+# What an "always" remembers, as cast.safety.approval_scope computes it (README says the same).
+ALWAYS_COVERS = (
+    "It covers the command's program with its subcommand, module or script and any arguments "
+    "(git commit …, python3 -m pytest …) where that is safe, else that exact command line and nothing else "
+    "(pipes and loops of literal words included); a line bash computes ($x, $(…), globs, ~) is never remembered."
+)
+
+
+def reach(scope: Scope) -> str:
+    """A remembered scope as /permissions lists it: with any arguments, or one exact line."""
+    return f"{scope.label()} (exactly this command)" if scope.exact else f"{scope.label()} (any arguments)"
+
+
 def permissions(session: Session, arg: str) -> None:
     """`/permissions` lists what runs without asking; `/permissions revoke N|all` takes back
     an "always"."""
@@ -125,10 +139,10 @@ def permissions(session: Session, arg: str) -> None:
     lines = []
     if scopes:
         lines.append('Approved for this session ("always"):')
-        lines += [f"  {n}. {scope.label()}" for n, scope in enumerate(scopes, 1)]
+        lines += [f"  {n}. {reach(scope)}" for n, scope in enumerate(scopes, 1)]
         lines.append("/permissions revoke N takes one back; all revokes every one.")
     else:
-        lines.append('No session approvals yet: "always" at a command approval adds one.')
+        lines.append(f'No session approvals yet: "always" at a command approval adds one. {ALWAYS_COVERS}')
     rules = _allow_rules(session.state)
     if rules:
         lines.append("Allowed by config (allow rules in .cast/config.toml):")

@@ -276,7 +276,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "permissions",
         "[revoke N|all] [edits ask|auto]",
-        'Commands approved for this session ("always"), allow rules, file edits; revoke one.',
+        'What runs unasked: "always" approvals (a command with any arguments, or one exact line), allow rules, edits; revoke one.',
         permissions,
         while_busy=True,
     ),
