@@ -51,6 +51,7 @@ from cast.safety.shell_variables import (
     check_assignment,
     check_name,
     check_read_condition,
+    defer_number,
     loop_body,
     read_command,
     settle_variables,
@@ -196,6 +197,9 @@ class _Walker:
 
     def slice(self, start: int, end: int) -> str:
         return self.source[start:end].decode("utf-8")
+
+    def loop_number(self, name: str) -> bool:
+        return defer_number(name)
 
     # -- statements ---------------------------------------------------------
 

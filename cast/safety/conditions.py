@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from cast.safety.blocked import Blocked
 from cast.safety.operand_checks import check_test_args
-from cast.safety.words import Context, Word, resolve, resolve_pattern
+from cast.safety.words import Context, Word, resolve, resolve_pattern, variable_operand
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -102,6 +102,8 @@ def _condition(w: Context, node: Node) -> None:
 
 def _integer_operand(w: Context, node: Node, op: str) -> None:
     if node.type == "simple_expansion" and w.text(node) in ("$#", "$?"):
+        return
+    if (name := variable_operand(node, w)) and w.loop_number(name):
         return
     word = resolve(node, w)
     if not (word.static and _INTEGER.match(word.value)):

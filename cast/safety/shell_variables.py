@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")
 _PLAIN_VALUE = re.compile(r"[^\s*?\[\]]+\Z")  # one field, no glob: an unquoted expansion of it is itself
+_NUMBER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)\Z")  # what arithmetic reads as a number only
 _MAX_VARIANTS = 64
 # ``read``'s flags that change only how a line is split: the rest read a terminal (-e, -p, -s),
 # another descriptor (-u) or fill an array (-a); none of those is a plain loop over lines.
@@ -171,6 +172,24 @@ def defer(args: list[Word], check: Callable[[list[Word]], None]) -> bool:
             return False
     scope.deferred.append((args, check))
     return True
+
+
+def defer_number(name: str) -> bool:
+    """An arithmetic operand ``name``: fine if it is a live loop variable over plain numbers."""
+    scope = SCOPE.get()
+    if scope is None or not scope.live.get(name):
+        return False
+    scope.deferred.append(([], lambda _: _numbers_only(scope, name)))
+    return True
+
+
+def _numbers_only(scope: Scope, name: str) -> None:
+    bound = scope.bound(name)
+    if bound is None:
+        raise Blocked(f"arithmetic on non-literal operand {name!r}: it holds data read at run time, which bash evaluates")
+    for word in bound:
+        if not (word.static and _NUMBER.match(word.value)):
+            raise Blocked(f"arithmetic on non-literal operand {name!r}: its loop value {word.source} is not a plain number")
 
 
 def settle_variables(scope: Scope) -> None:

@@ -32,6 +32,11 @@ class Context(Protocol):
 
     def substitution(self, node: Node) -> None: ...
 
+    def loop_number(self, name: str) -> bool:
+        """True if ``name`` is a loop variable here whose every value will be a plain number
+        (checked once the whole line is known)."""
+        ...
+
 
 DYN = "\x00"  # one character standing for an expansion in a word
 
@@ -346,10 +351,11 @@ def _parameter(node: Node, b: _Builder, ctx: Context, *, quoted: bool) -> None:
 
 
 def check_literal_arithmetic(node: Node, ctx: Context) -> None:
-    """Allow arithmetic on number literals only.
+    """Allow arithmetic on number literals, and on loop variables over number literals.
 
     Bash evaluates variable values as expressions, and array subscripts in them
-    run command substitutions (``x='a[$(cmd)]'; $((x))`` runs ``cmd``).
+    run command substitutions (``x='a[$(cmd)]'; $((x))`` runs ``cmd``), so any
+    other variable, whose value the checker cannot know, is refused.
     """
     for kid in node.children:
         kind = kid.type
@@ -364,8 +370,18 @@ def check_literal_arithmetic(node: Node, ctx: Context) -> None:
                 raise Blocked(f"arithmetic operand {ctx.text(kid)!r} is not a plain number")
         elif kind in _ARITH_NODES:
             check_literal_arithmetic(kid, ctx)
-        else:
+        elif not ((name := variable_operand(kid, ctx)) and ctx.loop_number(name)):
             raise Blocked(
                 f"arithmetic on non-literal operand {ctx.text(kid)!r}: bash evaluates "
                 "variables and array subscripts, which can run commands"
             )
+
+
+def variable_operand(node: Node, ctx: Context) -> str:
+    """The name in ``i``, ``$i`` or ``${i}`` (an arithmetic operand), else ''."""
+    kids = [k.type for k in node.children]
+    if node.type == "variable_name":
+        return ctx.text(node)
+    if (node.type, kids) in (("simple_expansion", ["$", "variable_name"]), ("expansion", ["${", "variable_name", "}"])):
+        return ctx.text(node.children[1])
+    return ""

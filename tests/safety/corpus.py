@@ -654,6 +654,11 @@ SHELL_VARIABLES_OK = [
     "for x in a b; do [ $x = a ] && echo first; done",
     "for x in 1 2; do for y in a b; do test $x$y = 1a; done; done",
     "for n in 3 4; do test $n -gt 3 && echo more; done",
+    "for i in 1 2 3; do echo $((i + 1)); done",
+    'for ln in 10 20; do echo "line $((ln - 1))"; done',
+    "for i in 1 2; do [[ $i -eq 1 ]] && echo one; done",
+    "for i in 1 2; do ((i > 1)) && echo big; done",
+    "for i in 0x1f -3; do echo $(( ${i} * 2 )); done",
 ]
 
 SHELL_VARIABLES_BLOCKED = [
@@ -691,6 +696,13 @@ SHELL_VARIABLES_BLOCKED = [
     ("for x in 1; do test $x = 1; x=$(git status); done", "holds data read at run time"),
     ("for x in 1; do for x in $(ls); do ls; done; test $x = 1; done", "a loop value"),
     ("for x in 1; do while read x; do ls; done; test $x = 1; done < file", "holds data read at run time"),
+    ('echo "line $((ln - 1))"', "non-literal operand 'ln'"),
+    ("echo $((i)); for i in 1; do ls; done", "non-literal operand 'i'"),
+    ("for i in 1 x; do echo $((i)); done", "its loop value x is not a plain number"),
+    ("for i in 1; do echo $((i)); i=$(ls); done", "it holds data read at run time"),
+    ("for i in 1; do echo $((i++)); done", "non-literal"),
+    ("for i in 1; do echo $((a[i])); done", "non-literal"),
+    ("for i in $(ls); do [[ $i -eq 1 ]]; done", "not a plain number"),
 ]
 
 COMMAND_NAMES_BLOCKED = [

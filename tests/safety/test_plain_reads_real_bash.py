@@ -38,6 +38,7 @@ READS = [
     ('out=$(cat evil.txt); echo "$out"', ()),
     ("for x in 1 2; do if test $x = 1; then echo one; fi; done", ()),
     ("for x in a b; do [ $x = a ] && cat evil.txt; done", ()),
+    ('for ln in 10 20; do echo "line $((ln - 1))"; [[ $ln -gt 10 ]] && echo more; done', ()),
 ]
 WRITES = [
     ("tar xf ./archive.tar", "option 'x' is not allowed", ()),
@@ -54,6 +55,8 @@ WRITES = [
     ("while read f; do [[ $f -eq 1 ]]; done < evil.txt", "[[ -eq ]]", ()),
     ("out=$(cat evil.txt); echo $((out))", "non-literal operand 'out'", ()),
     ("for x in -v; do test $x 'a[$(touch pwned)]'; done", "evaluates array subscripts", ()),
+    ("for x in 'a[$(touch pwned)]'; do echo $((x)); done", "is not a plain number", ()),
+    ("for x in 1 'a[$(touch pwned)]'; do [[ $x -eq 1 ]]; done", "is not a plain number", ()),
     ('find . -name in.txt | while read f; do rm "$f"; done', "rm: deletes files", ()),
 ]
 
