@@ -119,7 +119,7 @@ def plan(
         raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
     except OSError as exc:  # a full disk, a read-only state dir: said in one line, never a traceback
         raise fail(f"cannot start: {exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else ""), 1) from None
-    _drive(json, lambda handle, on_output: run.turn(task, handle, on_output=on_output))
+    _drive(json, lambda handle: run.turn(task, handle))
     outcome = run.close(plan_required=True)
     if outcome.status == "no plan":
         sys.stderr.write(f"cast: {terminal_safe(outcome.reason)}\n")
@@ -200,7 +200,7 @@ def execute(
         else:
             echo(done.reason)
         raise typer.Exit(done.code)
-    _drive(json, lambda handle, on_output: run.execute(handle, on_output=on_output))
+    _drive(json, lambda handle: run.execute(handle))
     outcome = run.close()
     if outcome.status in ("incomplete", "plan missing", "tests failing"):
         sys.stderr.write(f"cast: {terminal_safe(outcome.reason)}\n")
@@ -248,15 +248,12 @@ cli_status.register(app)  # cast checkpoints, cast doctor: here, to keep their p
 cli_safety.register(app)  # cast trust, cast check-command
 
 
-def _drive(json: bool, start: Callable[[Callable[[Any], None], Callable[[str, str], None] | None], Any]) -> Any:
-    """Run `start(handle, on_output)` with the one-shot renderer: NDJSON events, or streamed text
-    (with a running command's newest line, on a terminal)."""
+def _drive(json: bool, start: Callable[[Callable[[Any], None]], Any]) -> Any:
+    """Run `start(handle)` with the one-shot renderer: NDJSON events, or streamed text (with a
+    running command's newest line, on a terminal)."""
     from cast.ui.oneshot import Printer, json_printer
 
-    if json:
-        return start(json_printer(), None)
-    printer = Printer()
-    return start(printer, printer.on_output if printer.live else None)
+    return start(json_printer() if json else Printer())
 
 
 cli_contract.register(app)  # cast verify

@@ -132,12 +132,11 @@ class Run:
         return self.tasks is None or bool(self.tasks.remaining())
 
     # -- driving ---------------------------------------------------------------------------
-    def turn(self, message: str | None, handle: Handler, *, on_output: Callable[[str, str], None] | None = None) -> ev.Stopped:
-        """One user turn, every event handed to the front-end; Ctrl+C becomes a clean stop."""
+    def turn(self, message: str | None, handle: Handler) -> ev.Stopped:
+        """One user turn, every event handed to the front-end (a running command's live lines
+        included: `events.CommandOutput`); Ctrl+C becomes a clean stop."""
         from cast.agent.loop import drive
 
-        if on_output is not None:
-            self.ctx.on_output = on_output
         self.ctx.emit = self._emitter(handle)
         if self.questions is not None:
             self.questions.post = self._emitter(handle, observed=True)
@@ -171,7 +170,7 @@ class Run:
         )
         return f"{exc.strerror or exc}{where}: {kept}; once that is fixed, `cast resume {self.session_id}` goes on from here"
 
-    def execute(self, handle: Handler, message: str = "", **kwargs: Any) -> ev.Stopped:
+    def execute(self, handle: Handler, message: str = "") -> ev.Stopped:
         """Start (or resume) executing the plan: show the task list, brief the executor (with the
         user's own words after the brief, if any), run."""
         from cast.agent import tasklist
@@ -183,7 +182,7 @@ class Run:
         if self.checkpoints is not None:  # the first snapshot, with progress on a big tree
             self.checkpoints.start(lambda text: handle(ev.Notice(text)))
         brief = tasklist.brief(board, self.workspace.root)
-        return self.turn(brief + (f"\n\n{message}" if message else ""), handle, **kwargs)
+        return self.turn(brief + (f"\n\n{message}" if message else ""), handle)
 
     def stop_before(self, handle: Handler) -> ev.Stopped:
         """An interrupt that came before the turn began: nothing is sent, and the session and

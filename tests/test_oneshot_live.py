@@ -1,5 +1,6 @@
 """The one-shot front-end shows a running command's newest line on a terminal, in one row redrawn
-in place; a pipe or --json gets no live rows at all (a log is not a screen)."""
+in place; a pipe gets no live rows at all (a log is not a screen), and --json prints the lines as
+`command_output` events, in order, before the call's result."""
 
 from __future__ import annotations
 
@@ -31,17 +32,17 @@ def test_on_a_terminal_the_newest_line_is_one_row_redrawn_then_erased():
     printer, out = terminal(40)
     assert printer.live
     printer(ev.ToolCall("c1", "bash", {"command": "make"}))
-    printer.on_output("other", "not this command's")
+    printer(ev.CommandOutput("c0", "not this command's"))
     assert out.getvalue() == ""
-    printer.on_output("make", "\x1b[31mbuilding [bold]" + "x" * 100)
+    printer(ev.CommandOutput("c1", "\x1b[31mbuilding [bold]" + "x" * 100))
     row = ANSI.sub("", out.getvalue())
     assert row.startswith("⋯ bash make · 0s │ building [bold]xx") and row.endswith("…") and len(row) == 39
-    printer.on_output("make", "linking")
+    printer(ev.CommandOutput("c1", "linking"))
     printer(ev.ToolResult("c1", "bash", True, "exit_code=0", "exit_code=0\n...", result=Ran("make", 0)))
     shown = out.getvalue()
     assert shown.count("\r\x1b[2K") == 2  # erased before each redraw and before the call's line
     assert ANSI.sub("", shown.rsplit("\r", 1)[-1]).startswith("✓ bash make · exit_code=0")
-    printer.on_output("make", "late")  # the call has ended: nothing is drawn
+    printer(ev.CommandOutput("c1", "late"))  # the call has ended: nothing is drawn
     assert out.getvalue() == shown
 
 
@@ -76,19 +77,33 @@ def test_one_shot_on_a_terminal_shows_the_running_line(repo, tmp_path):
     assert running < shown.index("│ all 3 passed") < shown.index("✓ bash printf")
 
 
-@pytest.mark.parametrize("json_flag", [False, True], ids=["pipe", "json"])
-def test_one_shot_in_a_pipe_or_json_has_no_live_rows(repo, tmp_path, json_flag):
+def test_one_shot_in_a_pipe_has_no_live_rows(repo, tmp_path):
     model = oneshot(repo, tmp_path)
-    args = [sys.executable, "-m", "cast", "--model", model] + (["--json"] if json_flag else []) + ["execute", "--yes"]
+    args = [sys.executable, "-m", "cast", "--model", model, "execute", "--yes"]
     started = time.monotonic()
     done = subprocess.run(args, cwd=repo, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
     assert time.monotonic() - started > 4  # the command ran (and printed) while nothing was drawn
     assert "\r" not in done.stdout and "⋯" not in done.stdout
-    if json_flag:  # the result holds the output, once; no event carries it line by line
-        types = [json.loads(line)["type"] for line in done.stdout.splitlines()]
-        assert "tool_result" in types and "command_output" not in types
-    else:
-        assert "collecting tests" not in done.stdout
+    assert "collecting tests" not in done.stdout
+
+
+def test_json_prints_a_running_commands_lines_as_events_before_its_result(repo, tmp_path):
+    """How many lines are sent depends on how the output arrives (at most ten a second); what is
+    sure: only lines the command printed, in its order, under its call, the last one among them,
+    all before the result."""
+    model = oneshot(repo, tmp_path)
+    args = [sys.executable, "-m", "cast", "--json", "--model", model, "execute", "--yes"]
+    done = subprocess.run(args, cwd=repo, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, env=cast_env())
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert "\r" not in done.stdout and "⋯" not in done.stdout
+    call = next(e for e in events if e["type"] == "tool_call" and e["name"] == "bash")
+    result = next(i for i, e in enumerate(events) if e["type"] == "tool_result" and e["id"] == call["id"])
+    lines = [(i, e) for i, e in enumerate(events) if e["type"] == "command_output"]
+    assert lines and all(i < result and e["call_id"] == call["id"] for i, e in lines)
+    printed = ["collecting tests", "all 3 passed"]
+    said = [e["line"] for _, e in lines]
+    assert said[-1] == printed[-1] and said == sorted(set(said), key=printed.index)  # in order, each once
+    assert "all 3 passed" in events[result]["text"]  # the result holds the whole output
 
 
 def test_ctrl_c_at_an_approval_question_interrupts_the_one_shot_run(repo, tmp_path):

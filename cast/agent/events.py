@@ -122,6 +122,22 @@ class Answered:
     answer: Any  # the typed reply (safety.decision.ApprovalAnswer, ...)
 
 
+@dataclass(frozen=True)
+class CommandOutput:
+    """The newest line of a command that is still running, under its call's tool-use id, for a live
+    view: the REPL's lines under the call, the one-shot's status row, `--json`'s `command_output`
+    events. It comes from the command's reader thread through `ToolContext.emit` (the same stream,
+    one event at a time) while the loop waits for the tool, and always before the call's
+    ToolResult, whose observation holds the whole output. It is throttled and capped where it is
+    made (`tools/liveline.py`): at most ten a second per command, a line only when it changed,
+    one line of at most 500 printable characters (escape sequences and control characters
+    removed), the command's last line always sent. Observers of the run (its session, report,
+    ledger) never see it: it is a view of the output, not a record."""
+
+    call_id: str
+    line: str
+
+
 Event = (
     StepStarted
     | TextDelta
@@ -136,6 +152,7 @@ Event = (
     | Nested
     | Asked
     | Answered
+    | CommandOutput
 )
 
 
@@ -152,14 +169,3 @@ def to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, Asked) and hasattr(event.request, "always_label"):
         fields["request"]["always"] = event.request.always_label  # what "always" would cover, said as the user sees it
     return {"type": name, **fields}
-
-
-@dataclass(frozen=True)
-class CommandOutput:
-    """The newest line of a command that is still running, for a live view. Not an `Event`: it
-    reaches a front-end from the command's reader thread (through `ToolContext.on_output`) while
-    the loop waits for the tool, never through the loop's stream, so sessions, reports and --json
-    never see it; the observation that follows holds the whole output."""
-
-    call_id: str
-    line: str

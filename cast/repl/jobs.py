@@ -50,11 +50,10 @@ def drive(session: Session, run: Run, message: str | None, *, execute: bool = Fa
             stopped = run.stop_before(handle)
             return stopped
         run.uncancel()  # a key pressed after the previous turn ended is not for this one
-        on_output = renderer.on_output  # a running command's newest line, in the live view
-        if execute:
-            stopped = run.execute(handle, message or "", on_output=on_output)
+        if execute:  # a running command's newest line comes as an event too, for the live view
+            stopped = run.execute(handle, message or "")
         else:
-            stopped = run.turn(message, handle, on_output=on_output)
+            stopped = run.turn(message, handle)
         return stopped
     finally:
         renderer.finish()

@@ -86,8 +86,9 @@ class ToolContext:
     tasks: TaskBoard | None = None  # execute mode: the plan's checklist
     approval: ApprovalPolicy | None = None  # execute mode: who may run what
     plan_commands: str = "sandboxed"  # plan mode: "sandboxed" (unverified ones too, strong sandbox only) or "proven"
-    on_output: Callable[[str, str], None] | None = None  # (command, its newest output line) while it runs: live views only
-    emit: Callable[[Any], None] = lambda event: None  # an extra `agent.events` event a running call produces, to the front-end
+    emit: Callable[[Any], None] = lambda event: (
+        None
+    )  # an extra `agent.events` event a running call produces (a child's step, a command's live line), to the front-end
     usage: UsageBook | None = None  # the run's bill, for calls that use a model of their own
     gate: CallGate | None = None  # the run's hooks around calls, for a tool whose child runs calls of its own (explore)
     requests: Callable[[Any], Any] | None = None  # the run's request channel (see `ask`); None: nobody can be asked

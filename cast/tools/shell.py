@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from pydantic import Field
 
+from cast.agent import events as ev
 from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.policy import Policy, detect
 from cast.text import one_line
@@ -53,10 +54,12 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
     return Observation("\n".join(lines), ok=ok, summary=summary, changed=changed, result=ran)
 
 
-def _live(ctx: ToolContext, command: str) -> Callable[[str], None] | None:
-    """The front-end's live view of this command, if it has one (the REPL does; a pipe does not)."""
-    hook = ctx.on_output
-    return None if hook is None else lambda line: hook(command, line)
+def _live(ctx: ToolContext, command: str) -> Callable[[str], None]:
+    """The command's newest output line, as it runs, on the run's stream (`events.CommandOutput`,
+    throttled by liveline.py): under this call's id, taken here on the call's own thread because
+    the lines come from the command's reader thread."""
+    call, emit = ctx.call_id, ctx.emit
+    return lambda line: emit(ev.CommandOutput(call, line))
 
 
 _NO_LAYER_SAID: list[bool] = []

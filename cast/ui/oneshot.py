@@ -47,23 +47,21 @@ class Printer:
         """Whether to show running commands' output: only on a terminal."""
         return bool(self.console.is_terminal)
 
-    def on_output(self, command: str, line: str) -> None:
-        """`ToolContext.on_output`: the newest line of a running command on the status row."""
+    def _running(self, event: ev.CommandOutput) -> None:
+        """A running command's newest line on the status row, on a terminal only (call with the lock held)."""
         from rich.text import Text
 
-        with self._lock:
-            call = next((key for key, (ran, _) in reversed(self._commands.items()) if ran == command), None)
-            if call is None:
-                return
-            seconds = time.monotonic() - self._commands[call][1]
-            width = max(20, self.console.width - 1)  # one row: it is redrawn in place
-            label = self.calls.get(call, "bash")
-            label = label if len(label) <= width // 3 else label[: width // 3 - 1] + "…"  # the line gets the room
-            row = Text.assemble((f"⋯ {label} · {seconds:.0f}s │ ", "cyan"), (printable(line), "dim"))
-            row.truncate(width, overflow="ellipsis")
-            self._erase()
-            self.console.print(row, end="", no_wrap=True, crop=True)
-            self._status = True
+        if not self.live or event.call_id not in self._commands:  # a pipe, or the call has ended
+            return
+        seconds = time.monotonic() - self._commands[event.call_id][1]
+        width = max(20, self.console.width - 1)  # one row: it is redrawn in place
+        label = self.calls.get(event.call_id, "bash")
+        label = label if len(label) <= width // 3 else label[: width // 3 - 1] + "…"  # the line gets the room
+        row = Text.assemble((f"⋯ {label} · {seconds:.0f}s │ ", "cyan"), (printable(event.line), "dim"))
+        row.truncate(width, overflow="ellipsis")
+        self._erase()
+        self.console.print(row, end="", no_wrap=True, crop=True)
+        self._status = True
 
     def _erase(self) -> None:
         if self._status:
@@ -78,6 +76,9 @@ class Printer:
 
     def __call__(self, event: ev.Event) -> None:
         with self._lock:
+            if isinstance(event, ev.CommandOutput):  # from a command's reader thread: only the status row changes
+                self._running(event)
+                return
             self._erase()
             self._show(event)
 

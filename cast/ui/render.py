@@ -96,7 +96,7 @@ class Renderer:
         self.working = False
 
     # -- events ---------------------------------------------------------------------------
-    def handle(self, event: ev.Event | ev.CommandOutput) -> None:
+    def handle(self, event: ev.Event) -> None:
         if isinstance(event, ev.CommandOutput):  # from a command's reader thread: only the live view changes
             with self._lock:
                 if event.call_id in self._running:
@@ -196,14 +196,6 @@ class Renderer:
         self._end_thinking()
         self._end_text()
         self.on_change()
-
-    def on_output(self, command: str, line: str) -> None:
-        """`ToolContext.on_output`: the newest line of a running command, placed under its call
-        (the newest running call of that command). Safe from any thread."""
-        with self._lock:
-            call = next((key for key, ran in reversed(self._commands.items()) if ran == command), None)
-        if call is not None:
-            self.handle(ev.CommandOutput(call, line))
 
     # -- pieces ---------------------------------------------------------------------------
     def markdown(self, source: str) -> RenderableType:
