@@ -8,13 +8,13 @@ the only layer) must run none of them: end to end, judged by the markers."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import invoke_cast, run_cast, write_script
+from conftest import invoke_cast
+from plan_runs import run_attacks
 
 WRITES = [
     "$'\\x74ouch' {M}",
@@ -82,22 +82,7 @@ def test_check_command_blocks_every_attack(armed):
 
 def test_plan_mode_with_no_sandbox_runs_none_of_them(armed, tmp_path):
     repo, markers, attacks = armed
-    turns = [
-        {"tool_uses": [{"name": "bash", "input": {"command": a}}, {"name": "bash", "input": {"command": f"echo {i}"}}]}
-        for i, a in enumerate(attacks)
-    ]  # a harmless command after each: refusals in a row would end the run
-    turns += [
-        {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n\n- [ ] x\n"}}]},
-        {"text": "ok"},
-    ]
-    record = tmp_path / "requests.jsonl"
-    done = run_cast(
-        repo, "--model", f"script:{write_script(tmp_path / 's.jsonl', turns)}", "plan", "x", record=record, CAST_SANDBOX="off"
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    requests = [json.loads(line) for line in record.read_text().splitlines()]
-    results = [b for r in requests[1:] for b in r["messages"][-1]["content"] if b.get("type") == "tool_result"]
-    assert len(results) == 2 * len(attacks) + 1
-    ran = [a for a, r in zip(attacks, results[0::2], strict=False) if not r.get("is_error")]
+    run = run_attacks(repo, tmp_path, attacks)
+    ran = [a for a, r in zip(attacks, run.attempts, strict=True) if r.get("is_error") is not True]
     assert ran == [] and list(markers.iterdir()) == [], ran
     assert not os.path.exists(repo / "pwned")

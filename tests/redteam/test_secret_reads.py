@@ -5,10 +5,10 @@ and `cast check-command` says blocked for each, naming the path."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from conftest import git, invoke_cast, run_cast, write_script
+from conftest import git, invoke_cast
+from plan_runs import run_attacks
 
 KEY = "PRIVATE-KEY-1b9e"
 
@@ -55,22 +55,7 @@ def test_plan_mode_with_no_sandbox_sends_the_model_no_key(repo: Path, tmp_path: 
     home = tmp_path / "home"
     _hostile(repo, home)
     attacks = _attacks(home, repo) + _computed(home)
-    turns = [
-        {"tool_uses": [{"name": "bash", "input": {"command": a}}, {"name": "bash", "input": {"command": f"echo {i}"}}]}
-        for i, a in enumerate(attacks)
-    ]  # a harmless command after each: refusals in a row would end the run
-    turns += [
-        {"tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": "# Plan\n\n- [ ] x\n"}}]},
-        {"text": "ok"},
-    ]
-    record = tmp_path / "requests.jsonl"
-    script = write_script(tmp_path / "s.jsonl", turns)
-    done = run_cast(repo, "--model", f"script:{script}", "plan", "x", record=record, CAST_SANDBOX="off", HOME=str(home))
-    assert done.returncode == 0, done.stderr[-2000:]
-    sent = record.read_text()
-    assert KEY not in sent
-    requests = [json.loads(line) for line in sent.splitlines()]
-    results = [b for r in requests[1:] for b in r["messages"][-1]["content"] if b.get("type") == "tool_result"]
-    refused = [r for r in results[0 : 2 * len(attacks) : 2] if r.get("is_error")]
-    assert len(refused) == len(attacks)
-    assert KEY not in done.stdout + done.stderr
+    run = run_attacks(repo, tmp_path, attacks, HOME=str(home))
+    assert KEY not in run.sent
+    assert all(r.get("is_error") for r in run.attempts)
+    assert KEY not in run.output
