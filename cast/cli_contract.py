@@ -44,7 +44,7 @@ def verify(
     from cast.plans.revisions import revision_id
     from cast.runs import Options, approval_for, setup
     from cast.state import StateError
-    from cast.tools.base import ToolContext
+    from cast.tools.base import Sandbox, ToolContext
     from cast.ui.oneshot import terminal_approver
     from cast.ui.trusting import ask_here as ask_trust
 
@@ -59,7 +59,7 @@ def verify(
     except (ConfigError, PlanError, StateError, OSError) as exc:
         sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
         raise typer.Exit(getattr(exc, "exit_code", EXIT_USAGE)) from None
-    ctx = ToolContext(workspace=workspace, plan_path=path, approval=approval_for(options, config, workspace))
+    ctx = ToolContext(workspace=workspace, sandbox=Sandbox(approval=approval_for(options, config, workspace)))
     results = verifying.verify(path, ctx)
     left = verifying.not_rechecked(path, results) if ctx.cancel.is_set() else None
     code = EXIT_FAILED if left is not None else verifying.exit_code(results)  # not all re-checked: never a pass

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from cast.modes import Mode
     from cast.sessions import Session
     from cast.tools.base import ToolContext
+    from cast.tools.plan import RunPlan
     from cast.tools.registry import Registry
     from cast.tools.tasks import TaskBoard
     from cast.workspace import Workspace
@@ -84,6 +85,7 @@ class Run:
     agent: Agent
     session_id: str
     options: Options = field(default_factory=Options)
+    plan: RunPlan | None = None  # the plan it writes or follows, and an execute run's task board (None: neither)
     session: Session | None = None  # the transcript on disk
     usage: UsageLog | None = None  # what the run spent, priced
     report: ReportBuilder | None = None
@@ -103,12 +105,12 @@ class Run:
 
     @property
     def tasks(self) -> TaskBoard | None:
-        return self.ctx.tasks
+        return self.plan.board if self.plan is not None else None
 
     @property
     def plan_path(self) -> Path | None:
         """The plan this run follows (execute) or wrote (plan)."""
-        return self.ctx.plan_path
+        return self.plan.path if self.plan is not None else None
 
     @property
     def model(self) -> Model:
@@ -262,8 +264,8 @@ class Run:
         """Execute mode asks before commands: its approval policy, made once when first needed."""
         from cast.runs import approval_for
 
-        if name == "execute" and self.ctx.approval is None:
-            self.ctx.approval = approval_for(self.options, self.config, self.workspace)
+        if name == "execute" and self.ctx.sandbox.approval is None:
+            self.ctx.sandbox.approval = approval_for(self.options, self.config, self.workspace)
 
     def set_model(self, model: Model) -> None:
         """Use another model from the next request on: the loop, compaction, the self-check and the

@@ -39,8 +39,9 @@ from cast.safety.approval import ApprovalPolicy
 from cast.sandbox import limits as sandbox_limits
 from cast.sessions import Session, execute_id, executing, valid_id
 from cast.sessions import load as load_session
-from cast.tools.base import ToolContext
+from cast.tools.base import Sandbox, ToolContext
 from cast.tools.evidence import Ledger
+from cast.tools.plan import RunPlan
 from cast.tools.registry import Registry, RegistryError, builtin
 from cast.tools.results import PlanWritten
 from cast.tools.tasks import TaskBoard
@@ -69,17 +70,19 @@ class _Parts:
     registry: Registry
     extensions: list[Extension]
     mode: Mode
+    plan: RunPlan
     sections: tuple[str, ...] = ()
     notices: list[str] = field(default_factory=list)
     requests: Callable[[Any], Any] | None = None
 
 
 def _parts(
-    workspace: Workspace, config: Config, options: Options, mode: Mode, ctx: ToolContext, *, extend: bool = True
+    workspace: Workspace, config: Config, options: Options, mode: Mode, ctx: ToolContext, plan: RunPlan, *, extend: bool = True
 ) -> _Parts:
-    """Build the run's extensions and register their tools, before anything is declared to the
-    model. `extend=False`: a run that is never driven (nothing left to execute) starts none."""
-    registry = builtin()
+    """Build the run's tools (write_plan and update_task on its `plan`) and extensions, and register
+    the extensions' tools, before anything is declared to the model. `extend=False`: a run that is
+    never driven (nothing left to execute) starts none."""
+    registry = builtin(plan)
     setup = Setup(workspace, config, options, mode.name, _requests(options), ctx=ctx)
     joined = extensions.start(setup) if extend else []
     for extension in list(joined):
@@ -91,7 +94,7 @@ def _parts(
             joined.remove(extension)
             extensions.close_all([extension])
     registry.freeze()
-    return _Parts(registry, joined, mode.over(registry), tuple(e.prefix() for e in joined), setup.notices, setup.requests)
+    return _Parts(registry, joined, mode.over(registry), plan, tuple(e.prefix() for e in joined), setup.notices, setup.requests)
 
 
 def _questions(options: Options) -> Announced | None:
@@ -113,7 +116,7 @@ def _requests(options: Options) -> Callable[[Any], Any] | None:
 
 def _agent(parts: _Parts, workspace: Workspace, config: Config, ctx: ToolContext, model: Model | None) -> Agent:
     mode = parts.mode
-    model, ctx.plan_commands = model or make_model(config.model_for(mode.name), config), config.plan_commands
+    model, ctx.sandbox.plan_commands = model or make_model(config.model_for(mode.name), config), config.plan_commands
     ctx.requests = parts.requests
     agent = Agent(
         model=model,
@@ -137,6 +140,7 @@ def _run(parts: _Parts, workspace: Workspace, config: Config, agent: Agent, sess
         agent,
         session_id,
         options,
+        plan=parts.plan,
         registry=parts.registry,
         extensions=parts.extensions,
         questions=questions,
@@ -160,8 +164,8 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     workspace, config = setup(options)
     options = _announced(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
-    ctx = ToolContext(workspace=workspace, task=task, session_id=session_id)
-    parts = _parts(workspace, config, options, PLAN, ctx)
+    ctx = ToolContext(workspace=workspace, session_id=session_id)
+    parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, task))
     run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
     run = _instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
     conversation.start(run.agent, run.config, run.mode)
@@ -215,9 +219,10 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
             f"{plan_path} is being executed by another cast (process {pid}, session {other}): wait for it or stop it; "
             "cast execute then goes on at the first unticked item"
         )
-    run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model)
+    task = meta.get("task", "")
+    run = _execute(workspace, config, options, board, task, session_id, model)
     session = Session.create(
-        workspace.root, session_id, mode="execute", task=run.ctx.task, model=run.agent.model.name, plan_path=plan_path
+        workspace.root, session_id, mode="execute", task=task, model=run.agent.model.name, plan_path=plan_path
     )
     run = _instrument(run, session)
     conversation.start(run.agent, run.config, run.mode)
@@ -237,14 +242,10 @@ def _execute(
 ) -> Run:
     bind_revision(board, workspace.root, options)
     ctx = ToolContext(
-        workspace=workspace,
-        task=task,
-        session_id=session_id,
-        plan_path=board.plan.path,
-        tasks=board,
-        approval=approval_for(options, config, workspace),
+        workspace=workspace, session_id=session_id, sandbox=Sandbox(approval=approval_for(options, config, workspace))
     )
-    parts = _parts(workspace, config, options, EXECUTE, ctx, extend=extend)
+    plan = RunPlan(session_id, task, board.plan.path, board=board)
+    parts = _parts(workspace, config, options, EXECUTE, ctx, plan, extend=extend)
     return _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
 
 
@@ -272,8 +273,8 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     if meta.get("mode") == "execute" and plan_path is not None and plan_path.is_file():
         run = _execute(workspace, config, options, TaskBoard(plan_path), meta.get("task", ""), session_id, model)
     else:
-        ctx = ToolContext(workspace=workspace, task=meta.get("task", ""), session_id=session_id, plan_path=plan_path)
-        parts = _parts(workspace, config, options, PLAN, ctx)
+        ctx = ToolContext(workspace=workspace, session_id=session_id)
+        parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, meta.get("task", ""), plan_path))
         run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
     if meta.get("mode") == "execute" and run.mode.name == "plan":  # switched by hand, without a plan
         run.restore_mode("execute")
@@ -289,7 +290,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     """Attach what watches a run: the session file, the usage log and price, context economy,
     the self-check (execute), and the evidence report."""
     agent, config, board = run.agent, run.config, run.tasks
-    plan_path = run.ctx.plan_path
+    plan_path = run.plan_path
     price = price_for(config, agent.model.name)
     if board is not None and config.checkpoints:
         run.checkpoints = Recorder(
@@ -324,8 +325,9 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
     )
     run.ctx.gate = hooks.gate  # an explore's children run calls of their own: the same hooks see them
     if board is not None:
-        check = SelfCheck(agent.model, task=run.ctx.task, plan_path=plan_path, on_usage=run.usage.add, ledger=ledger)
-        hooks.after_tools, hooks.on_finish = tasklist.watch(board), check
+        task = run.plan.task if run.plan is not None else ""
+        check = SelfCheck(agent.model, task=task, plan_path=plan_path, on_usage=run.usage.add, ledger=ledger)
+        hooks.after_tools, hooks.on_finish, hooks.halt = tasklist.watch(board), check, tasklist.halting(board)
         hooks.observers.append(check.observe)
         board.on_evidence = lambda evidence: session.update(evidence=evidence)
         if run.checkpoints is not None:
@@ -365,7 +367,7 @@ def _plan_recorder(session: Session) -> Callable[[ev.Event], None]:
 
 def _state_for_model(run: Run) -> str:
     """What compaction puts back after the summary: the plan and the task list, read from disk."""
-    plan_path = run.ctx.plan_path
+    plan_path = run.plan_path
     if plan_path is None or not plan_path.is_file():
         return ""
     text = f"The plan file {plan_path}, as it is on disk now:\n{plan_path.read_text(encoding='utf-8', errors='replace')}"

@@ -74,7 +74,7 @@ def test_a_plan_session_remembers_its_plan_for_resume(repo, tmp_path):
     meta = json.loads((sessions_dir(repo) / session_id / "meta.json").read_text())
     assert meta["plan_path"] == plan_path and meta["status"] == "done"
     run = resume_run(session_id, Options(model=f"script:{script}", cwd=repo))
-    assert str(run.ctx.plan_path) == plan_path
+    assert str(run.plan_path) == plan_path
     assert json.loads((sessions_dir(repo) / session_id / "meta.json").read_text())["status"] == "done"
 
 

@@ -10,7 +10,7 @@ from cast.plans.revisions import Revisions
 from cast.runs import bind_revision
 from cast.safety.decision import Answers
 from cast.tools.base import ToolContext, run_tool
-from cast.tools.plan import WRITE_PLAN
+from cast.tools.plan import RunPlan, write_plan_tool
 from cast.tools.tasks import TaskBoard
 from cast.workspace import Workspace
 
@@ -27,23 +27,24 @@ def executing(tmp_path):
     asked = []
     board = TaskBoard(plan)
     bind_revision(board, root, Options(approver=Answers(lambda r: "yes", revision=lambda r: asked.append(r) or "yes")))
-    ctx = ToolContext(workspace=Workspace(root), session_id="2026-12-01-fix-add-exec", plan_path=plan, tasks=board)
-    return ctx, plan, asked
+    ctx = ToolContext(workspace=Workspace(root), session_id="2026-12-01-fix-add-exec")
+    write_plan = write_plan_tool(RunPlan("2026-12-01-fix-add-exec", path=plan, board=board))  # as the execute run builds it
+    return ctx, plan, asked, board, write_plan
 
 
 def test_a_replan_revises_the_executed_plan_and_keeps_done_items_byte_for_byte(executing):
-    ctx, plan, asked = executing
-    approved = ctx.tasks.approved
+    ctx, plan, asked, board, write_plan = executing
+    approved = board.approved
     revised = BODY.replace("- [ ] Add a test\n", "- [ ] Add a test for negative numbers\n- [ ] Add a test for zero\n")
-    obs = run_tool(WRITE_PLAN, {"name": "anything", "content": revised}, ctx)
+    obs = run_tool(write_plan, {"name": "anything", "content": revised}, ctx)
     assert obs.ok, obs.text
     assert "the plan being executed" in obs.text
     assert plan.read_text() == FRONT + revised  # same file, same front matter, the done item untouched
     assert not (plan.parent.parent / "2026-12-01-fix-add-exec").exists()  # no second plan
     history = Revisions(plan.parents[3], plan).history()
     assert [r.author for r in history] == ["user", "model"] and history[-1].id == obs.result.revision
-    ctx.tasks.sync()
-    ctx.tasks.update(2, "in_progress", "")  # the next item starts only after the user saw the change
+    board.sync()
+    board.update(2, "in_progress", "")  # the next item starts only after the user saw the change
     (request,) = asked
     assert request.approved == approved and request.author == "model"
     assert any("added" in change and "negative numbers" in change for change in request.changes)
@@ -58,7 +59,7 @@ def test_a_replan_revises_the_executed_plan_and_keeps_done_items_byte_for_byte(e
     ],
 )
 def test_a_replan_that_touches_a_done_item_is_refused(executing, content):
-    ctx, plan, asked = executing
-    obs = run_tool(WRITE_PLAN, {"name": "plan", "content": content}, ctx)
+    ctx, plan, asked, _, write_plan = executing
+    obs = run_tool(write_plan, {"name": "plan", "content": content}, ctx)
     assert not obs.ok and "item 1 is done" in obs.text and "Fix `add` in `calc.py`" in obs.text
     assert plan.read_text() == FRONT + BODY

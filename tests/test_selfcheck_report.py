@@ -16,12 +16,12 @@ from cast.agent.loop import Agent, Hooks
 from cast.agent.observed import Observations, ledger_feed
 from cast.agent.report import ReportBuilder, final_text
 from cast.agent.selfcheck import VERDICT_SCHEMA, VERDICT_SYSTEM, SelfCheck, parse_verdict
-from cast.agent.tasklist import task_event
+from cast.agent.tasklist import halting, task_event
 from cast.models.scripted import ScriptedModel
 from cast.tools.base import Observation, Tool, ToolContext, ToolError
 from cast.tools.results import Declined, Edited, Ran
 from cast.tools.shell import BashParams
-from cast.tools.tasks import UPDATE_TASK, TaskBoard
+from cast.tools.tasks import TaskBoard, update_task_tool
 from cast.workspace import Workspace
 
 PLAN = """---
@@ -60,11 +60,16 @@ def executor(root: Path, turns: list[dict], *, checker_model=None, bash=None):
     path = plan_file(root)
     model = ScriptedModel(turns)
     board = TaskBoard(path)
-    ctx = ToolContext(workspace=Workspace(root), task="Add a greeting", tasks=board)
+    ctx = ToolContext(workspace=Workspace(root))
     check = SelfCheck(checker_model or model, task="Add a greeting", plan_path=path)
-    tools = [UPDATE_TASK, bash or fake_bash({})]
-    # as runs.py does: the task board's rows (blocked status included) after every tool batch
-    hooks = Hooks(on_finish=check, after_tools=lambda agent: iter([task_event(board)]), observers=[ledger_feed(board.ledger)])
+    tools = [update_task_tool(board), bash or fake_bash({})]
+    # as runs.py does: the task board's rows (blocked status included) after every tool batch, its stop condition
+    hooks = Hooks(
+        on_finish=check,
+        after_tools=lambda agent: iter([task_event(board)]),
+        observers=[ledger_feed(board.ledger)],
+        halt=halting(board),
+    )
     agent = Agent(model=model, tools=tools, system="sys", ctx=ctx, hooks=hooks)
     return agent, model, check, board
 

@@ -108,7 +108,7 @@ def test_one_ledger_serves_the_task_list_the_report_and_the_self_check(repo: Pat
 def test_cast_verify_judges_a_command_as_the_runs_ledger_does(repo: Path):
     """Exit 0 with failing tests in its output is no pass, for a re-check as for a tick."""
     from cast.safety.approval import ApprovalPolicy
-    from cast.tools.base import ToolContext
+    from cast.tools.base import Sandbox, ToolContext
     from cast.verify import FAIL, PASS, verify
     from cast.workspace import Workspace
 
@@ -116,7 +116,7 @@ def test_cast_verify_judges_a_command_as_the_runs_ledger_does(repo: Path):
     plan.write_text(
         "# Plan\n\n- [x] Check with `bash -c 'echo 1 failed, 2 passed'`\n- [x] Check with `bash -c 'echo 3 passed'`\n"
     )
-    ctx = ToolContext(workspace=Workspace(repo), approval=ApprovalPolicy(yes=True, workspace_root=str(repo)))
+    ctx = ToolContext(workspace=Workspace(repo), sandbox=Sandbox(approval=ApprovalPolicy(yes=True, workspace_root=str(repo))))
     first, second = verify(plan, ctx)
     assert (first.status, second.status) == (FAIL, PASS), (first.reasons, second.reasons)
     assert first.commands[0]["exit_code"] == 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cast.models.base import ToolUse
-from cast.tools.base import Observation
+from cast.tools.base import CallSeam, Observation
 
 
 class CallGate:
@@ -43,7 +43,7 @@ class CallsOnly(CallGate):
     """A run's gate for the calls of a child it runs (explore): the child's tool calls are the
     run's too, so the user's hooks see and may refuse them; its turns are not the user's tasks."""
 
-    def __init__(self, gate: CallGate) -> None:
+    def __init__(self, gate: CallSeam) -> None:
         self.gate = gate
 
     def before(self, call: ToolUse) -> str | None:

@@ -26,6 +26,16 @@ from cast.tools.base import Tool, ToolContext
 INTERRUPTED = "interrupted by user"
 
 
+@dataclass(frozen=True)
+class Halt:
+    """Why nothing more may run in this turn, from a part of the run the loop does not know (the task
+    board: a changed plan the user did not approve): the turn's stop reason, and what the calls the
+    model asked for and that never ran are told."""
+
+    reason: str
+    unrun: str
+
+
 @dataclass
 class Hooks:
     """Seams for the parts of a session that are not the loop itself."""
@@ -37,6 +47,7 @@ class Hooks:
     book: UsageLog = field(default_factory=lambda: UsageLog(Price("", known=False)))  # the run's usage book: prices each call
     observers: list[Callable[[ev.Event], None]] = field(default_factory=list)  # session, report, usage log
     gate: CallGate = field(default_factory=CallGate)  # the user's hooks around tool calls and turns (agent/gate.py)
+    halt: Callable[[], Halt | None] | None = None  # asked after each batch of calls: stop the turn now? (agent/tasklist.halting)
 
 
 # What a run stopped at its step ceiling keeps: the plan's ticks are on disk, so executing it again
@@ -308,8 +319,9 @@ class Agent:
                     call.id, call.name, obs.ok, obs.summary, obs.text, obs.changed, from_record, obs.result, call.input
                 )
             self.transcript.add_user(blocks)
-            if self.ctx.tasks is not None and self.ctx.tasks.halted:  # a changed plan not approved: nothing more runs
-                stuck, self.ctx.tasks.halted, declined = self.ctx.tasks.halted, "", "the changed plan was not approved"
+            halt = self.hooks.halt() if self.hooks.halt is not None else None
+            if halt is not None:  # nothing more runs (a changed plan not approved)
+                stuck, declined = halt.reason, halt.unrun
                 break
         for use in self.transcript.pending_tool_uses_unanswered():
             obs = dispatch.not_run(use, by_name, INTERRUPTED, declined)

@@ -22,7 +22,7 @@ from cast.agent.gate import CallGate, CallsOnly
 from cast.agent.loop import Agent, Hooks
 from cast.agent.transcript import Message, Prefix, Transcript, text_block
 from cast.models import base as m
-from cast.tools.base import Tool, ToolContext
+from cast.tools.base import CallSeam, Sandbox, Tool, ToolContext
 from cast.tools.results import Declined, Interrupted, Ran
 from cast.workspace import ReadTracker, Workspace
 
@@ -134,7 +134,7 @@ class Child:
     price: Price | None = None  # None: cast has no price for the child's model
     config: Any = None  # the run's settings: aging and compaction as in any run (None: none)
     on_usage: Callable[[m.Usage, float], None] | None = None  # each model call's usage and cost, as it comes
-    gate: CallGate | None = None  # the run's hooks: they see and may refuse the child's calls too
+    gate: CallSeam | None = None  # the run's hooks: they see and may refuse the child's calls too
     ceiling_model: TokenCeiling | None = field(default=None, init=False)
 
     def run(
@@ -171,7 +171,9 @@ class Child:
             self.on_usage(record.usage, record.cost or 0.0)
 
     def _agent(self, findings: Findings, book: UsageLog, journal: Callable[[Message], None] | None) -> Agent:
-        ctx = ToolContext(workspace=replace(self.workspace, reads=ReadTracker()), plan_commands=self.plan_commands)
+        ctx = ToolContext(
+            workspace=replace(self.workspace, reads=ReadTracker()), sandbox=Sandbox(plan_commands=self.plan_commands)
+        )
         model = self.ceiling_model = TokenCeiling(self.model, self.ceiling)
         gate = CallsOnly(self.gate) if self.gate else CallGate()
         hooks = Hooks(book=book, observers=[findings.observe, book.observe], gate=gate)

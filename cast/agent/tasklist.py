@@ -10,13 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from cast.agent import events as ev
+from cast.agent.loop import Agent, Halt
 from cast.tools.tasks import TaskBoard
-
-if TYPE_CHECKING:
-    from cast.agent.loop import Agent
 
 
 def brief(board: TaskBoard, root: Path) -> str:
@@ -69,3 +66,14 @@ def watch(board: TaskBoard) -> Callable[[Agent], Iterator[ev.Event]]:
             yield task_event(board)
 
     return after_tools
+
+
+def halting(board: TaskBoard) -> Callable[[], Halt | None]:
+    """The loop's stop condition (`Hooks.halt`) for an execute run: a changed plan the user did not
+    approve stops the turn, and the calls left in it are not run."""
+
+    def halt() -> Halt | None:
+        reason = board.take_halt()
+        return Halt(reason, "the changed plan was not approved") if reason else None
+
+    return halt

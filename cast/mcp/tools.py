@@ -142,7 +142,7 @@ def approve(call: McpCall, ctx: ToolContext) -> str:
     from cast.safety.approval_scope import Scope
     from cast.safety.decision import ApprovalAnswer, ApprovalRequest
 
-    policy = ctx.approval
+    policy = ctx.sandbox.approval
     if policy is None:
         raise ToolError(f"{call.key} needs an approval policy, and this run has none", Declined(call.key, "no policy"))
     if any(fnmatch.fnmatchcase(call.key, pattern) for pattern in policy.allow if pattern.startswith("mcp__")):

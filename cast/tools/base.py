@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -24,10 +23,8 @@ from cast.text import one_line
 from cast.tools.results import Failed, Result
 
 if TYPE_CHECKING:
-    from cast.agent.gate import CallGate
-    from cast.models.base import Usage
+    from cast.models.base import ToolUse, Usage
     from cast.safety.approval import ApprovalPolicy
-    from cast.tools.tasks import TaskBoard
     from cast.workspace import Workspace
 
 
@@ -71,26 +68,41 @@ class UsageBook(Protocol):
     def add(self, usage: Usage, kind: str, *, agent: str = "", model: str = "", cost: float | None = None) -> None: ...
 
 
+class CallSeam(Protocol):
+    """The run's hooks around tool calls (`agent.gate.CallGate`), as a tool that runs calls of its
+    own (explore's child) hands them on: it may refuse a call, or add to what it observed."""
+
+    def before(self, call: ToolUse) -> str | None: ...
+
+    def after(self, call: ToolUse, observation: Observation) -> str: ...
+
+
+@dataclass
+class Sandbox:
+    """What a command or an edit may do in this run, whichever tool asks: plan mode's rule for
+    commands cast cannot prove read-only, and execute mode's approval policy (None until the run is
+    in execute mode: then no command runs that is not proven, and no edit is asked about)."""
+
+    plan_commands: str = "sandboxed"  # "sandboxed" (unverified ones too, strong sandbox only) or "proven"
+    approval: ApprovalPolicy | None = None  # execute mode: who may run what
+
+
 @dataclass
 class ToolContext:
-    """Everything an executor may touch, by name. A field is None where the run has no such part
-    (plan mode has no task board, a plain chat has no plan yet); executors say so in their errors."""
+    """What every tool may touch, by name: the workspace, the interrupt, the sandbox's rules and the
+    run's channels (questions, extra events, the bill, the hooks). One tool's own state is not here:
+    the task board and the plan a run writes are handed to their tools when the run builds them
+    (tools/tasks.py, tools/plan.py)."""
 
     workspace: Workspace
     cancel: threading.Event = field(default_factory=threading.Event)
-    task: str = ""  # the user's task, for plan front matter
-    session_id: str = ""  # the session write_plan writes under
-    plan_path: Path | None = None  # the plan this run follows, or the one it wrote
-    plan_created: datetime | None = None  # front matter of the plan this session writes, fixed at its first write
-    base_commit: str | None = None
-    tasks: TaskBoard | None = None  # execute mode: the plan's checklist
-    approval: ApprovalPolicy | None = None  # execute mode: who may run what
-    plan_commands: str = "sandboxed"  # plan mode: "sandboxed" (unverified ones too, strong sandbox only) or "proven"
+    session_id: str = ""  # the run's session: where its children's transcripts go, what hooks are told
+    sandbox: Sandbox = field(default_factory=Sandbox)
     emit: Callable[[Any], None] = lambda event: (
         None
     )  # an extra `agent.events` event a running call produces (a child's step, a command's live line), to the front-end
     usage: UsageBook | None = None  # the run's bill, for calls that use a model of their own
-    gate: CallGate | None = None  # the run's hooks around calls, for a tool whose child runs calls of its own (explore)
+    gate: CallSeam | None = None  # the run's hooks around calls, for a tool whose child runs calls of its own (explore)
     requests: Callable[[Any], Any] | None = None  # the run's request channel (see `ask`); None: nobody can be asked
     _calls: threading.local = field(default_factory=threading.local, repr=False, compare=False)
 

@@ -70,8 +70,8 @@ def _write(path: Path, text: str) -> None:
 
 def _approve(ctx: ToolContext, rel: str, diff: str) -> None:
     """Execute mode's approval policy may ask the user before a file changes."""
-    if ctx.approval is not None:
-        decision = ctx.approval.decide_edit(rel, diff)
+    if ctx.sandbox.approval is not None:
+        decision = ctx.sandbox.approval.decide_edit(rel, diff)
         if isinstance(decision, Refuse):
             raise ToolError(decision.reason)
 

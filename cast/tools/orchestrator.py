@@ -59,7 +59,7 @@ def read_only_verdict(command: str, root: str | Path | None = None) -> tuple[boo
 
 def decide_plan_command(command: str, ctx: ToolContext) -> Run | Refuse:
     verdict = _verdict(command, ctx.workspace.root)
-    return decide_plan(command, verdict, plan_commands(ctx.plan_commands), str(ctx.workspace.root))
+    return decide_plan(command, verdict, plan_commands(ctx.sandbox.plan_commands), str(ctx.workspace.root))
 
 
 def decide_execute_command(command: str, policy: ApprovalPolicy) -> Run | Refuse:
@@ -104,11 +104,11 @@ class Attempt:
 
 def attempt(command: str, run: Run, ctx: ToolContext, timeout: float, on_line: Callable[[str], None] | None = None) -> Attempt:
     root = ctx.workspace.root
-    sandbox = sandbox_for(run.sandbox, root, ctx.approval)
+    sandbox = sandbox_for(run.sandbox, root, ctx.sandbox.approval)
     with _environment(run.sandbox, root) as env:
         result = run_command(command, root, timeout, ctx.cancel, env, sandbox=sandbox, on_line=on_line)
     done = Attempt(run, result, sandbox)
-    policy = ctx.approval
+    policy = ctx.sandbox.approval
     if policy is None or sandbox is None or run.sandbox is not SandboxKind.WORKSPACE_WRITE:
         return done  # plan mode and proven commands never leave the sandbox
     done.denied = denial(result.exit_code, result.output)

@@ -3,11 +3,17 @@
 In plan mode inside an execute run (Shift+Tab or /replan while it works), write_plan revises the
 plan being executed instead of starting another: only its unticked items may change, every ticked
 item's line stays byte for byte, and the new revision is shown item by item and confirmed by the
-user before the next item starts (the run's approval binds to a revision: tools/tasks.py)."""
+user before the next item starts (the run's approval binds to a revision: tools/tasks.py).
+
+What the tool writes to (the session, the task, the front matter its first write fixed, the board of
+an execute run) is the run's `RunPlan`, handed to the tool when the run builds it: none of it is in
+`ToolContext`, which every tool shares."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from pydantic import Field
 
@@ -18,6 +24,21 @@ from cast.safety.paths import relative
 from cast.text import plural
 from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.results import PlanWritten
+from cast.tools.tasks import TaskBoard
+
+
+@dataclass
+class RunPlan:
+    """The plan one run writes (plan mode) or follows (execute): the front-ends read where it is
+    (`Run.plan_path`), write_plan keeps it. `board` is an execute run's checklist: there, write_plan
+    revises the plan being executed instead of starting another."""
+
+    session_id: str = ""  # the session write_plan writes under ("": not a planning session)
+    task: str = ""  # the user's task, for the front matter
+    path: Path | None = None  # the plan this run follows, or the one it wrote
+    created: datetime | None = None  # front matter of the plan this session writes, fixed at its first write
+    base_commit: str | None = None
+    board: TaskBoard | None = None
 
 
 class WritePlanParams(Params):
@@ -25,30 +46,30 @@ class WritePlanParams(Params):
     content: str = Field(description="The plan in Markdown, starting with '# Plan: ...'.")
 
 
-def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
-    if ctx.tasks is not None:
-        return _replan(args, ctx)
-    session = ctx.session_id
+def execute_write_plan(args: WritePlanParams, ctx: ToolContext, plan: RunPlan) -> Observation:
+    if plan.board is not None:
+        return _replan(args, ctx, plan, plan.board)
+    session = plan.session_id
     if not session:
         raise ToolError("write_plan needs a planning session; start one with `cast plan`")
     root = ctx.workspace.root
-    if ctx.plan_created is None:
-        ctx.plan_created = datetime.now(UTC).replace(microsecond=0)
-    if ctx.base_commit is None:
-        ctx.base_commit = base_commit(root)
+    if plan.created is None:
+        plan.created = datetime.now(UTC).replace(microsecond=0)
+    if plan.base_commit is None:
+        plan.base_commit = base_commit(root)
     try:
         path, items = write_plan(
             root,
             session,
             args.name,
             args.content,
-            task=ctx.task,
-            created=ctx.plan_created,
-            base_commit=ctx.base_commit,
+            task=plan.task,
+            created=plan.created,
+            base_commit=plan.base_commit,
         )
     except PlanError as exc:
         raise ToolError(str(exc)) from exc
-    ctx.plan_path = path
+    plan.path = path
     rel = relative(root, path)
     revision, _ = Revisions(root, path).record("model")
     text = f"wrote {rel} ({plural(items, 'checklist item')}; revision {revision.id})"
@@ -67,20 +88,27 @@ def execute_write_plan(args: WritePlanParams, ctx: ToolContext) -> Observation:
     )
 
 
-WRITE_PLAN = Tool(
-    "write_plan",
-    "Write (or overwrite) the plan as Markdown with a `- [ ]` checklist. cast adds the front matter. "
-    "Call it again with the same name to revise the plan.",
-    WritePlanParams,
-    execute_write_plan,
-    access=Access.PLAN_FILE,
-)
+def write_plan_tool(plan: RunPlan) -> Tool[WritePlanParams]:
+    """write_plan for the run whose plan is `plan`."""
+
+    def execute(args: WritePlanParams, ctx: ToolContext) -> Observation:
+        return execute_write_plan(args, ctx, plan)
+
+    return Tool(
+        "write_plan",
+        "Write (or overwrite) the plan as Markdown with a `- [ ]` checklist. cast adds the front matter. "
+        "Call it again with the same name to revise the plan.",
+        WritePlanParams,
+        execute,
+        access=Access.PLAN_FILE,
+    )
 
 
-def _replan(args: WritePlanParams, ctx: ToolContext) -> Observation:
+WRITE_PLAN = write_plan_tool(RunPlan())  # in no run: it says it needs a planning session
+
+
+def _replan(args: WritePlanParams, ctx: ToolContext, plan: RunPlan, board: TaskBoard) -> Observation:
     """Revise the remaining items of the plan this run executes; done items stay as they are."""
-    board = ctx.tasks
-    assert board is not None
     path, root = board.plan.path, ctx.workspace.root
     try:
         old = path.read_bytes().decode("utf-8", "surrogateescape")
@@ -109,7 +137,7 @@ def _replan(args: WritePlanParams, ctx: ToolContext) -> Observation:
             path.parent.name,
             path.stem,
             args.content,
-            task=meta.get("task", ctx.task),
+            task=meta.get("task", plan.task),
             created=created,
             base_commit=meta.get("base_commit") or None,
         )

@@ -18,9 +18,9 @@ from typing import Any
 from cast.tools.base import ACCESS_ORDER, Tool
 from cast.tools.edit import EDIT_FILE, WRITE_FILE
 from cast.tools.files import GREP, LIST_FILES, READ_FILE
-from cast.tools.plan import WRITE_PLAN
+from cast.tools.plan import RunPlan, write_plan_tool
 from cast.tools.shell import EXECUTE_BASH, PLAN_BASH
-from cast.tools.tasks import UPDATE_TASK
+from cast.tools.tasks import update_task_tool
 
 
 class RegistryError(Exception):
@@ -69,6 +69,9 @@ class Registry:
         return tuple(chosen[name] for name in self.names() if name in chosen)
 
 
-def builtin() -> Registry:
-    """A fresh registry of cast's own tools, for one run."""
-    return Registry((READ_FILE, LIST_FILES, GREP, PLAN_BASH, EXECUTE_BASH, WRITE_PLAN, EDIT_FILE, WRITE_FILE, UPDATE_TASK))
+def builtin(plan: RunPlan | None = None) -> Registry:
+    """A fresh registry of cast's own tools, for one run: write_plan keeps the run's `plan`,
+    update_task works on its board (an execute run's); without one they say there is none."""
+    plan = plan or RunPlan()
+    write_plan, update_task = write_plan_tool(plan), update_task_tool(plan.board)
+    return Registry((READ_FILE, LIST_FILES, GREP, PLAN_BASH, EXECUTE_BASH, write_plan, EDIT_FILE, WRITE_FILE, update_task))

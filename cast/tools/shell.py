@@ -149,7 +149,7 @@ def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
     from cast.tools.changes import changed_between, workspace_state
 
     command = args.command
-    policy = ctx.approval
+    policy = ctx.sandbox.approval
     if policy is None:
         why = "no approval policy in this session; bash cannot run"
         raise ToolError(why, declined(command, why))

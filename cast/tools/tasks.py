@@ -46,10 +46,17 @@ class TaskBoard:
         self.approved: str | None = None
         self.pinned = False  # --revision: with nobody to ask, a changed plan stops the run
         self.confirm: Callable[[RevisionRequest], ApprovalAnswer] | None = None  # asks the user; None: nobody can be asked
-        self.halted = ""  # why the run must stop now (a changed plan not approved); the loop takes it
+        self.halted = ""  # why the run must stop now (a changed plan not approved): `take_halt` hands it on once
         # Files changed since an item's checkpoint by an earlier run (killed mid-item); set by the run.
         self.earlier: Callable[[int], list[str]] = lambda number: []
         self._lock = threading.Lock()
+
+    def take_halt(self) -> str:
+        """Why the run must stop now ("" for go on), said once: the loop's stop condition asks
+        after each batch of calls (agent/tasklist.halting)."""
+        with self._lock:
+            halted, self.halted = self.halted, ""
+        return halted
 
     def rows(self) -> list[Row]:
         rows = []
@@ -218,8 +225,7 @@ class UpdateTaskParams(Params):
     note: str = Field("", description="Why it is blocked; or, for done without the evidence asked for, why it is done anyway.")
 
 
-def update_task(args: UpdateTaskParams, ctx: ToolContext) -> Observation:
-    board = ctx.tasks
+def update_task(args: UpdateTaskParams, board: TaskBoard | None) -> Observation:
     if board is None:
         raise ToolError("there is no plan in this session; update_task works on a plan's checklist")
     number, status = args.id, args.status
@@ -229,14 +235,23 @@ def update_task(args: UpdateTaskParams, ctx: ToolContext) -> Observation:
     return Observation(text, summary=f"task {number} {status}", result=TaskUpdated(number, status))
 
 
-UPDATE_TASK = Tool(
-    "update_task",
-    "Record progress on a plan item: in_progress when you start it, done when it is finished and "
-    "verified (this ticks it in the plan file), blocked with a note when it cannot be done. A tick "
-    "needs evidence since the item went in_progress: a file changed or a command that exited 0, and "
-    "the last run of any verification the item names must have passed; otherwise the tool says what "
-    "is missing.",
-    UpdateTaskParams,
-    update_task,
-    access=Access.WRITE,  # it ticks the plan file: execute mode's, never plan mode's
-)
+def update_task_tool(board: TaskBoard | None) -> Tool[UpdateTaskParams]:
+    """update_task over `board`, the checklist of the run that builds it (None: a run with no plan)."""
+
+    def execute(args: UpdateTaskParams, ctx: ToolContext) -> Observation:
+        return update_task(args, board)
+
+    return Tool(
+        "update_task",
+        "Record progress on a plan item: in_progress when you start it, done when it is finished and "
+        "verified (this ticks it in the plan file), blocked with a note when it cannot be done. A tick "
+        "needs evidence since the item went in_progress: a file changed or a command that exited 0, and "
+        "the last run of any verification the item names must have passed; otherwise the tool says what "
+        "is missing.",
+        UpdateTaskParams,
+        execute,
+        access=Access.WRITE,  # it ticks the plan file: execute mode's, never plan mode's
+    )
+
+
+UPDATE_TASK = update_task_tool(None)  # in no run: it says there is no plan

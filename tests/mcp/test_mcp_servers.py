@@ -10,7 +10,7 @@ from cast.mcp.config import USER, Server
 from cast.mcp.servers import Servers
 from cast.safety.approval import ApprovalPolicy
 from cast.safety.decision import Answers
-from cast.tools.base import ToolContext, run_tool
+from cast.tools.base import Sandbox, ToolContext, run_tool
 from cast.tools.results import Declined, External
 from cast.workspace import Workspace
 
@@ -106,7 +106,7 @@ def execute_ctx(root, reply=None, yes=False, allow=()) -> tuple[ToolContext, lis
 
     approver = Answers(answer) if reply is not None else None
     policy = ApprovalPolicy(allow=tuple(allow), yes=yes, approver=approver, workspace_root=str(root))
-    return ToolContext(Workspace(root), approval=policy), asked
+    return ToolContext(Workspace(root), sandbox=Sandbox(approval=policy)), asked
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,14 @@ from cast.config import ConfigError, load
 from cast.safety.approval import ApprovalPolicy
 from cast.safety.decision import Answers, ApprovalRequest
 from cast.sandbox.denials import denial
-from cast.tools.base import ToolContext, run_tool
+from cast.tools.base import Sandbox, ToolContext, run_tool
 from cast.tools.shell import EXECUTE_BASH
 from cast.workspace import Workspace
 
 
 def _run(root: Path, command: str, **policy: object) -> tuple[str, dict]:
     approval = ApprovalPolicy(workspace_root=str(root), sandbox="workspace-write", **policy)  # type: ignore[arg-type]
-    obs = run_tool(EXECUTE_BASH, {"command": command}, ToolContext(workspace=Workspace(root), approval=approval))
+    obs = run_tool(EXECUTE_BASH, {"command": command}, ToolContext(workspace=Workspace(root), sandbox=Sandbox(approval=approval)))
     return obs.text, obs.result
 
 

@@ -23,7 +23,7 @@ from cast.safety.catastrophic import never_in_plan
 from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.policy import isolation
 from cast.tools import orchestrator, shell
-from cast.tools.base import ToolContext, run_tool
+from cast.tools.base import Sandbox, ToolContext, run_tool
 from cast.tools.orchestrator import plan_commands
 from cast.tools.shell import PLAN_BASH
 from cast.workspace import Workspace
@@ -69,7 +69,9 @@ def work(tmp_path: Path) -> Path:
 
 
 def _plan(root: Path, command: str, setting: str = "sandboxed"):  # type: ignore[no-untyped-def]
-    return run_tool(PLAN_BASH, {"command": command}, ToolContext(workspace=Workspace(root), plan_commands=setting))
+    return run_tool(
+        PLAN_BASH, {"command": command}, ToolContext(workspace=Workspace(root), sandbox=Sandbox(plan_commands=setting))
+    )
 
 
 def _digest(root: Path) -> str:
@@ -156,7 +158,7 @@ def test_planning_from_failing_tests_is_a_finished_plan_run(unverified, work, tm
     seen = json.dumps(second["messages"][-1])
     assert "AssertionError: 2 != 3" in seen and "FAILED (failures=1)" in seen
     assert (outcome.status, outcome.code) == ("done", 0), outcome.reason
-    assert run.ctx.plan_path is not None and run.ctx.plan_path.is_file()
+    assert run.plan_path is not None and run.plan_path.is_file()
 
 
 def test_writes_outside_the_workspace_fail(unverified, work, tmp_path):
