@@ -26,11 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cast.sandbox import bwrap, policy  # noqa: E402
 from cast.sandbox.policy import READ_ONLY, Policy, bwrap_binary, detect, launcher, throwaway  # noqa: E402
-from cast.tools import process  # noqa: E402
+from cast.tools import orchestrator, process, shell  # noqa: E402
 from cast.tools.process import run_command  # noqa: E402
 
 BASH = "plain `bash -c true`"
 BARE_RO, BARE_OVERLAY = "bare bwrap, cast's read-only mounts", "bare bwrap, cast's mounts + throwaway overlay"
+PLAN_CALL = "plan mode's bash tool call, `true` proven (check, environment, bubblewrap, observation)"
 BASELINE = {  # each figure's own baseline
     "`python -I -S -c pass`": BASH,
     "the launcher alone, no spec": BASH,
@@ -39,6 +40,7 @@ BASELINE = {  # each figure's own baseline
     "cast, bubblewrap read-only": BARE_RO,
     "cast, bubblewrap read-only, launcher inside (the fallback)": BARE_RO,
     "cast, bubblewrap plan mode (throwaway overlay)": BARE_OVERLAY,
+    PLAN_CALL: BARE_RO,
     BARE_OVERLAY: BASH,
     "cast, landlock read-only": BASH,
 }
@@ -48,17 +50,40 @@ def _quiet(argv: list[str]) -> Callable[[], object]:
     return lambda: subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False)
 
 
-def _in_layer(name: str, cwd: Path, sandbox: Policy = READ_ONLY, direct: bool = True) -> Callable[[], object]:
-    """run_command under layer `name`, probed once here (not per run), with or without the launcher inside bwrap."""
+def _in_layer(
+    name: str, cwd: Path, sandbox: Policy = READ_ONLY, direct: bool = True, call: Callable[[], object] | None = None
+) -> Callable[[], object]:
+    """run_command (or `call`) under layer `name`, probed once here (not per run), with or without
+    the launcher inside bwrap."""
     os.environ["CAST_SANDBOX"] = name
     detect.cache_clear()
     layer, works = detect(), policy.direct_works() and direct
 
     def run() -> object:
-        process.detect, policy.direct_works = (lambda: layer), (lambda: works)  # type: ignore[method-assign]
-        return run_command("true", cwd, 10, sandbox=sandbox)
+        process.detect = policy.detect = orchestrator.detect = shell.detect = lambda: layer  # type: ignore[method-assign]
+        policy.direct_works = lambda: works  # type: ignore[method-assign]
+        return call() if call is not None else run_command("true", cwd, 10, sandbox=sandbox)
 
     return run
+
+
+def _plan_call(cwd: Path) -> Callable[[], object]:
+    """The whole bash tool call a planner makes (tools/shell.py), as a plan run makes it."""
+    from cast.tools.base import ToolContext, run_tool
+    from cast.tools.shell import PLAN_BASH
+    from cast.workspace import Workspace
+
+    ctx = ToolContext(workspace=Workspace(cwd))
+    return lambda: run_tool(PLAN_BASH, {"command": "true"}, ctx)
+
+
+def repository() -> Path:
+    """A small git repository: what a planner works in (cast's read-only env reads its config)."""
+    cwd = Path(tempfile.mkdtemp(prefix="cast-bench-"))
+    (cwd / "README.md").write_text("# bench\n")
+    for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "start"]):
+        subprocess.run(["git", *argv], cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    return cwd
 
 
 def _bare_bwrap(binary: str, sandbox: Policy, cwd: Path) -> list[str]:
@@ -82,6 +107,7 @@ def variants(cwd: Path) -> list[tuple[str, Callable[[], object]]]:
             (BARE_RO, _quiet(_bare_bwrap(binary, READ_ONLY, cwd))),
             ("cast, bubblewrap read-only", _in_layer("auto", cwd)),
             ("cast, bubblewrap read-only, launcher inside (the fallback)", _in_layer("auto", cwd, direct=False)),
+            (PLAN_CALL, _in_layer("auto", cwd, call=_plan_call(cwd))),
         ]
         if policy.overlay_works():
             found += [
@@ -110,7 +136,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("-n", type=int, default=20)
     n = parser.parse_args().n
-    cwd = Path(tempfile.mkdtemp(prefix="cast-bench-"))
+    cwd = repository()
     runs = variants(cwd)
     times: dict[str, list[float]] = {label: [] for label, _ in runs}
     for _label, run in runs:  # warm-up: first probes, caches

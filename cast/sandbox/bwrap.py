@@ -62,14 +62,10 @@ def args(
     if not policy.network:
         argv.append("--unshare-net")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *(after_proc or [])]
-    hidden = visible.hidden()
-    for path in hidden:
-        argv += ["--tmpfs", path]
-    for path in visible.hidden_files():
-        argv += ["--ro-bind", "/dev/null", path]
-    for path in visible.rebound(hidden):
-        argv += ["--ro-bind", path, path]
-    shown = [workspace, *visible.git_dirs(workspace)] if workspace else []
+    seen = visible.view()
+    hidden = list(seen.hidden)
+    argv += _mounts(seen)
+    shown = [workspace, *visible.git_dirs(workspace, seen)] if workspace else []
     for path in shown + (readable or []):
         if visible.inside(path, hidden):
             argv += ["--ro-bind", path, path]
@@ -84,3 +80,22 @@ def args(
     for path in hidden:  # last, once every mount point inside exists: a write there fails, as elsewhere
         argv += ["--remount-ro", path]
     return argv
+
+
+_MOUNTS: dict[visible.View, list[str]] = {}
+
+
+def _mounts(seen: visible.View) -> list[str]:
+    """The part of the argv every command shares: the hidden dirs' tmpfs, the secret files'
+    /dev/null, the toolchains bound back; built once per View (visible.view() says when that changes)."""
+    if seen not in _MOUNTS:
+        argv: list[str] = []
+        for path in seen.hidden:
+            argv += ["--tmpfs", path]
+        for path in seen.hidden_files:
+            argv += ["--ro-bind", "/dev/null", path]
+        for path in seen.rebound:  # -try: a toolchain removed since the View was made is skipped
+            argv += ["--ro-bind-try", path, path]
+        _MOUNTS.clear()
+        _MOUNTS[seen] = argv
+    return list(_MOUNTS[seen])

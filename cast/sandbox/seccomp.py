@@ -39,8 +39,17 @@ _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _MODE_FILTER = 38, 22, 2
 
 
 def supported() -> bool:
-    """An architecture whose numbers we know, on a kernel built with seccomp (else the filter is
+    """Asked once per process (the answer cannot change while it runs). An architecture whose numbers we know, on a kernel built with seccomp (else the filter is
     left out and cast.sandbox.policy.isolation() says unix sockets are reachable)."""
+    if not _SUPPORTED:
+        _SUPPORTED.append(_supported())
+    return _SUPPORTED[0]
+
+
+_SUPPORTED: list[bool] = []
+
+
+def _supported() -> bool:
     if os.uname().machine not in _ARCH:
         return False
     try:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import os
 import pwd
+import stat
 import sys
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -56,12 +58,64 @@ def _homes(home: str) -> tuple[str, ...]:
     return tuple(_existing(found))
 
 
+@dataclass(frozen=True)
+class View:
+    """What every sandboxed command sees, worked out once (`view()`): the dirs hidden behind empty
+    tmpfs mounts, the secret files covered with /dev/null, the toolchains bound back, and the
+    trees Landlock allows reads beneath (before the command's own workspace is added)."""
+
+    hidden: tuple[str, ...]
+    hidden_files: tuple[str, ...]
+    rebound: tuple[str, ...]
+    roots: tuple[str, ...]
+
+
+_VIEW: list[tuple[object, View]] = []
+
+
+def view() -> View:
+    """The View, computed again only when something that decides what is hidden changed: $HOME,
+    $PATH, the tables above, the homes, or what an lstat finds at a home, a shared temp dir or a
+    system secret (one appearing, vanishing or turning into a symlink). Resolving every path (a
+    realpath per component, a few milliseconds per command) is what it saves. What is only shown
+    is not re-checked per command: a toolchain dir made later in the session is seen by the next
+    cast process, and one removed is skipped (bwrap.py binds them with --ro-bind-try; Landlock
+    skips a path that is gone)."""
+    key = _key()
+    if _VIEW and _VIEW[0][0] == key:
+        return _VIEW[0][1]
+    hidden = tuple(_outermost(homes() + _existing(SHARED_TEMP) + _existing([p for p in SYSTEM_SECRETS if os.path.isdir(p)])))
+    files = tuple(sorted({os.path.realpath(p) for p in SYSTEM_SECRETS if os.path.isfile(p)}))
+    reachable = _reachable(os.environ.get("HOME", ""), os.environ.get("PATH", ""))
+    rebound = tuple(p for p in reachable if inside(p, list(hidden)) and p not in hidden)
+    roots = tuple(_outermost(_existing(list(SYSTEM_ROOTS) + list(reachable))))
+    found = View(hidden, files, rebound, roots)
+    _VIEW[:] = [(key, found)]
+    return found
+
+
+def _key() -> tuple[object, ...]:
+    home, path = os.environ.get("HOME", ""), os.environ.get("PATH", "")
+    found = homes()
+    looked = sorted({*found, "/home", "/root", home, *SHARED_TEMP, *SYSTEM_SECRETS})
+    tables = (SYSTEM_ROOTS, HOME_TOOLCHAINS, SHARED_TEMP, SYSTEM_SECRETS)
+    return home, path, tuple(found), tables, tuple(_mark(p) for p in looked)
+
+
+def _mark(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_mode, st.st_ino, st.st_dev
+
+
 def hidden() -> list[str]:
-    return _outermost(homes() + _existing(SHARED_TEMP) + _existing([p for p in SYSTEM_SECRETS if os.path.isdir(p)]))
+    return list(view().hidden)
 
 
 def hidden_files() -> list[str]:
-    return sorted({os.path.realpath(p) for p in SYSTEM_SECRETS if os.path.isfile(p)})
+    return list(view().hidden_files)
 
 
 def _existing(paths: list[str] | tuple[str, ...]) -> list[str]:
@@ -84,9 +138,11 @@ def reachable() -> list[str]:
     return list(_reachable(os.environ.get("HOME", ""), os.environ.get("PATH", "")))
 
 
+_PACKAGE = str(Path(__file__).resolve().parents[2])
+
+
 def _reachable(home: str, path: str) -> tuple[str, ...]:
-    package = str(Path(__file__).resolve().parents[2])
-    paths = [package, sys.prefix, sys.base_prefix, sys.exec_prefix]
+    paths = [_PACKAGE, sys.prefix, sys.base_prefix, sys.exec_prefix]
     for entry in path.split(os.pathsep):
         if os.path.isabs(entry):
             paths += [entry, _venv_root(entry) or ""]
@@ -95,12 +151,12 @@ def _reachable(home: str, path: str) -> tuple[str, ...]:
     return tuple(_outermost(_existing(paths)))
 
 
-def git_dirs(root: str) -> list[str]:
+def git_dirs(root: str, seen: View | None = None) -> list[str]:
     """Where the workspace's repository really lives when `.git` is a file, so git inside the
     sandbox can read it: only what git's own back-link ties to this workspace (cast/gitdir.py),
     and never a hidden location itself or a directory holding one (a common dir that is `$HOME`
     or `/tmp` would show all of it)."""
-    return list(_git_view(os.path.realpath(root))[0])
+    return list(_git_view(os.path.realpath(root), seen)[0])
 
 
 def git_unseen(root: str) -> str | None:
@@ -112,11 +168,43 @@ def git_unseen(root: str) -> str | None:
     return f"git metadata outside the workspace is not visible: {'; '.join(unseen)}"
 
 
-def _git_view(root: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+_GIT_VIEWS: dict[str, tuple[object, tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+
+
+def _git_view(root: str, seen: View | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Worked out again when the workspace's `.git` (its lstat, and its text when it is a file),
+    the View or what was found outside (each dir's lstat) changed; a back-link edited in place
+    elsewhere, with all of those the same, is seen by a new process."""
+    dot = os.path.join(root, ".git")
+    covered = (*(seen or view()).hidden, *homes())
+    key = (_mark(dot), _text(dot), covered)
+    cached = _GIT_VIEWS.get(root)
+    if cached is not None and cached[0] == key and all(_is_dir(p) for p in cached[1][0]):
+        return cached[1]
+    found = _git_view_now(root, list(covered))
+    _GIT_VIEWS[root] = (key, found)
+    return found
+
+
+def _text(path: str) -> bytes | None:
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4096)
+    except OSError:
+        return None
+
+
+def _is_dir(path: str) -> bool:
+    mark = _mark(path)
+    return mark is not None and stat.S_ISDIR(mark[0])
+
+
+def _git_view_now(root: str, covered: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     from cast.gitdir import locate
 
     found = locate(root)
-    covered = [*hidden(), *homes()]
     shown = tuple(p for p in found.outside if not any(p == h or inside(h, [p]) for h in covered))
     refused = [f"{p} is or holds a hidden location" for p in found.outside if p not in shown]
     return shown, (*found.unseen, *refused)
@@ -133,4 +221,4 @@ def rebound(hidden_dirs: list[str]) -> list[str]:
 
 def readable(extra: list[str]) -> list[str]:
     """Under Landlock: every tree reads are allowed beneath."""
-    return _outermost(_existing(list(SYSTEM_ROOTS) + reachable() + extra))
+    return _outermost(sorted({*view().roots, *_existing(extra)}))

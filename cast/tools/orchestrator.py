@@ -20,7 +20,8 @@ from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.denials import denial
 from cast.sandbox.policy import READ_ONLY, Policy, detect, isolation, throwaway, workspace_write
 from cast.tools.base import ToolContext
-from cast.tools.process import CommandResult, private_git_index, read_only_env, run_command
+from cast.tools.command_env import private_git_index, read_only_env
+from cast.tools.process import CommandResult, run_command
 
 if TYPE_CHECKING:
     from cast.safety.bash_check import Verdict

@@ -21,19 +21,18 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
-from cast import git
-from cast.gitdir import belongs
 from cast.sandbox import direct
 from cast.sandbox.denials import LAUNCHER_REFUSED
 from cast.sandbox.environment import sandbox_env
 from cast.sandbox.limits import settings
 from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, prepare
+from cast.tools.command_env import hardened_env
+from cast.tools.command_env import private_git_index as private_git_index  # where callers found them
+from cast.tools.command_env import read_only_env as read_only_env
 from cast.tools.liveline import LiveLine
 
 KEEP_BYTES = 15_000  # of head, and again of tail
@@ -90,49 +89,6 @@ class _Collector:
         if len(self.head) + len(tail) == self.total:  # nothing dropped: decode as one piece
             return (bytes(self.head) + tail).decode("utf-8", "replace"), ""
         return self.head.decode("utf-8", "replace"), tail.decode("utf-8", "replace")
-
-
-def hardened_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("BASH_ENV", "ENV", "PROMPT_COMMAND")}
-    env.update(GIT_OPTIONAL_LOCKS="0", GIT_PAGER="cat", PAGER="cat", GIT_TERMINAL_PROMPT="0", TERM="dumb")
-    env.update(extra or {})
-    return env
-
-
-def read_only_env(root: Path) -> dict[str, str]:
-    """For commands proven read-only: the proof assumes `ls` is the system's ls, so PATH loses
-    every entry that is relative or inside the workspace (a planted `./bin/ls` would otherwise
-    run), and tools' config files that can name programs to run are not consulted."""
-    real_root = os.path.realpath(root)
-    entries = [
-        p
-        for p in os.environ.get("PATH", "").split(os.pathsep)
-        if os.path.isabs(p) and not (os.path.realpath(p) + os.sep).startswith(real_root + os.sep)
-    ]
-    env = hardened_env({"PATH": os.pathsep.join(entries)})
-    for name in ("RIPGREP_CONFIG_PATH", "PYTHONSTARTUP", "PYTHONPATH", "LD_PRELOAD"):
-        env.pop(name, None)
-    return git.hardened_env(root, env)  # the git it runs: hardened, pinned, behind cast's shim
-
-
-@contextmanager
-def private_git_index(root: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
-    """Let read-only git commands read a copy of the index. `git diff` refreshes the index's
-    stat cache and writes it back even with GIT_OPTIONAL_LOCKS=0; on a copy, that write lands in
-    a temp directory and `.git` stays byte for byte as it was."""
-    index = _index_path(str(root))
-    if index is None or not os.path.isfile(index) or not belongs(str(root), index):  # another repository's: not copied
-        yield env
-        return
-    with tempfile.TemporaryDirectory(prefix="cast-index-") as scratch:
-        copy = os.path.join(scratch, "index")
-        shutil.copy2(index, copy)  # its mtime too: git's racy-file check compares against it
-        yield {**env, "GIT_INDEX_FILE": copy}
-
-
-@lru_cache(maxsize=8)
-def _index_path(root: str) -> str | None:
-    return git.index_path(Path(root))
 
 
 def run_command(
