@@ -35,7 +35,9 @@ PLAN_CALL = "plan mode's bash tool call, `true` proven (check, environment, bubb
 BASELINE = {  # each figure's own baseline
     "`python -I -S -c pass`": BASH,
     "the launcher alone, no spec": BASH,
-    "cast, no sandbox (launcher)": BASH,
+    "cast, no sandbox (launcher forked by the fork server)": BASH,
+    "cast, no sandbox (a launcher process per command, as before)": BASH,
+    "cast, landlock read-only (a launcher process per command, as before)": BASH,
     BARE_RO: BASH,
     "cast, bubblewrap read-only": BARE_RO,
     "cast, bubblewrap read-only, launcher inside (the fallback)": BARE_RO,
@@ -65,6 +67,17 @@ def _in_layer(
         return call() if call is not None else run_command("true", cwd, 10, sandbox=sandbox)
 
     return run
+
+
+def _without_forkserver(run: Callable[[], object]) -> Callable[[], object]:
+    def once() -> object:
+        os.environ["CAST_FORKSERVER"] = "0"
+        try:
+            return run()
+        finally:
+            del os.environ["CAST_FORKSERVER"]
+
+    return once
 
 
 def _plan_call(cwd: Path) -> Callable[[], object]:
@@ -97,7 +110,11 @@ def variants(cwd: Path) -> list[tuple[str, Callable[[], object]]]:
         (BASH, _quiet(["bash", "-c", "true"])),
         ("`python -I -S -c pass`", _quiet([sys.executable, "-I", "-S", "-c", "pass"])),
         ("the launcher alone, no spec", _quiet([*launcher({}), "true"])),
-        ("cast, no sandbox (launcher)", lambda: run_command("true", cwd, 10)),
+        ("cast, no sandbox (launcher forked by the fork server)", lambda: run_command("true", cwd, 10)),
+        (
+            "cast, no sandbox (a launcher process per command, as before)",
+            _without_forkserver(lambda: run_command("true", cwd, 10)),
+        ),
     ]
     binary = bwrap_binary()
     os.environ["CAST_SANDBOX"] = "auto"
@@ -118,6 +135,12 @@ def variants(cwd: Path) -> list[tuple[str, Callable[[], object]]]:
     detect.cache_clear()
     if detect().name == "landlock":
         found.append(("cast, landlock read-only", _in_layer("landlock", cwd)))
+        found.append(
+            (
+                "cast, landlock read-only (a launcher process per command, as before)",
+                _without_forkserver(_in_layer("landlock", cwd)),
+            )
+        )
     return found
 
 

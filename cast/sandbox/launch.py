@@ -239,7 +239,12 @@ def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
         sys.stderr.write("usage: launch.py SPEC -- COMMAND...\n")
         return 2
-    spec, command = marshal.loads(bytes.fromhex(argv[1])), argv[3:]
+    return run(marshal.loads(bytes.fromhex(argv[1])), argv[3:])
+
+
+def run(spec: dict, command: list[str], env: dict | None = None) -> int:  # type: ignore[type-arg]
+    """Apply SPEC, run `command` below us (with `env`, else ours) and return its status once its
+    whole tree is gone. Also what cast's keeper (keeper.py) runs in each forked copy of itself."""
     _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     libc = None
@@ -274,7 +279,10 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
             os._exit(REFUSED)
         try:
-            os.execvp(command[0], command)
+            if env is None:
+                os.execvp(command[0], command)
+            else:
+                os.execvpe(command[0], command, env)
         finally:
             os._exit(127)
     return _wait_for(child)

@@ -215,6 +215,15 @@ def launcher(spec: dict[str, object]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", _LAUNCH, marshal.dumps(spec).hex(), "--"]
 
 
+def launched(argv: list[str]) -> tuple[dict[str, object], list[str]] | None:
+    """The spec and the command of an argv that starts with the launcher (what wrap() gives
+    without bubblewrap), so the fork server can run it instead; None for any other argv."""
+    prefix = launcher({})[:5]
+    if argv[:5] != prefix or len(argv) < 7 or argv[6] != "--":
+        return None
+    return marshal.loads(bytes.fromhex(argv[5])), argv[7:]
+
+
 def launcher_spec(argv: list[str]) -> dict[str, object]:
     """The spec a launcher argv carries (what the launcher reads)."""
     found = marshal.loads(bytes.fromhex(argv[argv.index(_LAUNCH) + 1]))

@@ -25,11 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cast.sandbox import direct
+from cast.sandbox import direct, spawn
 from cast.sandbox.denials import LAUNCHER_REFUSED
 from cast.sandbox.environment import sandbox_env
 from cast.sandbox.limits import settings
 from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, prepare
+from cast.sandbox.policy import launched as launched_by
 from cast.tools.command_env import hardened_env
 from cast.tools.command_env import private_git_index as private_git_index  # where callers found them
 from cast.tools.command_env import read_only_env as read_only_env
@@ -116,10 +117,10 @@ def run_command(
     read_fd, write_fd = os.pipe()
     popen = {"cwd": cwd, "stdin": subprocess.DEVNULL, "stdout": write_fd, "stderr": write_fd, "env": env}
     try:
-        if handoff is None:
-            proc = subprocess.Popen(argv, start_new_session=True, **popen)  # type: ignore[call-overload]
+        if handoff is not None:
+            proc: subprocess.Popen[bytes] | spawn.Spawned = direct.start(argv, handoff, timeout, **popen)
         else:
-            proc = direct.start(argv, handoff, timeout, **popen)
+            proc = _kept(argv, env, cwd, write_fd) or subprocess.Popen(argv, start_new_session=True, **popen)  # type: ignore[call-overload]
     except direct.Refused as exc:
         os.close(read_fd)
         _discard(scratch)
@@ -164,6 +165,15 @@ def run_command(
         code = 124
     used = f"{layer.name} {sandbox.name}" if layer is not None and sandbox is not None and layer.active else ""
     return CommandResult(code, head, tail, collector.total, timed_out, interrupted, time.monotonic() - started, used)
+
+
+def _kept(argv: list[str], env: dict[str, str], cwd: Path, output: int) -> spawn.Spawned | None:
+    """The launcher's work done by a keeper forked from the fork server (sandbox/spawn.py), not by
+    a new Python; None when the argv is not the launcher's or the server is not there."""
+    launched = launched_by(argv) if spawn.enabled() else None
+    if launched is None:
+        return None
+    return spawn.spawn(launched[0], launched[1], env, str(cwd), output, output)
 
 
 class _ExitWaiter:
@@ -216,7 +226,7 @@ def _pump(fd: int, collector: _Collector, stop: threading.Event, live: LiveLine 
             live.close()
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes] | spawn.Spawned) -> None:
     """TERM the group (the launcher then kills every descendant, wherever it moved), give it a
     moment, then KILL."""
     try:

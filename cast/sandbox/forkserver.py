@@ -1,0 +1,131 @@
+"""The fork server: one bare Python started once per cast process, which forks a copy of itself
+for each command the launcher would have started (no sandbox layer, or Landlock), so no new
+interpreter starts per command.
+
+Why not `subprocess.Popen(preexec_fn=...)` in cast itself: cast has threads (the output reader,
+parallel read-only calls, MCP's event loop, the journal syncer), and a fork of a threaded
+process may hold a lock another thread had taken (malloc's, the import lock, a logging handler's)
+with no thread left to release it; Python's own documentation calls preexec_fn unsafe with
+threads. This process has one thread, so forking it is safe, and its copy runs the launcher's
+own code (launch.run), already imported: the subreaper, the pid cap, Landlock, and in the
+command's process the rlimits, no capabilities and the filter (built once here, before the
+first fork). Each copy (the "keeper") is a session leader and cast's handle on the command: cast
+signals its group, waits on its pidfd and reads its exit status from a pipe, since only this
+process can wait for it.
+
+Requests come over a SOCK_SEQPACKET socket, one message each: the marshalled spec, argv, env and
+cwd, with stdin, stdout, stderr and the status pipe's write end passed as fds (SCM_RIGHTS); the
+answer is the keeper's pid. When cast goes away (the socket reads EOF), this process exits, and
+each keeper, whose parent-death signal is SIGTERM, kills its tree and exits too.
+
+Standard library only, run with -I -S like the launcher.
+"""
+
+from __future__ import annotations
+
+import _signal as signal
+import marshal
+import os
+import socket
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+MAX_REQUEST = 1 << 20  # argv + env + spec: a command is at most 16 KB, an environment rarely more than 100 KB
+
+
+def _reap(_signum: int, _frame: object) -> None:
+    """Keepers exit on their own; reap them at once, so cast never waits on a zombie's group."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _prepare() -> None:
+    """What every command would otherwise load or build: ctypes, Landlock, the filters."""
+    import ctypes  # noqa: F401
+    import resource  # noqa: F401
+
+    from cast.sandbox import landlock, seccomp  # noqa: F401
+
+    if seccomp.supported():
+        seccomp.program(seccomp.LOCAL_ONLY)
+        seccomp.program(seccomp.WITH_INET)
+
+
+def _keeper(conn: socket.socket, request: dict, fds: list[int]) -> None:  # type: ignore[type-arg]
+    """In the forked copy: become the command's session leader with its stdio and cwd, then be
+    its launcher. Never returns."""
+    code = 125
+    status = fds[3]
+    try:
+        conn.close()
+        os.setsid()
+        for target, fd in enumerate(fds[:3]):
+            os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2 and fd != status:
+                os.close(fd)
+        os.set_inheritable(status, False)  # the command must not hold it: its EOF says the keeper is gone
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.chdir(request["cwd"])
+        from cast.sandbox import launch
+
+        code = launch.run(request["spec"], request["argv"], request["env"])
+    except SystemExit as done:  # the pid cap's outer process ends with its inner one's status
+        code = done.code if isinstance(done.code, int) else 1
+    except BaseException as exc:
+        try:
+            os.write(2, f"cast: cannot start the command ({exc})\n".encode())
+        except OSError:
+            pass
+    finally:
+        if os.getpid() == request["keeper"][0]:
+            try:
+                os.write(status, code.to_bytes(4, "little", signed=True))
+            except OSError:
+                pass
+        os._exit(code)
+
+
+def serve(conn: socket.socket) -> int:
+    _prepare()
+    signal.signal(signal.SIGCHLD, _reap)
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
+        signal.signal(signum, signal.SIG_IGN)
+    while True:
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(conn, MAX_REQUEST, 4)
+        except OSError:
+            return 0
+        if not data:
+            return 0  # cast is gone
+        try:
+            request = marshal.loads(data)
+            if len(fds) != 4:
+                raise ValueError("a request carries four fds")
+            pid = os.fork()
+            if pid == 0:
+                request["keeper"] = (os.getpid(),)
+                _keeper(conn, request, fds)
+            answer = pid
+        except (ValueError, EOFError, TypeError, KeyError, OSError):
+            answer = -1
+        for fd in fds:
+            os.close(fd)
+        try:
+            conn.send(answer.to_bytes(8, "little", signed=True))
+        except OSError:
+            return 0
+
+
+def main(argv: list[str]) -> int:
+    return serve(socket.socket(fileno=int(argv[1])))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
