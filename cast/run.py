@@ -137,12 +137,14 @@ class Run:
     def turn(self, message: str | None, handle: Handler) -> ev.Stopped:
         """One user turn, every event handed to the front-end (a running command's live lines
         included: `events.CommandOutput`); Ctrl+C becomes a clean stop."""
+        from cast.agent.asking import before_run
         from cast.agent.loop import drive
 
         self.ctx.emit = self._emitter(handle)
         if self.questions is not None:
-            self.questions.post = self._emitter(handle, observed=True)
-            self.questions.call_id = lambda: self.ctx.call_id
+            self.questions.attach(self._emitter(handle, observed=True), lambda: self.ctx.call_id)
+        for early in before_run():  # asked at start-up (trust, an MCP server): the session's record keeps them
+            self.agent.notify(early)
         if self.tasks is not None:
             self.tasks.sync()  # an undo, a redo or a hand edit since the last turn
         try:

@@ -1,7 +1,8 @@
 """A session's transcript journal, read back: records in order (a torn last line from a kill is
 dropped), replayed the way `Transcript` applied them (append, merge, whole-history replace), the
-prefix declared last, and the result made valid for the API (every tool call answered), so a
-resumed session can be sent as is. Apart from `sessions.py`, which writes the journal, because
+prefix declared last, the questions the runs asked with their answers (`questions`: an audit of
+the approvals given; replay skips them, as every meta record), and the result made valid for the
+API (every tool call answered), so a resumed session can be sent as is. Apart from `sessions.py`, which writes the journal, because
 reading it back is pure: no files kept open, no threads, testable on lists.
 """
 
@@ -78,6 +79,25 @@ def last_prefix(records: list[Message]) -> dict[str, Any] | None:
             prefix: dict[str, Any] = copy.deepcopy(record["prefix"])
             return prefix
     return None
+
+
+def questions(records: list[Message]) -> list[dict[str, Any]]:
+    """Every question the session's runs asked, in order, each with its answer (None: the run
+    ended before one came): `{"id", "kind", "request", "call_id", "answer"}` as `--json` printed
+    them. Sessions from before questions were journalled have none."""
+    found: list[dict[str, Any]] = []
+    waiting: dict[str, dict[str, Any]] = {}  # by id: ids are numbered per process, so a resumed session repeats them
+    for record in records:
+        event = record.get("question") if record["role"] == "meta" else None
+        if not isinstance(event, dict) or not isinstance(event.get("id"), str):
+            continue
+        if event.get("type") == "asked":
+            row = {k: event.get(k) for k in ("id", "kind", "request", "call_id")} | {"answer": None}
+            found.append(row)
+            waiting[event["id"]] = row
+        elif event.get("type") == "answered" and event["id"] in waiting:
+            waiting.pop(event["id"])["answer"] = event.get("answer")
+    return found
 
 
 def make_valid(messages: list[Message]) -> list[Message]:

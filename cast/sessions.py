@@ -111,7 +111,8 @@ def write_json_at(directory: Path, name: str, data: dict[str, Any], durable: boo
 
 class Session:
     """One session directory. `append` is the `Transcript.on_append` listener; `observe` takes
-    loop events and keeps meta.json's status, steps and usage current."""
+    loop events and keeps meta.json's status, steps and usage current, and journals each question
+    the run asked and its answer (`{"role": "meta", "question": <the asked/answered event>}`)."""
 
     def __init__(self, directory: Path, meta: dict[str, Any]):
         self.dir = directory
@@ -263,6 +264,8 @@ class Session:
             self.meta["steps"] = self.meta.get("steps", 0) + 1  # written with the next usage/stop
         elif isinstance(event, ev.Stopped):
             self.update(status=event.status, reason=event.reason)
+        elif isinstance(event, ev.Asked | ev.Answered):  # which approvals the run rests on: replay skips meta records
+            self.append({"role": "meta", "question": json.loads(json.dumps(ev.to_json(event), default=str))})
 
 
 def _read_meta(directory: Path) -> dict[str, Any]:

@@ -29,6 +29,18 @@ KINDS: dict[type, tuple[str, str]] = {
     TrustRequest: ("trust", "ask_trust"),
 }
 _NUMBERS = itertools.count(1)  # one sequence per process: the trust question and a run's share a stream
+_BEFORE_RUN: list[ev.Event] = []  # questions asked before a run had a stream (trust, an MCP server's approval)
+_BEFORE_LOCK = threading.Lock()
+
+
+def before_run() -> list[ev.Event]:
+    """The questions (and answers) asked in this process before a run was attached to its
+    stream, taken once: the first run's session records them, so the record of a run says every
+    approval it rests on, a start-up one included."""
+    with _BEFORE_LOCK:
+        taken = list(_BEFORE_RUN)
+        _BEFORE_RUN.clear()
+    return taken
 
 
 def register(request: type, kind: str, method: str) -> None:
@@ -56,7 +68,12 @@ class Announced:
         self.inner = inner
         self.post: Callable[[ev.Event], None] = lambda event: None
         self.call_id: Callable[[], str] = lambda: ""
+        self.attached = False  # set by `Run.turn`: until then what is asked is also kept for the run's record
         self._lock = threading.Lock()
+
+    def attach(self, post: Callable[[ev.Event], None], call_id: Callable[[], str]) -> None:
+        """The run's stream from now on (`Run.turn`, every turn)."""
+        self.post, self.call_id, self.attached = post, call_id, True
 
     @property
     def abilities(self) -> Abilities:
@@ -86,7 +103,13 @@ class Announced:
             raise NobodyToAsk(kind)
         with self._lock:
             asked = ev.Asked(f"q{next(_NUMBERS)}", kind, request, self.call_id())
-        self.post(asked)
+        self._put(asked)
         reply = answer(asked)
-        self.post(ev.Answered(asked.id, kind, reply))
+        self._put(ev.Answered(asked.id, kind, reply))
         return reply
+
+    def _put(self, event: ev.Event) -> None:
+        if not self.attached:
+            with _BEFORE_LOCK:
+                _BEFORE_RUN.append(event)
+        self.post(event)

@@ -1,0 +1,84 @@
+"""A session's record says which approvals its runs rest on: each question asked (a command, a
+changed plan, the trust question at start-up) and its answer are journalled as meta records, read
+back by `session_records.questions`, and skipped by replay, so a resume sends what it always did
+and a session from before them reads as it did."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import cast_env, invoke_cast
+from test_answers_stdin import TURNS, plan, script
+
+from cast.session_records import questions, read_records, replay
+from cast.sessions import TRANSCRIPT, Session, sessions_dir
+
+
+def records_of(repo, session: str) -> list[dict]:
+    return read_records(sessions_dir(repo) / session / TRANSCRIPT)
+
+
+def test_an_execute_run_answered_on_stdin_journals_each_question_and_its_answer(repo, tmp_path):
+    path = plan(repo)
+    model = script(tmp_path, TURNS)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cast", "--json", "--model", model, "execute", "2026-01-01-made", "--answers", "stdin"],
+        cwd=repo,
+        env=cast_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    events = []
+    for line in process.stdout:
+        event = json.loads(line)
+        events.append(event)
+        if event["type"] == "asked":
+            if event["kind"] == "command":
+                path.write_text(path.read_text() + "- [ ] A third item\n")  # so a changed-plan question follows
+            answer = "yes" if event["kind"] == "command" else "no"
+            process.stdin.write(json.dumps({"id": event["id"], "answer": answer}) + "\n")
+            process.stdin.flush()
+    process.stdin.close()
+    assert process.wait(timeout=60) == 1, process.stderr.read() if process.stderr else ""
+
+    result = events[-1]
+    recorded = questions(records_of(repo, result["session"]))
+    asked = [e for e in events if e["type"] == "asked"]
+    answers = {e["id"]: e["answer"] for e in events if e["type"] == "answered"}
+    assert [(q["kind"], q["answer"]["value"]) for q in recorded] == [("command", "yes"), ("revision", "no")]
+    assert recorded == [{k: e[k] for k in ("id", "kind", "request", "call_id")} | {"answer": answers[e["id"]]} for e in asked]
+    assert recorded[0]["request"]["command"] == "touch made.txt" and recorded[0]["call_id"]
+
+    session, messages = Session.resume(repo, result["session"])  # replay skips them: the conversation as sent
+    session.close()
+    assert messages and not any(m["role"] == "meta" or "question" in m for m in messages)
+
+
+def test_the_trust_question_asked_before_the_run_is_in_its_session(repo, tmp_path):
+    (repo / ".cast").mkdir(exist_ok=True)
+    (repo / ".cast" / "config.toml").write_text("sandbox_network = true\n")
+    model = script(tmp_path, [{"text": "Nothing to plan."}])
+    done = invoke_cast(repo, "--json", "--model", model, "plan", "x", "--answers", "stdin", stdin='{"answer": "yes"}\n')
+    result = json.loads(done.stdout.splitlines()[-1])
+    trust = [q for q in questions(records_of(repo, result["session"])) if q["kind"] == "trust"]
+    assert len(trust) == 1 and trust[0]["answer"]["value"] == "yes" and trust[0]["request"]["keys"] == ["sandbox_network"]
+
+
+def test_replay_is_the_same_with_and_without_question_records():
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "go"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "make"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+    ]
+    asked = {"role": "meta", "question": {"type": "asked", "id": "q1", "kind": "command", "request": {}, "call_id": "t1"}}
+    answered = {"role": "meta", "question": {"type": "answered", "id": "q1", "kind": "command", "answer": {"value": "yes"}}}
+    with_questions = [messages[0], messages[1], asked, answered, messages[2]]
+    assert replay(with_questions) == replay(messages) == messages
+    assert questions(messages) == []  # a session from before questions were journalled
+    again = [asked, answered, dict(asked), {**answered, "question": {**answered["question"], "answer": {"value": "no"}}}]
+    assert [q["answer"]["value"] for q in questions(again)] == ["yes", "no"]  # ids repeat across processes
