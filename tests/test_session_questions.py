@@ -82,3 +82,24 @@ def test_replay_is_the_same_with_and_without_question_records():
     assert questions(messages) == []  # a session from before questions were journalled
     again = [asked, answered, dict(asked), {**answered, "question": {**answered["question"], "answer": {"value": "no"}}}]
     assert [q["answer"]["value"] for q in questions(again)] == ["yes", "no"]  # ids repeat across processes
+
+
+def test_an_mcp_servers_approval_asked_while_the_run_is_built_is_printed_answered_and_journalled(repo, tmp_path):
+    """The question comes before the run has a stream: a program still sees it on stdout, its yes
+    starts the server, and the session's record keeps it."""
+    from mcpkit import STARTUP, server_argv
+
+    from cast.trust import record
+
+    argv = server_argv()
+    entry = {"command": argv[0], "args": argv[1:], "startup_timeout_sec": STARTUP}
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"cloned": entry}}))
+    record(repo, trusted=True)
+    model = script(tmp_path, [{"text": "Nothing to plan."}])
+    done = invoke_cast(repo, "--json", "--model", model, "plan", "x", "--answers", "stdin", stdin='{"answer": "yes"}\n')
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    asked = next(e for e in events if e["type"] == "asked")
+    assert "MCP server 'cloned'" in asked["request"]["command"] and events.index(asked) == 0
+    assert "not started" not in done.stdout + done.stderr
+    recorded = [q for q in questions(records_of(repo, events[-1]["session"])) if q["id"] == asked["id"]]
+    assert len(recorded) == 1 and recorded[0]["answer"]["value"] == "yes"

@@ -17,7 +17,7 @@ from cast.tools.liveline import printable
 from cast.tools.results import Ran
 
 if TYPE_CHECKING:
-    from cast.agent.asking import Answering
+    from cast.agent.asking import Announced, Answering
     from cast.run import Outcome, Run
     from cast.safety.decision import Approver
 
@@ -147,13 +147,18 @@ def json_printer(stream: Any = None) -> Callable[[ev.Event], None]:
     return emit
 
 
-def approver_for(json: bool, answers: str | None) -> Approver | Answering | None:
+def approver_for(json: bool, answers: str | None) -> Approver | Answering | Announced | None:
     """Who answers a one-shot run's questions: a program's JSON lines (`--answers stdin`), the
-    terminal, or nobody (a pipe: what needs an answer is refused, or goes on as without one)."""
+    terminal, or nobody (a pipe: what needs an answer is refused, or goes on as without one).
+    A program's questions are on stdout from the start: one asked while the run is built (an MCP
+    server's approval) is printed before the run has a stream of its own."""
     if answers == "stdin":
+        from cast.agent.asking import Announced
         from cast.ui.answers import StdinAnswers
 
-        return StdinAnswers()
+        questions = Announced(StdinAnswers())
+        questions.post = json_printer()
+        return questions
     return terminal_approver() if sys.stdin.isatty() and not json else None
 
 
