@@ -124,10 +124,10 @@ def warm_up(state: ReplState, files: FileIndex) -> None:
                 from cast.models.loading import preload
 
                 preload()
-            import rich.markdown  # noqa: F401
             import rich.syntax  # noqa: F401
 
             import cast.runs  # noqa: F401  (what the first task builds its run with)
+            import cast.ui.markdown  # noqa: F401  (rich.markdown, with cast's headings and code spans)
             from cast.sandbox.policy import isolation
 
             isolation()  # the bubblewrap probe, cached for the first run

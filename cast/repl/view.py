@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.12
+WORKING = "working · Esc interrupts · a message you send is queued as guidance"
 RESERVED_ROWS = 10  # rows kept free for the input, the question and the completion menu
 
 Fragments = StyleAndTextTuples  # prompt-toolkit's (style, text[, handler]) list
@@ -31,13 +32,11 @@ def hard_wrap(text: str, width: int, indent: str) -> str:
 
 
 def word_wrap(text: str, width: int) -> str:
-    """Wrap at spaces; a word longer than the line is cut (nothing is dropped)."""
-    import textwrap
+    """Wrap at spaces; a word longer than the line breaks after a `/` (a path), else at the width
+    (nothing is dropped)."""
+    from cast.ui.wrapping import wrap
 
-    lines = []
-    for line in text.split("\n"):
-        lines += textwrap.wrap(line, max(10, width), break_long_words=True, break_on_hyphens=False) or [""]
-    return "\n".join(lines)
+    return wrap(text, width)
 
 
 def menu_rows(labels: list[str], width: int) -> list[list[str]]:
@@ -86,7 +85,8 @@ class PromptView:
             fragments += self._question(question)
         elif repl.busy:
             frame = SPINNER[int(time.monotonic() / TICK_SECONDS) % len(SPINNER)]
-            fragments.append(("class:working", f"{frame} working · Esc interrupts · a message you send is queued as guidance\n"))
+            working = f"{frame} {WORKING}"  # broken between its parts when narrow: never cut at the edge
+            fragments.append(("class:working", hint_wrap(working, max(20, self.columns() - 1)) + "\n"))
         return fragments + prompt_label(repl.state.mode)
 
     def _question(self, question: Question) -> Fragments:

@@ -32,6 +32,10 @@ def width_of(stream: Any = None, fallback: int = 80) -> int:
 def make_console(file: Any, terminal: bool, width: int | None = None) -> Console:
     from rich.console import Console
 
+    from cast.ui.wrapping import install
+
+    install()  # a long path breaks after a `/`, not inside a name
+
     return Console(
         file=file,
         width=width,

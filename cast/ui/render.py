@@ -202,9 +202,9 @@ class Renderer:
         source = terminal_safe(source)  # before rich lays it out, so widths are right (console.TextOnly is the net)
         if self.plain:
             return Text(source.rstrip("\n"))
-        from rich.markdown import Markdown  # imported on first use: it costs startup time
+        from cast.ui.markdown import CastMarkdown  # imported on first use: it costs startup time
 
-        return Markdown(source, code_theme=CODE_THEME, hyperlinks=False)
+        return CastMarkdown(source, code_theme=CODE_THEME, hyperlinks=False)
 
     def tool_line(self, label: str, event: ev.ToolResult) -> Text:
         failed_command = event.ok and isinstance(event.result, Ran) and event.result.exit_code != 0

@@ -56,3 +56,47 @@ def test_an_approval_and_a_wrapped_diff_at_60_columns(tmux, tmp_path, repo):
     for label in ("[y]es, once", "[n]o", "[a]lways this session: python3 -m pytest …"):
         assert label in shown, f"{label} is not visible:\n{shown}"
     assert max(len(line) for line in shown.splitlines()) <= 60
+
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_the_plan_its_path_and_its_code_read_whole_at_60_columns(tmux, tmp_path, repo):
+    """The demo's plan in the real REPL at 60 columns: its title at the left margin, its inline
+    code in backticks, and the plan's long path broken after a `/` wherever it is shown."""
+    for name in ("calc.py", "test_calc.py"):
+        (repo / name).write_text((EXAMPLES / "calc" / name).read_text())
+    t = tmux(EXAMPLES / "scripts" / "plan.jsonl", rows=60)
+    t.type("Fix add and cover negative numbers")
+    t.send("Enter")
+    shown = t.wait_for("[n]ot now")
+    session = next((repo / ".cast" / "plans").iterdir()).name
+    lines = shown.splitlines()
+    assert "Plan: Fix add and cover negative numbers" in lines, shown  # the title starts at the margin
+    assert "`calc.add` subtracts" in shown and "Fix `add` in `calc.py`" in shown, shown
+    flat = shown.replace("\n", "")
+    for name in (session, "plan.md"):
+        assert shown.count(name) == flat.count(name) >= 2, f"{name} is split across lines:\n{shown}"
+    assert max(len(line) for line in lines) <= 60
+
+
+def test_the_working_line_is_whole_at_60_columns(tmux, tmp_path, repo):
+    """While an approved command runs, the line under it says every part of its hint, broken
+    between parts rather than cut at the edge. The command waits for a file the test writes."""
+    plan = repo / ".cast" / "plans" / "2026-01-01-wait" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan: wait\n\n- [ ] Wait for the signal\n")
+    wait = "python3 -c 'import os, time\nwhile not os.path.exists(\"go\"): time.sleep(0.05)'"
+    script = [{"tool_uses": [{"name": "bash", "input": {"command": wait}}]}, {"text": "Waited."}]
+    t = tmux(write_script(tmp_path / "s.jsonl", [*script, *[{"text": '{"complete": true, "missing": []}'}] * 3]))
+    t.type("/execute")
+    t.send("Enter")
+    t.wait_for("[y]es, once")
+    t.type("y")
+    t.wait_for("Enter: [y]es, once")  # a key in the grace period is text: Enter takes it
+    t.send("Enter")
+    shown = t.wait_for("working · Esc interrupts")
+    assert "a message you send is queued as guidance" in shown, shown
+    assert max(len(line) for line in shown.splitlines()) <= 60
+    (repo / "go").write_text("")
+    t.wait_for("Waited.")
