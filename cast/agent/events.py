@@ -79,6 +79,14 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Checking:
+    """The model ended its turn and cast checks the work before the turn ends: the self-check, a
+    model call of cast's own. Front-ends say so, rather than show the agent as still working."""
+
+    what: str = "checking the finished work against the plan (self-check)"
+
+
+@dataclass(frozen=True)
 class Stopped:
     status: str  # done, stopped (a guard), interrupted, failed
     reason: str
@@ -148,6 +156,7 @@ Event = (
     | TaskUpdate
     | UsageUpdate
     | Notice
+    | Checking
     | Stopped
     | Nested
     | Asked

@@ -230,7 +230,10 @@ class Agent:
         """The model ended its turn: the self-check, then the gate, may send it back to work
         (None); otherwise the turn is done."""
         asking = guards.asks_user(self.transcript.messages)  # the user answers it, not the self-check
-        follow_up = self.hooks.on_finish(self) if self.hooks.on_finish and not asking else None
+        check = None if asking else self.hooks.on_finish
+        if check is not None:
+            yield ev.Checking()
+        follow_up = check(self) if check is not None else None
         if follow_up:
             self.transcript.note(follow_up)
             said = follow_up.splitlines()[0].strip("[]").removeprefix("cast ").removeprefix("self-check: ")

@@ -86,7 +86,10 @@ class PromptView:
         elif repl.busy:
             frame = SPINNER[int(time.monotonic() / TICK_SECONDS) % len(SPINNER)]
             working = f"{frame} {WORKING}"  # broken between its parts when narrow: never cut at the edge
-            fragments.append(("class:working", hint_wrap(working, max(20, self.columns() - 1)) + "\n"))
+            checking = repl.renderer.checking  # the model is done; cast's own check of its work: no spinner
+            fragments.append(
+                ("class:working", hint_wrap(f"· {checking}" if checking else working, max(20, self.columns() - 1)) + "\n")
+            )
         return fragments + prompt_label(repl.state.mode)
 
     def _question(self, question: Question) -> Fragments:

@@ -94,6 +94,7 @@ class Renderer:
         self._blocks = 0  # Markdown blocks committed in the current reply (for spacing)
         self._last_fence = False
         self.working = False
+        self.checking = ""  # what cast checks after the model's last words (ev.Checking), until the next event
 
     # -- events ---------------------------------------------------------------------------
     def handle(self, event: ev.Event) -> None:
@@ -126,6 +127,7 @@ class Renderer:
         self.on_change()
 
     def _other(self, event: ev.Event) -> None:
+        self.checking = event.what if isinstance(event, ev.Checking) else ""
         if isinstance(event, ev.StepStarted):
             self.working = True
         elif isinstance(event, ev.ToolCall):

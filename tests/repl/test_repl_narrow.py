@@ -6,6 +6,8 @@ from __future__ import annotations
 from conftest import write_script
 from tmuxkit import tmux  # noqa: F401  (a fixture)
 
+from cast.repl.view import SPINNER
+
 PLAN = "# Plan: discounts\n\n- [ ] Reject negative discounts in the checkout module\n- [ ] Test it\n"
 WRITE = {"text": "Planning.", "tool_uses": [{"name": "write_plan", "input": {"name": "plan", "content": PLAN}}]}
 LONG = "x = 1  # " + "a long comment that will not fit in sixty columns " * 2
@@ -100,3 +102,19 @@ def test_the_working_line_is_whole_at_60_columns(tmux, tmp_path, repo):
     assert max(len(line) for line in shown.splitlines()) <= 60
     (repo / "go").write_text("")
     t.wait_for("Waited.")
+
+
+def test_the_self_check_after_the_models_last_words_shows_no_spinner(tmux, tmp_path, repo):
+    """After the model's closing words cast checks the work (a model call of its own, slow here):
+    the prompt area says so, with no spinner, rather than show the agent as working again."""
+    plan = repo / ".cast" / "plans" / "2026-01-01-look" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan: look\n\n- [ ] Look around\n")
+    verdict = '{"complete": true, "missing": [], "claims": []}'
+    script = [{"text": "Looked around."}, {"text": verdict, "delay": 4}, {"text": "Stopping here."}, {"text": verdict}]
+    t = tmux(write_script(tmp_path / "s.jsonl", [*script, {"text": verdict}]))
+    t.type("/execute")
+    t.send("Enter")
+    shown = t.wait_for("checking the finished work against the plan (self-check)")
+    assert "Looked around." in shown and "working ·" not in shown and not set(SPINNER) & set(shown), shown
+    t.wait_for("Result:")

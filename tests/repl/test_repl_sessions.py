@@ -75,7 +75,7 @@ def test_last_reply_on_resume_is_rendered_not_raw(harness, repo):
     h.wait_text("Type to continue.")
     out = h.out.text()
     tail = out[out.index("Last reply:") :]
-    assert "Use pytest with -x." in tail and "**" not in tail
+    assert "Use pytest with `-x`." in tail and "**" not in tail  # rendered: bold gone, the code span kept in backticks
 
 
 def test_the_self_check_says_self_check_once(harness, repo):
