@@ -271,7 +271,9 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     meta = session.meta
     plan_path = Path(meta["plan_path"]) if meta.get("plan_path") else None
     if meta.get("mode") == "execute" and plan_path is not None and plan_path.is_file():
-        run = _execute(workspace, config, options, TaskBoard(plan_path), meta.get("task", ""), session_id, model)
+        board = TaskBoard(plan_path)
+        board.recall(meta.get("evidence"))  # what the session's earlier ticks rested on: kept when the next tick is recorded
+        run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model)
     else:
         ctx = ToolContext(workspace=workspace, session_id=session_id)
         parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, meta.get("task", ""), plan_path))
@@ -329,7 +331,7 @@ def _instrument(run: Run, session: Session, messages: list[Message] | None = Non
         check = SelfCheck(agent.model, task=task, plan_path=plan_path, on_usage=run.usage.add, ledger=ledger)
         hooks.after_tools, hooks.on_finish, hooks.halt = tasklist.watch(board), check, tasklist.halting(board)
         hooks.observers.append(check.observe)
-        board.on_evidence = lambda evidence: session.update(evidence=evidence)
+        board.on_evidence = lambda evidence: session.update(evidence={text: e.to_dict() for text, e in evidence.items()})
         if run.checkpoints is not None:
             hooks.observers.insert(0, run.checkpoints.observe)
     agent.hooks = hooks

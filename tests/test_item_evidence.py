@@ -45,7 +45,11 @@ def test_an_item_that_names_a_file_is_not_ticked_on_a_passing_command_alone(repo
     assert ticks[2].ok, ticks[2].text
     assert "- [x] Add `test_mul_zero`" in plan.read_text()
     report = run.close().report
-    assert report is not None and report.items_done[0]["evidence"]["files"] == ["test_app.py"]
+    assert (
+        report is not None
+        and report.items_done[0].evidence is not None
+        and report.items_done[0].evidence.files == ["test_app.py"]
+    )
 
 
 def test_a_count_that_contradicts_the_plan_is_flagged():

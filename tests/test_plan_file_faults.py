@@ -155,6 +155,6 @@ def test_self_check_and_report_use_the_items_last_seen(tmp_path):
     ]
     report = builder.build("")
     assert report.plan_lost == "missing" and report.ticked_this_run == 1
-    assert [i["text"] for i in report.items_done] == ["Fix the menu"]
-    assert [i["text"] for i in report.items_left] == ["Test the menu"]
+    assert [i.text for i in report.items_done] == ["Fix the menu"]
+    assert [i.text for i in report.items_left] == ["Test the menu"]
     assert f"Plan: plan file missing — {path}; when last read, 1/2 items done (1 this run)" in report.render_text()

@@ -369,9 +369,10 @@ class TestReport:
         report = builder.build()
         assert (report.status, report.ticked_this_run) == ("incomplete", 1)
         assert report.reason == "1 plan item not done: 2" and report.stopped == "done"
-        assert [i["text"] for i in report.items_done] == ["Write greet()"]
-        assert report.items_done[0]["evidence"]["files"] == ["app.py"] and report.items_done[0]["evidence"]["supported"]
-        assert [i["number"] for i in report.items_left] == [2]
+        assert [i.text for i in report.items_done] == ["Write greet()"]
+        evidence = report.items_done[0].evidence
+        assert evidence is not None and evidence.files == ["app.py"] and evidence.supported
+        assert [i.number for i in report.items_left] == [2]
         assert [(c.command, c.exit_code, c.passed) for c in report.commands] == [("pytest -q", 0, True)]
         assert "app.py" in report.files_changed and "test_greet.py" in report.files_changed
         assert "README.md" not in report.files_changed and "README.md" not in report.diff_stat
@@ -470,7 +471,8 @@ class TestTicks:
         assert board.remaining()[0][0] == 1 and len(board.remaining()) == 3
         text = board.update(2, "done", "nothing needed tidying")
         assert "ticked without evidence: no file was changed" in text and "note: nothing needed tidying" in text
-        assert board.evidence_for("Tidy up")["supported"] is False
+        found = board.evidence_for("Tidy up")
+        assert found is not None and found.supported is False
 
     def test_a_named_verification_must_have_passed_on_its_last_run(self, tmp_path):
         board = self.board(tmp_path)
@@ -483,7 +485,8 @@ class TestTicks:
             board.update(1, "done", "")
         board.ledger.add(Ran("cd . && python3 -m unittest", 0, {"passed": 3}))
         assert "evidence: `python3 -m unittest` exit 1" in board.update(1, "done", "")
-        assert board.evidence_for("Fix `add` in `calc.py`") == {
+        found = board.evidence_for("Fix `add` in `calc.py`")
+        assert found is not None and found.to_dict() == {
             "commands": ["`python3 -m unittest` exit 1 (2 passed, 1 failed)", "`cd . && python3 -m unittest` exit 0 (3 passed)"],
             "files": ["calc.py"],
             "checks": ["python3 -m unittest"],

@@ -38,7 +38,7 @@ def test_an_interrupted_turn_after_a_finished_one_reports_nothing_of_the_first(r
     second = run.outcome().report
     assert second is not None
     assert second.commands == [] and second.files_changed == [] and second.claims == []
-    assert second.ticked_this_run == 0 and not any(i.get("evidence") for i in second.items_done)
+    assert second.ticked_this_run == 0 and not any(i.evidence for i in second.items_done)
     shown = second.render_text(commands="/")
     assert "The item is done" not in shown and "echo checked" not in shown
     run.close()
@@ -64,7 +64,7 @@ def test_a_turn_reports_its_own_command_and_not_the_last_turns(repo):
     report = run.outcome().report
     assert report is not None
     assert [c.command for c in report.commands] == ["echo two"]
-    assert report.ticked_this_run == 0 and not any(i.get("evidence") for i in report.items_done)
+    assert report.ticked_this_run == 0 and not any(i.evidence for i in report.items_done)
     assert [c.text for c in report.claims] != ["Item 1 is done."]
     run.close()
 

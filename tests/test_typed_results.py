@@ -102,7 +102,8 @@ def test_one_ledger_serves_the_task_list_the_report_and_the_self_check(repo: Pat
     assert board is not None and run.report is not None
     assert run.report.obs.ledger is board.ledger and check.obs.ledger is board.ledger  # type: ignore[attr-defined]
     assert [(c.command, c.label) for c in board.ledger.commands] == [("true", "ok")]  # fed once, not twice
-    assert board.evidence_for("Run `true`")["commands"] == ["`true` exit 0"]
+    found = board.evidence_for("Run `true`")
+    assert found is not None and found.commands == ["`true` exit 0"]
 
 
 def test_cast_verify_judges_a_command_as_the_runs_ledger_does(repo: Path):

@@ -4,12 +4,15 @@ one stream; the loop knows nothing about how, or whether, it is shown."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cast.models.base import TextDelta as TextDelta  # streamed as the model sent them: re-exported
 from cast.models.base import ThinkingDelta as ThinkingDelta
 from cast.models.base import Usage
 from cast.tools.results import Result, result_json
+
+if TYPE_CHECKING:
+    from cast.tools.evidence import ItemEvidence
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Task:
     text: str
     status: str  # pending, in_progress, done, blocked
     note: str = ""
-    evidence: dict[str, Any] = field(default_factory=dict)  # what its tick rested on (tools/evidence.py)
+    evidence: ItemEvidence | None = None  # what its tick rested on (tools/evidence.py); None: not ticked this session
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,9 @@ def to_json(event: Event) -> dict[str, Any]:
         fields.update(fields.pop("usage"))  # flat, as the token counts have always been
     if isinstance(event, ToolResult):
         fields["result"] = result_json(event.result)
+    if isinstance(event, TaskUpdate):  # evidence as it is written everywhere it leaves: ItemEvidence.to_dict
+        for task, row in zip(event.tasks, fields["tasks"]):
+            row["evidence"] = task.evidence.to_dict() if task.evidence is not None else {}
     if isinstance(event, Asked) and hasattr(event.request, "always_label"):
         fields["request"]["always"] = event.request.always_label  # what "always" would cover, said as the user sees it
     return {"type": name, **fields}

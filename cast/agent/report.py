@@ -25,7 +25,7 @@ from cast.agent.observed import Observations, PlanState
 from cast.agent.plan_claims import without_plan_description
 from cast.agent.transcript import final_text as final_text  # where it was: the report's readers import it from here
 from cast.text import path_label
-from cast.tools.evidence import CommandRun, Ledger
+from cast.tools.evidence import CommandRun, ItemEvidence, Ledger
 from cast.tools.results import Explored
 from cast.tools.snapshot import Snapshot
 
@@ -34,14 +34,29 @@ if TYPE_CHECKING:
 
 
 # -- the report -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReportItem:
+    """A plan item as the report lists it; `evidence` is what its tick rested on when it was ticked
+    this run (None: left, or ticked before the run began)."""
+
+    number: int
+    text: str
+    evidence: ItemEvidence | None = None
+
+    @property
+    def unsupported(self) -> bool:
+        """Ticked this run without the evidence a tick needs (the model gave a note instead)."""
+        return self.evidence is not None and not self.evidence.supported
+
+
 @dataclass
 class Report:
     status: str = ""
     reason: str = ""
     plan_path: str | None = None
     plan_lost: str = ""  # "missing"/"unreadable (...)": items are as last known
-    items_done: list[dict[str, Any]] = field(default_factory=list)  # number, text, evidence (if ticked this run)
-    items_left: list[dict[str, Any]] = field(default_factory=list)
+    items_done: list[ReportItem] = field(default_factory=list)  # with the evidence of a tick made this run
+    items_left: list[ReportItem] = field(default_factory=list)
     ticked_this_run: int = 0
     commands: list[CommandRun] = field(default_factory=list)
     files_changed: list[str] = field(default_factory=list)
@@ -54,18 +69,24 @@ class Report:
     stopped: str = ""  # the loop's own stop status, before the facts had their say
 
     @property
-    def unsupported(self) -> list[dict[str, Any]]:
+    def unsupported(self) -> list[ReportItem]:
         """Items ticked this run without the evidence a tick needs (the model gave a note instead)."""
-        return [i for i in self.items_done if i.get("evidence") and not i["evidence"].get("supported", True)]
+        return [i for i in self.items_done if i.unsupported]
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON (`--json`'s result): where its typed records leave as dicts."""
         data = asdict(self)
         for entry, run in zip(data["commands"], self.commands):
             entry["passed"], entry["is_test"], entry["label"] = run.passed, run.is_test, run.label
+        data["items_done"] = [
+            {"number": i.number, "text": i.text, "evidence": i.evidence.to_dict() if i.evidence else {}} for i in self.items_done
+        ]
+        data["items_left"] = [{"number": i.number, "text": i.text} for i in self.items_left]
         data["unchecked_claims"] = sum(1 for c in self.claims if not c.checked)
         data["ticked_without_evidence"] = [
-            {"number": i["number"], "text": i["text"], "missing": i["evidence"]["missing"], "note": i["evidence"]["note"]}
+            {"number": i.number, "text": i.text, "missing": i.evidence.missing, "note": i.evidence.note}
             for i in self.unsupported
+            if i.evidence is not None
         ]
         return data
 
@@ -99,19 +120,19 @@ class Report:
             out = [f"Plan: plan file {self.plan_lost} — {where}; when last read, {counts}"]
         else:
             out = [f"Plan: {counts} — {where}"]
-        for item in sorted(self.items_done + self.items_left, key=lambda i: i["number"]):
-            out.append(f"  [{' ' if item in self.items_left else 'x'}] {item['number']}. {item['text']}")
-            evidence = item.get("evidence")
-            if evidence and evidence.get("supported", True):
-                shown = [*evidence["commands"], *(f"{path_label(path)} changed" for path in evidence["files"])]
+        for item in sorted(self.items_done + self.items_left, key=lambda i: i.number):
+            out.append(f"  [{' ' if item in self.items_left else 'x'}] {item.number}. {item.text}")
+            evidence = item.evidence
+            if evidence is not None and evidence.supported:
+                shown = [*evidence.commands, *(f"{path_label(path)} changed" for path in evidence.files)]
                 out.append("        evidence: " + ("; ".join(shown) if shown else "none recorded"))
         if self.unsupported:
             out.append(f"Ticked without evidence: {len(self.unsupported)}")
             for item in self.unsupported:
-                note = item["evidence"]["note"]
-                out.append(
-                    f"  {item['number']}. {item['text']} — {item['evidence']['missing']}" + (f"; note: {note}" if note else "")
-                )
+                if item.evidence is None:
+                    continue
+                note = item.evidence.note
+                out.append(f"  {item.number}. {item.text} — {item.evidence.missing}" + (f"; note: {note}" if note else ""))
         return out
 
     def command_lines(self) -> list[str]:
@@ -160,7 +181,7 @@ class Report:
 
 
 def judged_status(
-    stop: ev.Stopped | None, plan: PlanState | None, left: list[dict[str, Any]], failing: list[CommandRun]
+    stop: ev.Stopped | None, plan: PlanState | None, left: list[ReportItem], failing: list[CommandRun]
 ) -> tuple[str, str]:
     """The run's status from the facts: a loop that stopped by itself as `done` is `done` only
     when the plan is there, has nothing left, and no test command's last run failed; else the
@@ -172,7 +193,7 @@ def judged_status(
     if plan is not None and plan.lost:
         problems.append(("plan missing", f"the plan file {plan.path} is {plan.lost}"))
     if plan is not None and left:
-        numbers = ", ".join(str(i["number"]) for i in left)
+        numbers = ", ".join(str(i.number) for i in left)
         problems.append(("incomplete", f"{len(left)} plan item{'s' * (len(left) != 1)} not done: {numbers}"))
     if failing:
         problems.append(("tests failing", "; ".join(f"the last run of {run.describe()}" for run in failing)))
@@ -273,13 +294,15 @@ class ReportBuilder:
         if self.plan.path != self.plan_path:  # the plan was written during the run
             self.plan = PlanState(self.plan_path)
         items = self.plan.read()
-        evidence = self.tasks.evidence_for if self.tasks is not None else (lambda text: {})
-        done: list[dict[str, Any]] = [
-            {"number": i.number, "text": i.text, "evidence": evidence(i.text) if i.number not in self.start_ticked else {}}
+        board = self.tasks
+        done = [
+            ReportItem(
+                i.number, i.text, board.evidence_for(i.text) if board is not None and i.number not in self.start_ticked else None
+            )
             for i in items
             if i.checked
         ]
-        left: list[dict[str, Any]] = [{"number": i.number, "text": i.text} for i in items if not i.checked]
+        left = [ReportItem(i.number, i.text) for i in items if not i.checked]
         changed = list(self.obs.changed)
         rows = self._git_changes()
         snap_rows, capped = self._snapshot_changes()
@@ -294,12 +317,12 @@ class ReportBuilder:
         text = self.obs.last_text if final_text is None else final_text
         if self.obs.began and not self.obs.replied:  # the turn wrote nothing: an earlier turn's words are not this one's claims
             text, listed = "", []
-        unsupported = {i["number"]: i["evidence"]["missing"] for i in done if i["evidence"] and not i["evidence"]["supported"]}
+        unsupported = {i.number: i.evidence.missing for i in done if i.evidence is not None and i.unsupported}
         facts = Facts(
             list(self.obs.commands),
             changed,
-            {i["number"]: i["text"] for i in done},
-            {i["number"]: i["text"] for i in left},
+            {i.number: i.text for i in done},
+            {i.number: i.text for i in left},
             self.plan.lost,
             unsupported,
         )

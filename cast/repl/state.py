@@ -308,5 +308,5 @@ def _task_rows(board: TaskBoard) -> tuple[ev.Task, ...]:
     rows = []
     for item in items:
         status, note = ("done", "") if item.checked else board.status.get(item.text, ("pending", ""))
-        rows.append(ev.Task(item.number, item.text, status, note, board.evidence_for(item.text) if item.checked else {}))
+        rows.append(ev.Task(item.number, item.text, status, note, board.evidence_for(item.text) if item.checked else None))
     return tuple(rows)

@@ -278,7 +278,9 @@ def item_body(text: str, line: int) -> list[str]:
 
 @dataclass
 class ItemEvidence:
-    """What a tick rested on, kept per item for `/tasks`, the session and the report."""
+    """What a tick rested on, kept per item for `/tasks`, the session and the report. It stays
+    this type all the way; `to_dict` is for where it leaves as JSON (the session's meta, --json),
+    `from_dict` reads that back."""
 
     commands: list[str] = field(default_factory=list)  # CommandRun.describe() of each, in order
     files: list[str] = field(default_factory=list)
@@ -300,6 +302,26 @@ class ItemEvidence:
             "missing": self.missing,
             "note": self.note,
         } | ({"earlier": list(self.earlier)} if self.earlier else {})
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ItemEvidence | None:
+        """What `to_dict` wrote (a session's meta from any version of cast), or None when `data` is
+        not that: a field of the wrong type is left out, never trusted as evidence."""
+        if not isinstance(data, dict):
+            return None
+
+        def texts(key: str) -> list[str]:
+            value = data.get(key)
+            return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+        def text(key: str) -> str:
+            value = data.get(key)
+            return value if isinstance(value, str) else ""
+
+        missing = text("missing")
+        if not missing and data.get("supported") is False:  # said unsupported, with no reason kept
+            missing = "no evidence recorded"
+        return cls(texts("commands"), texts("files"), texts("earlier"), texts("checks"), missing, text("note"))
 
     def summary(self) -> str:
         parts = [

@@ -12,7 +12,7 @@ the item is done anyway, and then the report lists it as ticked without evidence
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,7 +37,7 @@ class TaskBoard:
         self.lost = ""  # why the plan file cannot be read now, once sync has said so
         self.ledger = Ledger()  # fed with every tool result by the run (runs.py)
         self.evidence: dict[str, ItemEvidence] = {}  # item text -> what its tick rested on
-        self.on_evidence: Callable[[dict[str, Any]], None] | None = None  # the session keeps it
+        self.on_evidence: Callable[[Mapping[str, ItemEvidence]], None] | None = None  # the session keeps it
         self._started: dict[str, int] = {}  # item text -> ledger position when it went in_progress
         self._last_tick = 0  # ledger position of the last tick: where an item never started begins
         self.revisions: Revisions | None = None  # set by the run: hand edits it notices become revisions
@@ -65,9 +65,20 @@ class TaskBoard:
             rows.append((item.number, item.text, status, note))
         return rows
 
-    def evidence_for(self, text: str) -> dict[str, Any]:
-        found = self.evidence.get(text)
-        return found.to_dict() if found else {}
+    def evidence_for(self, text: str) -> ItemEvidence | None:
+        """What the tick of the item `text` rested on; None when it was not ticked in this session."""
+        return self.evidence.get(text)
+
+    def recall(self, recorded: Any) -> None:
+        """The evidence a session's meta kept (`ItemEvidence.to_dict` per item text), when the
+        session is resumed: the earlier ticks keep showing what they rested on, and the next tick's
+        record keeps them. Entries that are not evidence are left out."""
+        if not isinstance(recorded, dict):
+            return
+        for text, data in recorded.items():
+            found = ItemEvidence.from_dict(data)
+            if isinstance(text, str) and found is not None:
+                self.evidence.setdefault(text, found)
 
     def checks(self, number: int) -> list[str]:
         """The verification commands item `number` names, as the plan says now."""
@@ -202,7 +213,7 @@ class TaskBoard:
                     self._started[item.text] = self.ledger.mark()
             self.version += 1
             if found is not None and self.on_evidence:
-                self.on_evidence({text: e.to_dict() for text, e in self.evidence.items()})
+                self.on_evidence(dict(self.evidence))
         text = f"task {item.number} {status}: {item.text}"
         if status == "done":
             text += f" — ticked in {self.plan.path.name}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -11,6 +11,9 @@ from rich.text import Text
 
 from cast.agent.events import Task
 from cast.text import path_label
+
+if TYPE_CHECKING:
+    from cast.tools.evidence import ItemEvidence
 
 MARKS = {
     "done": ("✓", "green"),
@@ -49,8 +52,8 @@ def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> RenderableT
         label = Text(f"{task.id}. {task.text}", style=label_style)
         if task.note:
             label.append(f" — {task.note}", style="italic dim")
-        if window is None and task.evidence:  # the full list (/tasks): what each tick rested on
-            style_ = "dim" if task.evidence.get("supported", True) else "yellow"
+        if window is None and task.evidence is not None:  # the full list (/tasks): what each tick rested on
+            style_ = "dim" if task.evidence.supported else "yellow"
             label.append("\n  " + evidence_line(task.evidence), style=style_)
         rows.add_row(Text(f"  {mark} ", style=style), label)
     if after:
@@ -58,12 +61,12 @@ def checklist(tasks: Sequence[Task], window: int | None = WINDOW) -> RenderableT
     return Group(Text(f"Tasks {progress(tasks)}", style="bold"), rows)
 
 
-def evidence_line(evidence: dict[str, Any]) -> str:
+def evidence_line(evidence: ItemEvidence) -> str:
     """One line for what a tick rested on (see cast/tools/evidence.py)."""
-    if not evidence.get("supported", True):
-        note = evidence.get("note", "")
-        return f"ticked without evidence: {evidence.get('missing', '')}" + (f"; note: {note}" if note else "")
-    shown = [*evidence.get("commands", []), *(f"{path_label(path)} changed" for path in evidence.get("files", []))]
+    if not evidence.supported:
+        note = evidence.note
+        return f"ticked without evidence: {evidence.missing}" + (f"; note: {note}" if note else "")
+    shown = [*evidence.commands, *(f"{path_label(path)} changed" for path in evidence.files)]
     return "evidence: " + ("; ".join(shown) if shown else "none recorded")
 
 

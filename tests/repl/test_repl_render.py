@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cast.agent import events as ev
+from cast.tools.evidence import ItemEvidence
 from cast.tools.results import Edited, Ran
 from cast.ui.console import render_text
 from cast.ui.render import Renderer
@@ -178,7 +179,7 @@ def test_a_question_hint_breaks_between_its_parts_at_80_columns():
 
 def test_a_long_task_wraps_under_its_own_text_at_80_columns():
     long = "Run the very long verification command that prints a lot of output, then check it slowly"
-    tasks = (ev.Task(1, long, "done", evidence={"commands": ["`make check` exit 0"], "files": []}), ev.Task(2, "Test", "pending"))
+    tasks = (ev.Task(1, long, "done", evidence=ItemEvidence(commands=["`make check` exit 0"])), ev.Task(2, "Test", "pending"))
     for text in (render_text(checklist(tasks), 80, False), render_text(checklist(tasks, window=None), 80, False)):
         lines = text.splitlines()
         assert lines[1].startswith("  ✓ 1. Run the very long") and lines[2] == "    check it slowly", text
