@@ -41,3 +41,12 @@ def test_the_working_line_breaks_between_its_parts_at_60_columns():
 
     shown = hint_wrap(f"⠋ {WORKING}", 59)
     assert shown.splitlines() == ["⠋ working · Esc interrupts", "a message you send is queued as guidance"]
+
+
+def test_question_text_without_long_words_wraps_as_textwrap_does():
+    import textwrap
+
+    said = "cast wants to run a command that is not provably read-only: press a key to answer it, or type"
+    for width in (20, 33, 59, 80):
+        assert word_wrap(said, width) == "\n".join(textwrap.wrap(said, width, break_on_hyphens=False))
+    assert word_wrap("  indented, and long enough to wrap", 20).startswith("  indented, and")

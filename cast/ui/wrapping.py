@@ -69,6 +69,7 @@ def wrap(text: str, width: int) -> str:
             out.append("")
             continue
         row = ""
+        words[0] = line[: len(line) - len(line.lstrip())] + words[0]  # an indented line keeps its indent
         for word in words:
             if row and len(row) + 1 + len(word) <= width:
                 row += " " + word
