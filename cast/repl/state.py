@@ -31,7 +31,7 @@ class ReplState:
         self.options = options
         self.mode = mode
         self.run: Run | None = None  # built on the first task
-        self.books: list[UsageLog] = []  # the usage books of runs this REPL has left behind (/clear, /execute)
+        self.books: dict[str, UsageLog] = {}  # session id -> the book of its newest run this REPL left behind
         self.hint = ""  # shown as the prompt's placeholder (e.g. after "keep planning")
         self.brief_pending = False  # a plan attached by Shift+Tab: the next message carries the brief
         self._direct = ""  # the session whose run did a task in execute mode without a plan
@@ -270,17 +270,21 @@ class ReplState:
         self.close()
         if self.run is not None and self.run.usage is not None:
             with self._lock:
-                self.books.append(self.run.usage)
+                self.books[self.run.session_id] = self.run.usage  # a resumed one's carries the earlier
 
     # -- figures --------------------------------------------------------------------------
     def total(self) -> ev.UsageUpdate:
         """This REPL's figures, read from its runs' books and kept nowhere else: the sum of every
         run's tokens and cost (explores, compaction and self-checks included, a resumed session's
-        earlier spending too), and the size of the current run's newest request."""
+        earlier spending too), and the size of the current run's newest request. A session resumed
+        again counts once: its newest book opens with what the earlier ones spent."""
         current = self.run.usage if self.run is not None else None
         with self._lock:
-            books = [*self.books, *([current] if current is not None else [])]
-        shown = [book.session_figures() for book in books]
+            books = dict(self.books)
+        if self.run is not None and current is not None:
+            books.pop(self.run.session_id, None)
+            books[self.run.session_id] = current
+        shown = [book.session_figures() for book in books.values()]
         context = shown[-1].context_tokens if current is not None else 0
         return ev.UsageUpdate(sum((f.usage for f in shown), Usage()), context, sum(f.cost for f in shown))
 

@@ -43,11 +43,14 @@ def test_the_repls_figures_are_its_runs_books_summed_explores_included():
     current.call(Usage(input_tokens=500), 1)
     current.add(CALL, "explore", agent="explore-1", model="claude-haiku-5-5", cost=0.10)  # as the child books it
     current.add(CALL, "explore", agent="explore-2", model="claude-haiku-5-5", cost=0.20)
-    state.books.append(left)
-    state.run = SimpleNamespace(usage=current)  # type: ignore[assignment]
+    state.books["2026-01-01-left"] = left
+    state.run = SimpleNamespace(usage=current, session_id="2026-01-01-now")  # type: ignore[assignment]
     total = state.total()
     assert round(total.cost, 6) == 3.301 and total.usage.input_tokens == 3 * CALL.input_tokens + 500
     assert total.context_tokens == 500  # the run's own context, not a child's
+    again = UsageLog(price_for(Config(), "claude-sonnet-5-5"), carried=left.session_figures())
+    state.run = SimpleNamespace(usage=again, session_id="2026-01-01-left")  # type: ignore[assignment]
+    assert round(state.total().cost, 6) == 3.0  # that session resumed: its new book carries what the first spent, once
 
 
 def test_the_plan_prompt_says_when_exploring_pays():
