@@ -50,7 +50,7 @@ def _prepare() -> None:
     import ctypes  # noqa: F401
     import resource  # noqa: F401
 
-    from cast.sandbox import landlock, seccomp  # noqa: F401
+    from cast.sandbox import landlock, launch, seccomp  # noqa: F401
 
     if seccomp.supported():
         seccomp.program(seccomp.LOCAL_ONLY)

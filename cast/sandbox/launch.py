@@ -4,13 +4,16 @@ It exists because a process group is not a boundary: GNU `timeout`, `setsid` and
 it. The launcher makes itself a child subreaper, so every orphan in the tree becomes its child
 and stays findable; when the command ends, or cast sends SIGTERM, it kills every descendant it
 can find and reaps them before it exits. It also applies what SPEC asks before the command
-starts, so nothing below it can undo them: a capped pid namespace, Landlock (to itself), and in
-the command's own process the rlimits, no capabilities and the seccomp filter. It fails closed:
+starts, so nothing below it can undo them: a capped pid namespace, then, to itself, Landlock, the
+rlimits, no capabilities and the seccomp filter, which the command inherits (started with
+posix_spawn: no copy of this process per command). It fails closed:
 if the policy in SPEC cannot be applied, the command does not run (the pid cap alone is best
 effort, and cast.sandbox.policy.isolation() says where it holds).
 
 Standard library only, and run with -I -S: neither PYTHONPATH nor site-packages can change it.
-It starts for every command it wraps (under bubblewrap none: cast/sandbox/direct.py), so it imports
+bash commands get its code in a fork of cast's fork server (forkserver.py); MCP servers, hooks and
+the bubblewrap fallback start it as a process (under bubblewrap, commands need none:
+cast/sandbox/direct.py). It imports
 little: the spec is marshal (no json, hence no re), signals come from `_signal` (no enum), prctl is
 called through `_ctypes` (importing ctypes costs more than Python's own start on a loaded machine),
 and ctypes, Landlock and seccomp load only when the spec asks.
@@ -206,8 +209,12 @@ def _wait_for(child: int) -> int:
             kill_tree()
 
 
-def _confine_child(spec: dict, libc: ctypes.CDLL | None, capped: bool) -> None:  # type: ignore[type-arg]  # no typing here: it starts every command
-    """In the command's own process, right before exec: limits, no capabilities, the filter."""
+def _confine_self(spec: dict, libc: ctypes.CDLL | None, capped: bool) -> None:  # type: ignore[type-arg]  # no typing here: it starts every command
+    """Right before the command starts, on ourselves, so the command inherits it and nothing it
+    runs can undo it: limits, no capabilities, the filter. What is left for us to do (wait,
+    signal, read /proc, write a status to a pipe) needs none of what they take away. Done here
+    rather than in a forked child because the command is then started with posix_spawn (vfork):
+    a fork copies this Python process, which on a VM costs milliseconds per command."""
     import resource
 
     limits = dict(spec.get("rlimits", {}))
@@ -221,6 +228,17 @@ def _confine_child(spec: dict, libc: ctypes.CDLL | None, capped: bool) -> None: 
         from cast.sandbox import seccomp
 
         seccomp.install(spec["seccomp"])
+
+
+def _program(name: str, env: dict) -> str:  # type: ignore[type-arg]
+    """`name` found on the command's own PATH, as execvp would (posix_spawnp would search ours)."""
+    if "/" in name:
+        return name
+    for entry in env.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(entry or ".", name)
+        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+            return candidate
+    return name
 
 
 def _prctl(option: int, value: int) -> None:
@@ -244,7 +262,7 @@ def main(argv: list[str]) -> int:
 
 def run(spec: dict, command: list[str], env: dict | None = None) -> int:  # type: ignore[type-arg]
     """Apply SPEC, run `command` below us (with `env`, else ours) and return its status once its
-    whole tree is gone. Also what cast's keeper (keeper.py) runs in each forked copy of itself."""
+    whole tree is gone. Also what each keeper forked by cast's fork server (forkserver.py) runs."""
     _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     libc = None
@@ -267,24 +285,19 @@ def run(spec: dict, command: list[str], env: dict | None = None) -> int:  # type
         sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
         return REFUSED
     try:
-        child = os.fork()
-    except _Stop as stop:
+        _confine_self(spec, libc, capped)
+    except OSError as exc:
+        sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
+        return REFUSED
+    environ = dict(os.environ) if env is None else env
+    try:
+        child = os.posix_spawn(_program(command[0], environ), command, environ)
+    except _Stop as stop:  # a signal while it started: the child may exist with no pid known to us
+        kill_tree()
         return 128 + int(stop.args[0])
-    if child == 0:
-        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_DFL)
-        try:
-            _confine_child(spec, libc, capped)
-        except OSError as exc:
-            sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
-            os._exit(REFUSED)
-        try:
-            if env is None:
-                os.execvp(command[0], command)
-            else:
-                os.execvpe(command[0], command, env)
-        finally:
-            os._exit(127)
+    except OSError as exc:
+        sys.stderr.write(f"cast: {command[0]}: {exc.strerror or exc}\n")
+        return 127
     return _wait_for(child)
 
 

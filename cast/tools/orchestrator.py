@@ -20,11 +20,10 @@ from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.denials import denial
 from cast.sandbox.policy import READ_ONLY, Policy, detect, isolation, throwaway, workspace_write
 from cast.tools.base import ToolContext
-from cast.tools.command_env import private_git_index, read_only_env
-from cast.tools.process import CommandResult, run_command
 
 if TYPE_CHECKING:
     from cast.safety.bash_check import Verdict
+    from cast.tools.process import CommandResult
 
 
 def strong_isolation() -> tuple[bool, str]:
@@ -85,6 +84,8 @@ def _environment(kind: SandboxKind, root: Path) -> Iterator[dict[str, str] | Non
     environment (PATH without the tree, hardened git on a private index); approved commands the
     user's own. The sandbox scrubs secrets from either."""
     if kind in (SandboxKind.PROVEN, SandboxKind.UNVERIFIED):
+        from cast.tools.command_env import private_git_index, read_only_env
+
         with private_git_index(root, read_only_env(root)) as env:
             yield env
     else:
@@ -104,6 +105,8 @@ class Attempt:
 
 
 def attempt(command: str, run: Run, ctx: ToolContext, timeout: float, on_line: Callable[[str], None] | None = None) -> Attempt:
+    from cast.tools.process import run_command  # the runner and its sandbox parts load with the first command, not at start-up
+
     root = ctx.workspace.root
     sandbox = sandbox_for(run.sandbox, root, ctx.sandbox.approval)
     with _environment(run.sandbox, root) as env:

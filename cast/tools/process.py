@@ -176,6 +176,11 @@ def _kept(argv: list[str], env: dict[str, str], cwd: Path, output: int) -> spawn
     return spawn.spawn(launched[0], launched[1], env, str(cwd), output, output)
 
 
+def _discard(scratch: str | None) -> None:
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 class _ExitWaiter:
     """Sleeps up to N seconds, waking the moment the process exits (a pidfd where the kernel has
     them): a command that takes 5 ms is not charged a whole polling interval."""
@@ -196,11 +201,6 @@ class _ExitWaiter:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
-
-
-def _discard(scratch: str | None) -> None:
-    if scratch:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _pump(fd: int, collector: _Collector, stop: threading.Event, live: LiveLine | None = None) -> None:
@@ -228,16 +228,22 @@ def _pump(fd: int, collector: _Collector, stop: threading.Event, live: LiveLine 
 
 def _kill_group(proc: subprocess.Popen[bytes] | spawn.Spawned) -> None:
     """TERM the group (the launcher then kills every descendant, wherever it moved), give it a
-    moment, then KILL."""
+    moment, then KILL. A keeper (spawn.py) reports its status only once it has killed and reaped
+    its tree, so then only a KILL to its group follows, for anything past its kill budget: its
+    own exit is reaped by the fork server, not here."""
+    kept = isinstance(proc, spawn.Spawned)
     try:
-        os.killpg(proc.pid, signal.SIGTERM)
+        if not (kept and proc.poll() is not None):
+            os.killpg(proc.pid, signal.SIGTERM)
     except (ProcessLookupError, PermissionError):
         proc.poll()
         return
     deadline = time.monotonic() + GRACE_SECONDS
     pause = 0.001
     while time.monotonic() < deadline:
-        if proc.poll() is not None and not _group_alive(proc.pid):
+        if proc.poll() is not None and (kept or not _group_alive(proc.pid)):
+            if kept:
+                _kill_quietly(proc.pid)
             return
         time.sleep(pause)
         pause = min(pause * 2, 0.02)
@@ -246,6 +252,13 @@ def _kill_group(proc: subprocess.Popen[bytes] | spawn.Spawned) -> None:
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+
+
+def _kill_quietly(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _group_alive(pgid: int) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
@@ -18,9 +19,11 @@ from cast.sandbox.policy import Policy, detect
 from cast.text import one_line
 from cast.tools.base import Access, CommandParams, Observation, Tool, ToolContext, ToolError
 from cast.tools.orchestrator import attempt, decide_execute_command, decide_plan_command, read_only_verdict
-from cast.tools.process import CommandResult
 from cast.tools.results import Declined, Ran
 from cast.tools.test_runners import parse_test_counts
+
+if TYPE_CHECKING:
+    from cast.tools.process import CommandResult
 
 __all__ = ["EXECUTE_BASH", "PLAN_BASH", "observe", "read_only_verdict"]
 
