@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import cast_env, invoke_cast
 from test_answers_stdin import TURNS, plan, script
 
@@ -103,3 +104,20 @@ def test_an_mcp_servers_approval_asked_while_the_run_is_built_is_printed_answere
     assert "not started" not in done.stdout + done.stderr
     recorded = [q for q in questions(records_of(repo, events[-1]["session"])) if q["id"] == asked["id"]]
     assert len(recorded) == 1 and recorded[0]["answer"]["value"] == "yes"
+
+
+def test_the_trust_question_answered_on_the_terminal_is_in_the_session_too(repo, tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    (repo / ".cast").mkdir(exist_ok=True)
+    (repo / ".cast" / "config.toml").write_text("sandbox_network = true\n")
+    model = script(tmp_path, [{"text": "Nothing to plan."}])
+    child = pexpect.spawn(
+        sys.executable, ["-m", "cast", "--model", model, "plan", "x"], cwd=str(repo), env=cast_env(), encoding="utf-8", timeout=60
+    )
+    child.expect(r"Trust it\? ")
+    child.sendline("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    (session,) = [d.name for d in sessions_dir(repo).iterdir()]
+    trust = [q for q in questions(records_of(repo, session)) if q["kind"] == "trust"]
+    assert len(trust) == 1 and trust[0]["answer"]["value"] == "yes" and trust[0]["request"]["keys"] == ["sandbox_network"]

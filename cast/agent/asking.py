@@ -43,6 +43,24 @@ def before_run() -> list[ev.Event]:
     return taken
 
 
+def noted(ask: Callable[[Any], bool | None]) -> Callable[[Any], bool | None]:
+    """A yes/no question a front-end asks itself before a run exists (the trust question on the
+    terminal), held for the run's record as one asked through `Announced` is: its answer a yes or
+    a no, None when the user left it."""
+
+    def asking(request: Any) -> bool | None:
+        kind = KINDS.get(type(request), (type(request).__name__, ""))[0]
+        with _BEFORE_LOCK:
+            asked = ev.Asked(f"q{next(_NUMBERS)}", kind, request)
+        reply = ask(request)
+        answer = None if reply is None else ApprovalAnswer("yes" if reply else "no")
+        with _BEFORE_LOCK:
+            _BEFORE_RUN.extend((asked, ev.Answered(asked.id, kind, answer)))
+        return reply
+
+    return asking
+
+
 def register(request: type, kind: str, method: str) -> None:
     """A new kind of question: `request` goes on the stream as `kind`, answered by the
     approver's `method` (or an `Answering` approver's `answer`)."""

@@ -55,7 +55,9 @@ def ask_here(skip: bool = False, cwd: Path | None = None, answers: str | None = 
         return
     if skip or not sys.stdin.isatty():
         return
-    settle(root, terminal)
+    from cast.agent.asking import noted
+
+    settle(root, noted(terminal))  # the answer is in the session of the run that follows too
     from cast.hooks.project import ask_pending
 
     ask_pending(root, terminal_text)  # the project's hooks, once trusted: each approved or not, pinned by hash
