@@ -50,3 +50,20 @@ def test_question_text_without_long_words_wraps_as_textwrap_does():
     for width in (20, 33, 59, 80):
         assert word_wrap(said, width) == "\n".join(textwrap.wrap(said, width, break_on_hyphens=False))
     assert word_wrap("  indented, and long enough to wrap", 20).startswith("  indented, and")
+
+
+def test_the_closing_report_wraps_each_line_under_its_own_indent_at_60_columns():
+    from cast.ui.wrapping import hanging
+
+    report = (
+        f"Plan: 2/2 items done (2 this run) — {PATH}\n"
+        "  [x] 2. Add `test_add_negative` to `test_calc.py` covering `add(-2, -3) == -5`\n"
+        "        evidence: `python3 -m unittest` exit 0 (3 passed); test_calc.py changed"
+    )
+    lines = render_text(hanging(report), 60, terminal=False).splitlines()
+    assert lines[3:] == [
+        "  [x] 2. Add `test_add_negative` to `test_calc.py` covering",
+        "  `add(-2, -3) == -5`",
+        "        evidence: `python3 -m unittest` exit 0 (3 passed);",
+        "        test_calc.py changed",
+    ], lines

@@ -174,7 +174,9 @@ def show_report(session: Session) -> None:
     model's claims."""
     outcome = session.state.outcome()
     if outcome is not None and outcome.report is not None:
-        session.view.say(outcome.report.render_text(commands="/", root=session.state.root), "dim")
+        from cast.ui.wrapping import hanging  # each line wraps under its own indent at any width
+
+        session.view.show(hanging(outcome.report.render_text(commands="/", root=session.state.root), "dim"))
 
 
 def _later_turn(messages: list[dict[str, Any]]) -> bool:

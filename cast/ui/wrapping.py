@@ -11,6 +11,7 @@ plans all break this way. The REPL's own question text is wrapped by `wrap` here
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 Divide = Callable[[str, int, bool], list[int]]
 _installed: list[Divide] = []  # rich's own divide_line, once install() ran
@@ -88,3 +89,17 @@ def wrap(text: str, width: int) -> str:
             row = rest
         out.append(row)
     return "\n".join(out)
+
+
+def hanging(text: str, style: str = "") -> Any:
+    """Indented plain text (a report) as rich lines that wrap under their own indent, so a long
+    item or evidence line continues where it started rather than at the margin. Imports rich."""
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.text import Text
+
+    rows = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        rows.append(Padding(Text(body, style=style), (0, 0, 0, len(line) - len(body))))
+    return Group(*rows)
