@@ -41,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cast.safety.arithmetic import check_literal_arithmetic
 from cast.safety.blocked import Blocked, SecretRead
 from cast.safety.command_rules import STRICT, check_argv
 from cast.safety.conditions import check_test_command
@@ -57,7 +58,7 @@ from cast.safety.shell_variables import (
     settle_variables,
 )
 from cast.safety.source_text import ascii_stand_in, check_gaps, precheck
-from cast.safety.words import Word, check_literal_arithmetic, resolve, resolve_pattern
+from cast.safety.words import Word, resolve, resolve_pattern
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from cast.safety.arithmetic import variable_operand
 from cast.safety.blocked import Blocked
 from cast.safety.operand_checks import check_test_args
-from cast.safety.words import Context, Word, resolve, resolve_pattern, variable_operand
+from cast.safety.words import Context, Word, resolve, resolve_pattern
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -12,10 +12,10 @@ wrong guess about a value is a wrong verdict.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from cast.safety.arithmetic import check_literal_arithmetic
 from cast.safety.blocked import Blocked
 
 if TYPE_CHECKING:
@@ -32,10 +32,7 @@ class Context(Protocol):
 
     def substitution(self, node: Node) -> None: ...
 
-    def loop_number(self, name: str) -> bool:
-        """True if ``name`` is a loop variable here whose every value will be a plain number
-        (checked once the whole line is known)."""
-        ...
+    def loop_number(self, name: str) -> bool: ...
 
 
 DYN = "\x00"  # one character standing for an expansion in a word
@@ -44,10 +41,6 @@ _GLOB_CHARS = frozenset("*?[")
 # Characters tree-sitter would have turned into syntax; seeing them raw in a
 # word leaf means parser and bash may disagree about the word.
 _SUSPICIOUS = frozenset("`;&|<>()'\"")
-_NUMBER = re.compile(r"(?:0[xX][0-9a-fA-F]+|[0-9]+(?:#[0-9A-Za-z@_]+)?)\Z")
-_ARITH_NODES = frozenset({"binary_expression", "unary_expression", "ternary_expression", "parenthesized_expression"})
-_ARITH_DELIMS = frozenset({"$((", "))", "$[", "]", "((", "("})
-_ARITH_WRITES = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "++", "--"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,40 +341,3 @@ def _parameter(node: Node, b: _Builder, ctx: Context, *, quoted: bool) -> None:
         return
     var = name if "variable_name" in kinds else ""
     b.dyn(text, quoted=quoted, splits=(not quoted) or name == "@", var=var)
-
-
-def check_literal_arithmetic(node: Node, ctx: Context) -> None:
-    """Allow arithmetic on number literals, and on loop variables over number literals.
-
-    Bash evaluates variable values as expressions, and array subscripts in them
-    run command substitutions (``x='a[$(cmd)]'; $((x))`` runs ``cmd``), so any
-    other variable, whose value the checker cannot know, is refused.
-    """
-    for kid in node.children:
-        kind = kid.type
-        if not kid.is_named:
-            if kind in _ARITH_WRITES:
-                raise Blocked(f"arithmetic assignment in {ctx.text(node)!r}")
-            if kind in _ARITH_DELIMS or not any(ch.isalnum() or ch in "$`_\"'" for ch in kind):
-                continue
-            raise Blocked(f"unsupported arithmetic syntax {kind!r}")
-        if kind == "number":
-            if not _NUMBER.match(ctx.text(kid)):
-                raise Blocked(f"arithmetic operand {ctx.text(kid)!r} is not a plain number")
-        elif kind in _ARITH_NODES:
-            check_literal_arithmetic(kid, ctx)
-        elif not ((name := variable_operand(kid, ctx)) and ctx.loop_number(name)):
-            raise Blocked(
-                f"arithmetic on non-literal operand {ctx.text(kid)!r}: bash evaluates "
-                "variables and array subscripts, which can run commands"
-            )
-
-
-def variable_operand(node: Node, ctx: Context) -> str:
-    """The name in ``i``, ``$i`` or ``${i}`` (an arithmetic operand), else ''."""
-    kids = [k.type for k in node.children]
-    if node.type == "variable_name":
-        return ctx.text(node)
-    if (node.type, kids) in (("simple_expansion", ["$", "variable_name"]), ("expansion", ["${", "variable_name", "}"])):
-        return ctx.text(node.children[1])
-    return ""
