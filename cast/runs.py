@@ -15,22 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from cast import conversation, extensions
-from cast.agent import events as ev
-from cast.agent import tasklist
 from cast.agent.asking import Announced
-from cast.agent.context import ContextEconomy
-from cast.agent.cost import UsageLog, price_for
-from cast.agent.gate import Gates
-from cast.agent.loop import Agent, Hooks
-from cast.agent.observed import ledger_feed
-from cast.agent.report import ReportBuilder
-from cast.agent.selfcheck import SelfCheck
-from cast.agent.transcript import Message, Prefix, Transcript
-from cast.checkpoints.journal import Journal
-from cast.checkpoints.recorder import Recorder
+from cast.agent.loop import Agent
+from cast.agent.transcript import Prefix
 from cast.config import Config, load
 from cast.extensions import Extension, Setup
-from cast.models.base import Model, Usage
+from cast.models.base import Model
 from cast.modes import EXECUTE, PLAN, Mode, system_prompt
 from cast.options import Options as Options  # front-ends build runs with it
 from cast.plans.revisions import Revisions
@@ -40,11 +30,10 @@ from cast.sandbox import limits as sandbox_limits
 from cast.sessions import Session, execute_id, executing, valid_id
 from cast.sessions import load as load_session
 from cast.tools.base import Sandbox, ToolContext
-from cast.tools.evidence import Ledger
 from cast.tools.plan import RunPlan
 from cast.tools.registry import Registry, RegistryError, builtin
-from cast.tools.results import PlanWritten
 from cast.tools.tasks import TaskBoard
+from cast.watchers import instrument
 from cast.workspace import Workspace, refuse_broad
 
 
@@ -167,7 +156,7 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     ctx = ToolContext(workspace=workspace, session_id=session_id)
     parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, task))
     run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
-    run = _instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
+    run = instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
     conversation.start(run.agent, run.config, run.mode)
     return run
 
@@ -224,7 +213,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     session = Session.create(
         workspace.root, session_id, mode="execute", task=task, model=run.agent.model.name, plan_path=plan_path
     )
-    run = _instrument(run, session)
+    run = instrument(run, session)
     conversation.start(run.agent, run.config, run.mode)
     return run
 
@@ -280,99 +269,9 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
         run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
     if meta.get("mode") == "execute" and run.mode.name == "plan":  # switched by hand, without a plan
         run.restore_mode("execute")
-    run = _instrument(run, session, messages, Prefix.from_record(recorded) if recorded else None)
+    run = instrument(run, session, messages, Prefix.from_record(recorded) if recorded else None)
     if recorded is None:  # a session from before prefixes were recorded: this starts its record
         conversation.start(run.agent, run.config, run.mode)
     else:
         run.agent.transcript.fresh = conversation.fresh(run.agent, run.config, run.mode)
     return run
-
-
-def _instrument(run: Run, session: Session, messages: list[Message] | None = None, prefix: Prefix | None = None) -> Run:
-    """Attach what watches a run: the session file, the usage log and price, context economy,
-    the self-check (execute), and the evidence report."""
-    agent, config, board = run.agent, run.config, run.tasks
-    plan_path = run.plan_path
-    price = price_for(config, agent.model.name)
-    if board is not None and config.checkpoints:
-        run.checkpoints = Recorder(
-            Journal(run.workspace.root),
-            run.session_id,
-            board.plan.path,
-            lambda n: next((t for k, t, *_ in board.rows() if k == n), ""),
-            lambda: run.mode.name == "execute",
-            lambda: [k for k, _, status, _ in board.rows() if status == "done"],
-        )
-        board.earlier = run.checkpoints.earlier_changes
-    run.session, run.usage = session, UsageLog(price, carried=_spent_before(session.meta))
-    run.ctx.usage = run.usage  # a tool's own model calls (a subagent) are on this run's bill
-    ledger = board.ledger if board is not None else Ledger()  # the run's one ledger: every observer below reads it
-    run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board, ledger=ledger)
-    agent.transcript = Transcript(messages, on_append=session.append, prefix=prefix)
-    economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
-    run.economy = economy
-    hooks = Hooks(
-        prepare=economy,
-        compact=economy.compact,
-        book=run.usage,
-        observers=[
-            ledger_feed(ledger),
-            economy.observe,
-            run.usage.observe,
-            _session_recorder(session, run.usage),
-            run.report.observe,
-        ]
-        + [_plan_recorder(session)],
-        gate=Gates([gate for extension in run.extensions if (gate := extension.gate()) is not None]),
-    )
-    run.ctx.gate = hooks.gate  # an explore's children run calls of their own: the same hooks see them
-    if board is not None:
-        task = run.plan.task if run.plan is not None else ""
-        check = SelfCheck(agent.model, task=task, plan_path=plan_path, on_usage=run.usage.add, ledger=ledger)
-        hooks.after_tools, hooks.on_finish, hooks.halt = tasklist.watch(board), check, tasklist.halting(board)
-        hooks.observers.append(check.observe)
-        board.on_evidence = lambda evidence: session.update(evidence={text: e.to_dict() for text, e in evidence.items()})
-        if run.checkpoints is not None:
-            hooks.observers.insert(0, run.checkpoints.observe)
-    agent.hooks = hooks
-    return run
-
-
-def _spent_before(meta: dict[str, Any]) -> ev.UsageUpdate:
-    """What a resumed session spent before this run, from its meta: its figures go on from there."""
-    return ev.UsageUpdate(Usage.from_dict(meta.get("usage")), int(meta.get("context") or 0), float(meta.get("cost") or 0.0))
-
-
-def _session_recorder(session: Session, book: UsageLog) -> Callable[[ev.Event], None]:
-    """The session's meta from the loop's events, its figures from the run's book: the session's
-    whole spending (a resumed one's earlier runs included), every call on the book counted."""
-
-    def observe(event: ev.Event) -> None:
-        session.observe(book.session_figures() if isinstance(event, ev.UsageUpdate) else event)
-
-    return observe
-
-
-def _plan_recorder(session: Session) -> Callable[[ev.Event], None]:
-    """Remember in the session which plan it wrote, so a resume can find it again, and mark it
-    running while a turn runs (a reopened session that never ran keeps its status)."""
-
-    def observe(event: ev.Event) -> None:
-        if isinstance(event, ev.StepStarted) and event.step == 1 and session.meta.get("status") != "running":
-            session.update(status="running", pid=os.getpid())
-        elif isinstance(event, ev.ToolResult) and isinstance(event.result, PlanWritten):
-            if session.meta.get("plan_path") != event.result.path:
-                session.update(plan_path=event.result.path)
-
-    return observe
-
-
-def _state_for_model(run: Run) -> str:
-    """What compaction puts back after the summary: the plan and the task list, read from disk."""
-    plan_path = run.plan_path
-    if plan_path is None or not plan_path.is_file():
-        return ""
-    text = f"The plan file {plan_path}, as it is on disk now:\n{plan_path.read_text(encoding='utf-8', errors='replace')}"
-    if run.tasks is not None:
-        text += f"\n\nTask list:\n{run.tasks.listing()}"
-    return text

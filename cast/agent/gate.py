@@ -4,15 +4,28 @@ a user turn as it starts (and stop it), and a turn about to end.
 It is apart from `Hooks` (the run's own parts: aging, the self-check, observers) because what sits
 here is the user's programs, which may refuse a call or talk back to the model; the loop keeps the
 guards and the transcript, a gate only returns text. `CallGate` does nothing, so a run without hooks
-pays nothing, and `Gates` puts several behind one.
+pays nothing, and `Gates` puts several behind one. `Halt` is the one answer a part of the run
+itself may give between batches of calls (`Hooks.halt`: stop the turn now), kept here with the
+other answers the loop takes from outside.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from cast.models.base import ToolUse
 from cast.tools.base import CallSeam, Observation
+
+
+@dataclass(frozen=True)
+class Halt:
+    """Why nothing more may run in this turn, from a part of the run the loop does not know (the
+    task board: a changed plan the user did not approve; `Hooks.halt` asks after each batch): the
+    turn's stop reason, and what the calls the model asked for and that never ran are told."""
+
+    reason: str
+    unrun: str
 
 
 class CallGate:

@@ -18,6 +18,13 @@ from cast.tools.results import Failed, Ran, Result
 FAILURE_NUDGE_AT = 2
 FAILURE_STOP_AT = 3
 
+# What a run stopped at its step ceiling keeps: the plan's ticks are on disk, so executing it again
+# starts at its first unticked item, and the session goes on where it stopped.
+STEP_LIMIT = (
+    "step limit of {} reached; raise --max-steps to go on: `cast execute` resumes a plan at its first unticked item, "
+    "`cast resume` goes on with this session"
+)
+
 
 def call_key(name: str, arguments: Any) -> str:
     return name + ":" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)

@@ -16,24 +16,14 @@ from typing import Any
 from cast.agent import dispatch, guards, notices, streamed
 from cast.agent import events as ev
 from cast.agent.cost import Price, UsageLog
-from cast.agent.gate import CallGate
-from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, CallRecord, FailureStreak, Repeats
+from cast.agent.gate import CallGate, Halt
+from cast.agent.guards import FAILURE_NUDGE_AT, FAILURE_STOP_AT, STEP_LIMIT, CallRecord, FailureStreak, Repeats
 from cast.agent.transcript import Prefix, Transcript, final_text, text_block, tool_result_block
 from cast.models import base as m
 from cast.text import one_line
 from cast.tools.base import Tool, ToolContext
 
 INTERRUPTED = "interrupted by user"
-
-
-@dataclass(frozen=True)
-class Halt:
-    """Why nothing more may run in this turn, from a part of the run the loop does not know (the task
-    board: a changed plan the user did not approve): the turn's stop reason, and what the calls the
-    model asked for and that never ran are told."""
-
-    reason: str
-    unrun: str
 
 
 @dataclass
@@ -48,14 +38,6 @@ class Hooks:
     observers: list[Callable[[ev.Event], None]] = field(default_factory=list)  # session, report, usage log
     gate: CallGate = field(default_factory=CallGate)  # the user's hooks around tool calls and turns (agent/gate.py)
     halt: Callable[[], Halt | None] | None = None  # asked after each batch of calls: stop the turn now? (agent/tasklist.halting)
-
-
-# What a run stopped at its step ceiling keeps: the plan's ticks are on disk, so executing it again
-# starts at its first unticked item, and the session goes on where it stopped.
-STEP_LIMIT = (
-    "step limit of {} reached; raise --max-steps to go on: `cast execute` resumes a plan at its first unticked item, "
-    "`cast resume` goes on with this session"
-)
 
 
 @dataclass

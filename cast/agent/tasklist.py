@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cast.agent import events as ev
-from cast.agent.loop import Agent, Halt
+from cast.agent.gate import Halt
+from cast.agent.loop import Agent
 from cast.tools.tasks import TaskBoard
 
 
