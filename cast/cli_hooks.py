@@ -35,7 +35,7 @@ def hooks(
 ) -> None:
     """List the hooks of your config and the workspace's; approve or revoke the workspace's own."""
     from cast import pins
-    from cast.cli_lists import _json, _rows
+    from cast.cli_lists import _json, _rows, words_only
     from cast.config import ConfigError
     from cast.hooks import project
     from cast.hooks.config import PROJECT, declared
@@ -47,6 +47,7 @@ def hooks(
         found = declared(root)
         trusted = is_trusted(root)
         if action is not None:
+            words_only(ctx, json, f"cast hooks {action}")
             return _change(root, action, [h for h in found if h.source == PROJECT], places or [], trusted)
         rows = [[hook.name, hook.event, hook.matcher, hook.command, project.status(root, hook, trusted)] for hook in found]
     except (ConfigError, pins.PinsError) as exc:

@@ -52,6 +52,14 @@ def _json(ctx: typer.Context, json: bool) -> bool:
     return json or bool((ctx.obj or {}).get("json"))
 
 
+def words_only(ctx: typer.Context, json: bool, what: str) -> None:
+    """An action that prints words only refuses --json (exit 2, before it does anything): said,
+    never ignored, so a program does not read words as if they were its JSON."""
+    if _json(ctx, json):
+        sys.stderr.write(terminal_safe(f"cast: {what} prints words only; --json is for the listing (nothing was changed)") + "\n")
+        raise typer.Exit(EXIT_USAGE)
+
+
 def plans(
     ctx: typer.Context,
     action: Annotated[str | None, typer.Argument(metavar="archive", help="`archive ID` puts plan ID away.")] = None,
@@ -71,6 +79,7 @@ def plans(
         raise typer.Exit(cli_contract.history(history, _json(ctx, json)))
     root = Workspace.discover().root
     if action is not None:
+        words_only(ctx, json, "cast plans archive")
         if action != "archive" or not ref:
             sys.stderr.write("cast: usage: cast plans [--all] | cast plans archive ID\n")
             raise typer.Exit(EXIT_USAGE)

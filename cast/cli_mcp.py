@@ -29,7 +29,7 @@ def mcp(
     """List the MCP servers configured here (your config, .cast/config.toml, .mcp.json) with their
     source, approval, status and tools; `approve NAME` lets a repository's server start here
     (pinned to what it runs: a change asks again), `revoke NAME` takes that back."""
-    from cast.cli_lists import _json, _rows
+    from cast.cli_lists import _json, _rows, words_only
     from cast.mcp.config import discover
     from cast.workspace import Workspace
 
@@ -38,6 +38,7 @@ def mcp(
     for warning in found.warnings:
         sys.stderr.write(f"cast: {terminal_safe(warning)}\n")
     if action is not None:
+        words_only(ctx, json, f"cast mcp {action}")
         raise typer.Exit(_change(action, name, found.servers, root))
     listed = rows(found.servers, found.plan_tools, root)
     if _json(ctx, json):

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from cast.cli_lists import JsonOpt, tabbed
+from cast.cli_lists import JsonOpt, tabbed, words_only
 from cast.text import echo
 
 
@@ -34,6 +34,7 @@ def checkpoints(
 
     root = Workspace.discover().root
     if prune:
+        words_only(ctx, json, "cast checkpoints --prune")
         raise typer.Exit(commands.prune(root, days, echo))
     if _json(ctx, json):
         raise typer.Exit(commands.listing(root, print, as_json=True))

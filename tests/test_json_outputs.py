@@ -96,3 +96,23 @@ def test_check_command_json_is_the_verdict_and_keeps_the_exit_code(repo):
     assert verdict["reason"]
     literal = cast(repo, "check-command", "echo", "--json")  # after the command's first word: the command's
     assert literal.returncode == 0 and literal.stdout.strip() == "allowed"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("plans", "archive", "2026-01-01-x"),
+        ("checkpoints", "--prune", "--days", "0"),
+        ("mcp", "approve", "server"),
+        ("hooks", "approve"),
+    ],
+    ids=["archive", "prune", "mcp", "hooks"],
+)
+def test_an_action_that_prints_words_refuses_json_before_it_acts(repo, args):
+    plan = repo / ".cast" / "plans" / "2026-01-01-x" / "plan.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Plan\n\n- [ ] One\n")
+    for where in ("before", "after"):
+        done = cast(repo, "--json", *args) if where == "before" else cast(repo, *args, "--json")
+        assert done.returncode == 2 and "prints words only" in done.stderr and not done.stdout, (where, done)
+    assert plan.is_file()  # not archived
