@@ -16,7 +16,7 @@ from pydantic import Field
 from cast.agent import events as ev
 from cast.safety.decision import Refuse, Run, SandboxKind
 from cast.sandbox.policy import Policy, detect
-from cast.text import one_line
+from cast.text import one_line, terminal_safe
 from cast.tools.base import Access, CommandParams, Observation, Tool, ToolContext, ToolError
 from cast.tools.orchestrator import attempt, decide_execute_command, decide_plan_command, read_only_verdict
 from cast.tools.results import Declined, Ran
@@ -59,10 +59,11 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
 
 def _live(ctx: ToolContext, command: str) -> Callable[[str], None]:
     """The command's newest output line, as it runs, on the run's stream (`events.CommandOutput`,
-    throttled by liveline.py): under this call's id, taken here on the call's own thread because
+    throttled and stripped of escapes by liveline.py, what is left made text by `terminal_safe`,
+    for every front-end and a program's editor alike): under this call's id, taken here on the call's own thread because
     the lines come from the command's reader thread."""
     call, emit = ctx.call_id, ctx.emit
-    return lambda line: emit(ev.CommandOutput(call, line))
+    return lambda line: emit(ev.CommandOutput(call, terminal_safe(line)))  # a bidi override is no control to liveline
 
 
 _NO_LAYER_SAID: list[bool] = []

@@ -71,6 +71,34 @@ def test_one_shot_run_on_a_terminal_shows_model_text_and_tool_labels_as_text(rep
     assert raw_controls(output) == [], output
 
 
+def test_a_running_commands_live_line_on_a_terminal_and_in_json_is_text(repo, tmp_path):
+    """What a command prints while it runs reaches the one-shot's status row and `--json`'s
+    command_output events; neither carries a control sequence or a bidi override."""
+    hostile = HOSTILE.replace("\x9b", "")  # printf would send C1 as is: kept apart below
+    noisy = f"printf 'x\\302\\233y\\n'; sleep 1; printf '%s\\n' '{hostile}'; sleep 1\n"  # the last line is always shown
+    (repo / "noisy.sh").write_text(noisy)
+    plan = repo / ".cast" / "plans" / "2026-01-01-noisy" / "plan.md"
+    plan.parent.mkdir(parents=True, exist_ok=True)
+    plan.write_text("# Plan: noisy\n\n- [ ] Run it\n")
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_uses": [{"name": "bash", "input": {"command": "bash noisy.sh"}}]},
+            {"tool_uses": [{"name": "update_task", "input": {"id": 1, "status": "done", "note": "ran"}}]},
+            {"text": "Done."},
+            {"text": '{"complete": true, "missing": [], "claims": []}'},
+        ],
+    )
+    shell = f"exec {sys.executable} -m cast --model script:{script} execute --yes < /dev/null"  # stdout a terminal, stdin not
+    child = pexpect.spawn("bash", ["-c", shell], cwd=str(repo), env=cast_env(TERM="xterm-256color"), encoding="utf-8", timeout=60)
+    child.expect(pexpect.EOF)
+    assert "│ " in child.before and raw_controls(child.before) == [], child.before  # the status row was drawn, as text
+    plan.write_text("# Plan: noisy\n\n- [ ] Run it\n")  # to run it again
+    done = run_cast(repo, "--json", "--model", f"script:{script}", "execute", "--yes")
+    lines = [e["line"] for e in map(json.loads, done.stdout.splitlines()) if e["type"] == "command_output"]
+    assert lines and all(raw_controls(line) == [] for line in lines) and lines[-1].endswith("evil"), lines
+
+
 def test_streamed_pieces_that_split_an_escape_stay_harmless():
     from rich.console import Console
 
