@@ -7,6 +7,7 @@ from fakeapi import fake_api  # noqa: F401  (a fixture)
 
 from cast.agent.cheapest import cheapest
 from cast.config import Config
+from cast.models import lookup
 
 
 def test_the_cheapest_active_priced_model_of_those_offered():
@@ -26,7 +27,8 @@ def test_a_model_not_offered_is_never_chosen_and_unknown_or_retiring_ones_are_no
     assert cheapest(Config(model="claude-sonnet-5-5"), lambda: ["claude-made-up-9"]) == "claude-sonnet-5-5"
 
 
-def test_the_offered_list_comes_from_the_models_api(fake_api):
+def test_the_offered_list_comes_from_the_models_api(fake_api, monkeypatch):
+    monkeypatch.setattr(lookup, "TIMEOUT", 120.0)  # a loaded machine must not make the lookup fall back to the table
     fake_api.serve_models()
     fake_api.models = {k: v for k, v in fake_api.models.items() if k in ("claude-opus-5-5", "claude-sonnet-5-5")}
     assert cheapest(Config()) == "claude-sonnet-5-5"  # no Haiku on this account
