@@ -21,6 +21,12 @@ CHILD = [
 ]
 
 
+def _written(record):
+    """The requests recorded so far: whole lines only, since a writer may be mid-line."""
+    text = record.read_text() if record.exists() else ""
+    return text.split("\n")[:-1]
+
+
 def test_ctrl_c_stops_concurrent_explores_and_keeps_what_they_returned(repo, tmp_path):
     configure(tmp_path, CHILD)
     parent = write_script(
@@ -37,10 +43,10 @@ def test_ctrl_c_stops_concurrent_explores_and_keeps_what_they_returned(repo, tmp
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not record.exists() or len(record.read_text().splitlines()) < 5):
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(_written(record)) < 5:
         time.sleep(0.05)  # the parent's request, then each child's two: both children are in their slow reply
-    sent = [json.loads(line) for line in record.read_text().splitlines()]
+    sent = [json.loads(line) for line in _written(record)]
     assert len(sent) == 5, "both explores were running at once"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
