@@ -100,9 +100,11 @@ def repository() -> Path:
 
 
 def _bare_bwrap(binary: str, sandbox: Policy, cwd: Path) -> list[str]:
-    """bwrap with the mounts and namespaces cast gives a command (its scratch dir too), running `true`."""
-    scratch = tempfile.mkdtemp(prefix="cast-bench-scratch-")
-    return [binary, *bwrap.args(sandbox, scratch, str(cwd.resolve()), after_proc=[]), "--", "true"]
+    """bwrap with the mounts and namespaces cast gives a command (its scratch dir too, in memory
+    where cast's is), running `true`."""
+    scratch, in_memory = policy.new_scratch(sandbox, detect())
+    size = policy.scratch_bytes() if in_memory else None
+    return [binary, *bwrap.args(sandbox, scratch, str(cwd.resolve()), after_proc=[], scratch_size=size), "--", "true"]
 
 
 def variants(cwd: Path) -> list[tuple[str, Callable[[], object]]]:

@@ -43,9 +43,12 @@ def args(
     workspace: str | None,
     readable: list[str] | None = None,
     after_proc: list[str] | None = None,
+    scratch_size: int | None = None,
 ) -> list[str]:
     """`after_proc` (direct.Handoff's options) runs the command with no launcher inside: no
-    capability is kept for one, and its options land where they must, right after /proc is mounted."""
+    capability is kept for one, and its options land where they must, right after /proc is mounted.
+    `scratch_size`: the scratch dir is a private tmpfs of that many bytes (policy.new_scratch),
+    not a host dir bound in; it lies in a hidden dir, still writable until the remount below."""
     argv = [
         "--die-with-parent",
         "--new-session",
@@ -75,7 +78,9 @@ def args(
             argv += ["--ro-bind", inner, inner]
     for path in policy.overlay:
         argv += ["--overlay-src", path, "--tmp-overlay", path]
-    if scratch:
+    if scratch and scratch_size is not None:
+        argv += ["--perms", "0700", "--size", str(scratch_size), "--tmpfs", scratch, "--dir", os.path.join(scratch, "home")]
+    elif scratch:
         argv += ["--bind", scratch, scratch]
     for path in hidden:  # last, once every mount point inside exists: a write there fails, as elsewhere
         argv += ["--remount-ro", path]

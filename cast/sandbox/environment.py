@@ -97,9 +97,9 @@ def _allowed(name: str, passthrough: tuple[str, ...]) -> bool:
     return name in KEEP or _matches(name, KEEP_PATTERNS) or _matches(name, passthrough)
 
 
-def sandbox_env(env: Mapping[str, str], scratch: str, passthrough: Sequence[str] = ()) -> dict[str, str]:
+def sandbox_env(env: Mapping[str, str], scratch: str, passthrough: Sequence[str] = (), make_home: bool = True) -> dict[str, str]:
     """`env` reduced to what may pass, with HOME, the temp dirs and XDG dirs inside `scratch`
-    (HOME is created empty)."""
+    (HOME is created empty, unless the sandbox makes it: an in-memory scratch dir)."""
     kept = {name: value for name, value in env.items() if allowed(name, passthrough)}
     home = env.get("HOME", "")
     for name, place in TOOLCHAIN_HOMES.items():
@@ -107,5 +107,6 @@ def sandbox_env(env: Mapping[str, str], scratch: str, passthrough: Sequence[str]
             kept[name] = os.path.join(home, place)
     for name, template in SET.items():
         kept[name] = template.format(scratch=scratch)
-    os.makedirs(kept["HOME"], exist_ok=True)
+    if make_home:
+        os.makedirs(kept["HOME"], exist_ok=True)
     return kept

@@ -170,6 +170,37 @@ def direct_works() -> bool:
         return False
 
 
+def _direct(policy: Policy | None, layer: Layer) -> bool:
+    """Does prepare() run this command under bubblewrap alone?"""
+    return policy is not None and layer.name == "bubblewrap" and sys.platform.startswith("linux") and direct_works()
+
+
+def new_scratch(policy: Policy | None, layer: Layer) -> tuple[str, bool]:
+    """A sandboxed command's scratch dir (its HOME, TMPDIR, XDG dirs) and whether it lives in
+    memory. Under bubblewrap alone it is a private tmpfs of scratch_bytes(), mounted inside the
+    hidden temp dir at a path that exists only in the sandbox: nothing to make or remove on the
+    host (a directory made and removed on the host's disk costs milliseconds per command), it is
+    empty for every command and vanishes with it. Elsewhere it is a new directory in the
+    system temp dir, removed when the command ends."""
+    import tempfile
+
+    from cast.sandbox import visible
+
+    base = os.path.realpath(tempfile.gettempdir())
+    if _direct(policy, layer) and any(base == h or visible.inside(base, [h]) for h in visible.view().hidden):
+        return os.path.join(base, f"{SCRATCH_PREFIX}{os.urandom(6).hex()}"), True
+    return tempfile.mkdtemp(prefix=SCRATCH_PREFIX), False
+
+
+def scratch_bytes() -> int:
+    """The in-memory scratch dir's size: room for one file at the file-size limit and some more,
+    so a large file still stops at that limit (EFBIG), and a command's temp files cannot fill
+    the machine's memory."""
+    from cast.sandbox import limits
+
+    return (limits.settings().limits.file_size_mb + 64) * limits.MB
+
+
 def handoff_for(policy: Policy) -> Handoff:
     """What bwrap and cast apply in place of the launcher: the launcher's own spec, handed over."""
     from cast.sandbox import seccomp
@@ -190,12 +221,14 @@ def prepare(
     layer: Layer | None = None,
     workspace: str | None = None,
     readable: tuple[str, ...] = (),
+    in_memory: bool = False,
 ) -> tuple[list[str], Handoff | None]:
     """wrap()'s argv, or, under bubblewrap where direct_works(), bwrap alone and the Handoff that
-    direct.start() needs to release it."""
+    direct.start() needs to release it. `in_memory`: the scratch dir is new_scratch()'s tmpfs."""
     layer = layer or detect()
-    if policy is None or layer.name != "bubblewrap" or not sys.platform.startswith("linux") or not direct_works():
+    if not _direct(policy, layer):
         return wrap(argv, policy, scratch, layer, workspace, readable), None
+    assert policy is not None
     from cast.sandbox import bwrap
 
     binary = bwrap_binary()
@@ -203,8 +236,14 @@ def prepare(
     real = os.path.realpath(workspace) if workspace else None
     extra = [os.path.realpath(path) for path in readable]
     handoff = handoff_for(policy)
+    size = scratch_bytes() if in_memory else None
     try:
-        return [binary, *bwrap.args(policy, scratch, real, extra, after_proc=handoff.args()), "--", *argv], handoff
+        return [
+            binary,
+            *bwrap.args(policy, scratch, real, extra, after_proc=handoff.args(), scratch_size=size),
+            "--",
+            *argv,
+        ], handoff
     except BaseException:
         handoff.spawned()
         handoff.close()

@@ -17,7 +17,6 @@ import select
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections import deque
@@ -29,7 +28,7 @@ from cast.sandbox import direct, spawn
 from cast.sandbox.denials import LAUNCHER_REFUSED
 from cast.sandbox.environment import sandbox_env
 from cast.sandbox.limits import settings
-from cast.sandbox.policy import SCRATCH_PREFIX, Policy, detect, prepare
+from cast.sandbox.policy import Policy, detect, new_scratch, prepare
 from cast.sandbox.policy import launched as launched_by
 from cast.tools.command_env import hardened_env
 from cast.tools.command_env import private_git_index as private_git_index  # where callers found them
@@ -106,14 +105,18 @@ def run_command(
     hears the newest line of stdout and stderr while it runs (liveline.py), from the reader thread;
     the result is the same with or without it."""
     started = time.monotonic()
-    scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX) if sandbox is not None else None
-    env = dict(env or hardened_env())
     layer = detect() if sandbox is not None else None
+    scratch, in_memory = new_scratch(sandbox, layer) if layer is not None else (None, False)
+    env = dict(env or hardened_env())
     if scratch:  # the allowlisted environment needs no kernel layer: without one it still keeps secrets out
-        env = sandbox_env(env, scratch, settings().passthrough)
+        env = sandbox_env(env, scratch, settings().passthrough, make_home=not in_memory)
     index = env.get("GIT_INDEX_FILE")  # a private copy (private_git_index) lives outside the workspace
     readable = (os.path.dirname(index),) if index else ()
-    argv, handoff = prepare(["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable)
+    argv, handoff = prepare(
+        ["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable, in_memory
+    )
+    if in_memory:
+        scratch = None  # nothing on the host to remove
     read_fd, write_fd = os.pipe()
     popen = {"cwd": cwd, "stdin": subprocess.DEVNULL, "stdout": write_fd, "stderr": write_fd, "env": env}
     try:

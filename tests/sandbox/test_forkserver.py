@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
-from sandboxkit import no_stray, stray
+from sandboxkit import no_stray, stray, use_layer
 
 from cast.sandbox import spawn
-from cast.sandbox.policy import READ_ONLY
+from cast.sandbox.policy import READ_ONLY, detect
 from cast.tools.process import run_command
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,11 +26,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def held(request, monkeypatch):
     """A command held by the launcher: with no sandbox, or sandboxed by Landlock alone."""
     if request.param == "none":
-        return None
-    from sandboxkit import use_layer
-
+        yield None
+        return
     use_layer(monkeypatch, "landlock")
-    return READ_ONLY
+    yield READ_ONLY
+    monkeypatch.undo()
+    detect.cache_clear()  # the next test finds the machine's own layer again
 
 
 def _wait_for(marker: str, count: int = 1) -> list[int]:
@@ -107,7 +108,7 @@ import sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from cast.tools.process import run_command
-from cast.sandbox.policy import READ_ONLY
+from cast.sandbox.policy import READ_ONLY, detect
 command = Path(sys.argv[2]).read_text()
 run_command(command, Path(sys.argv[3]), 600, sandbox=READ_ONLY if sys.argv[4] == "1" else None)
 """
