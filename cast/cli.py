@@ -11,7 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from cast import cli_contract, cli_hooks, cli_lists, cli_mcp, cli_safety, cli_skills, cli_status, cli_undo
+from cast.cli_fail import fail
 from cast.exits import EXIT_USAGE
+from cast.options import Options
 from cast.text import echo, terminal_safe  # what cast prints from outside itself is text only
 from cast.version import VERSION
 
@@ -32,11 +34,6 @@ AnswersOpt = Annotated[
     str | None,
     typer.Option("--answers", metavar="FROM", help="With --json: read each question's answer as a JSON line from FROM (stdin)."),
 ]
-
-
-def fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    sys.stderr.write(f"cast: {terminal_safe(message)}\n")
-    return typer.Exit(code)
 
 
 def _answers(answers: str | None, json: bool) -> None:
@@ -71,8 +68,7 @@ def main_callback(
 def _repl(
     model: str | None, max_steps: int | None, mode: str, task: str | None = None, resume: str | None = None, yes: bool = False
 ) -> int:
-    from cast.main import start_repl
-    from cast.options import Options
+    from cast.repl.entry import start_repl  # deferred: keeps cast.repl off the other commands
 
     return start_repl(Options(model=model, max_steps=max_steps, yes=yes), mode, task, resume)
 
@@ -98,11 +94,11 @@ def plan(
     answers: AnswersOpt = None,
 ) -> None:
     """Explore the repository read-only and write a plan with a checklist."""
-    from cast.config import ConfigError
-    from cast.models.base import ModelError
-    from cast.runs import Options, plan_run
-    from cast.ui.oneshot import approver_for, show_outcome
-    from cast.ui.trusting import ask_here as ask_trust
+    from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
+    from cast.models.base import ModelError  # deferred: keeps cast.models.base off cast plan --help
+    from cast.runs import Options, plan_run  # deferred: keeps cast.runs (103 modules) off cast plan --help
+    from cast.ui.oneshot import approver_for, show_outcome  # deferred: keeps cast.ui.oneshot (13 modules) off cast plan --help
+    from cast.ui.trusting import ask_here as ask_trust  # deferred: keeps cast.ui.trusting (20 modules) off cast plan --help
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     _answers(answers, json)
@@ -132,7 +128,7 @@ def plan(
 
 def _say_if_no_items(path: Path) -> None:
     """A plan without a `- [ ]` item is written, but `cast execute` would have nothing to run."""
-    from cast.plans.checklist import parse
+    from cast.plans.checklist import parse  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
 
     try:
         empty = not parse(path.read_bytes().decode("utf-8", "surrogateescape"))
@@ -162,12 +158,12 @@ def execute(
     answers: AnswersOpt = None,
 ) -> None:
     """Carry out a plan's checklist, ticking items in the plan file as they are done."""
-    from cast.config import ConfigError
-    from cast.models.base import ModelError
-    from cast.plans.checklist import PlanError
-    from cast.runs import Options, execute_run
-    from cast.ui.oneshot import approver_for, show_outcome
-    from cast.ui.trusting import ask_here as ask_trust
+    from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
+    from cast.models.base import ModelError  # deferred: keeps cast.models.base off cast plan --help
+    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
+    from cast.runs import Options, execute_run  # deferred: keeps cast.runs (103 modules) off cast plan --help
+    from cast.ui.oneshot import approver_for, show_outcome  # deferred: keeps cast.ui.oneshot (13 modules) off cast plan --help
+    from cast.ui.trusting import ask_here as ask_trust  # deferred: keeps cast.ui.trusting (20 modules) off cast plan --help
 
     model, max_steps, json = _common(ctx, model, max_steps, json)
     _answers(answers, json)
@@ -223,9 +219,9 @@ def resume(
     max_steps: StepsOpt = None,
 ) -> None:
     """Reopen the REPL on an earlier session: its conversation, mode and plan."""
-    from cast.session_records import SessionError
-    from cast.sessions import list_sessions
-    from cast.workspace import Workspace
+    from cast.session_records import SessionError  # deferred: keeps cast.session_records (4 modules) off cast plan --help
+    from cast.sessions import list_sessions  # deferred: keeps cast.sessions (12 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     model, max_steps, json = _common(ctx, model, max_steps, False)
     if json:  # said, never ignored: a program reading JSON would wait on a REPL
@@ -251,7 +247,7 @@ cli_safety.register(app)  # cast trust, cast check-command
 def _drive(json: bool, start: Callable[[Callable[[Any], None]], Any]) -> Any:
     """Run `start(handle)` with the one-shot renderer: NDJSON events, or streamed text (with a
     running command's newest line, on a terminal)."""
-    from cast.ui.oneshot import Printer, json_printer
+    from cast.ui.oneshot import Printer, json_printer  # deferred: keeps cast.ui.oneshot (13 modules) off cast plan --help
 
     return start(json_printer() if json else Printer())
 

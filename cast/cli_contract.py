@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cast.exits import EXIT_FAILED, EXIT_USAGE
-from cast.text import terminal_safe
+from cast.state import StateError
+from cast.text import echo, plural, terminal_safe
 
 if TYPE_CHECKING:
     from cast.plans.revisions import Revisions
@@ -38,15 +39,14 @@ def verify(
 ) -> None:
     """Re-check every ticked item in today's tree: re-run the verification the plan names and check
     the item's recorded change still holds. PASS/FAIL per item; exit 0 all pass, 1 any fails, 2 usage error."""
-    from cast import verify as verifying
-    from cast.config import ConfigError
-    from cast.plans.checklist import PlanError
-    from cast.plans.revisions import revision_id
-    from cast.runs import Options, approval_for, setup
-    from cast.state import StateError
-    from cast.tools.base import Sandbox, ToolContext
-    from cast.ui.oneshot import terminal_approver
-    from cast.ui.trusting import ask_here as ask_trust
+    from cast import verify as verifying  # deferred: keeps cast.verify (43 modules) off cast plan --help
+    from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
+    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
+    from cast.plans.revisions import revision_id  # deferred: keeps cast.plans.revisions (6 modules) off cast plan --help
+    from cast.runs import Options, approval_for, setup  # deferred: keeps cast.runs (103 modules) off cast plan --help
+    from cast.tools.base import Sandbox, ToolContext  # deferred: keeps cast.tools.base off cast plan --help
+    from cast.ui.oneshot import terminal_approver  # deferred: keeps cast.ui.oneshot (13 modules) off cast plan --help
+    from cast.ui.trusting import ask_here as ask_trust  # deferred: keeps cast.ui.trusting (20 modules) off cast plan --help
 
     json = json or bool((cli.obj or {}).get("json"))  # `cast --json verify`, as `cast --json plans`
     approver = terminal_approver() if sys.stdin.isatty() and not json else None
@@ -79,11 +79,12 @@ def verify(
 def require_revision(plan_ref: str | None, revision: str) -> None:
     """Refuse, with exit 2 and what changed item by item, unless the plan is at `revision`: CI
     executes exactly the plan that was reviewed. Ticks are not changes (they make no revision)."""
-    from cast.plans.checklist import PlanError
+    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
+
+    # deferred: keeps cast.plans.revisions (6 modules) off cast plan --help
     from cast.plans.revisions import MIN_PREFIX, Revisions, item_diff, revision_id
-    from cast.plans.store import find_plan
-    from cast.text import terminal_safe
-    from cast.workspace import Workspace
+    from cast.plans.store import find_plan  # deferred: keeps cast.plans.store (7 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     if len(revision.strip()) < MIN_PREFIX:  # `--revision "$APPROVED_REVISION"` with the variable unset, say
         sys.stderr.write(
@@ -113,8 +114,7 @@ def require_revision(plan_ref: str | None, revision: str) -> None:
 def history(plan_ref: str, json: bool) -> int:
     """`cast plans --history ID`: every revision of a plan, oldest first, with who wrote it and
     what it changed; the plan as it is now is recorded first if cast had not seen it yet."""
-    from cast.plans.revisions import item_diff
-    from cast.text import plural
+    from cast.plans.revisions import item_diff  # deferred: keeps cast.plans.revisions (6 modules) off cast plan --help
 
     found = _revisions(plan_ref)
     if found is None:
@@ -137,7 +137,9 @@ def revision_diff(plan_ref: str, old: str | None, new: str | None, as_json: bool
     """`cast diff --plan ID [REV [REV]]`: the item-level diff, then the text diff. Defaults: the
     revision before the newest, and the plan file as it is now. `as_json`: one object, the same
     two parts (a plan of one revision compares it with itself)."""
-    from cast.plans.checklist import PlanError
+    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
+
+    # deferred: keeps cast.plans.revisions (6 modules) off cast plan --help
     from cast.plans.revisions import item_diff, revision_id, text_diff
 
     found = _revisions(plan_ref)
@@ -177,10 +179,10 @@ def revision_diff(plan_ref: str, old: str | None, new: str | None, as_json: bool
 
 
 def _revisions(plan_ref: str) -> tuple[Revisions, Path] | None:
-    from cast.plans.checklist import PlanError
-    from cast.plans.revisions import Revisions
-    from cast.plans.store import find_plan
-    from cast.workspace import Workspace
+    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
+    from cast.plans.revisions import Revisions  # deferred: keeps cast.plans.revisions (6 modules) off cast plan --help
+    from cast.plans.store import find_plan  # deferred: keeps cast.plans.store (7 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     root = Workspace.discover().root
     try:
@@ -192,6 +194,4 @@ def _revisions(plan_ref: str) -> tuple[Revisions, Path] | None:
 
 
 def _echo(text: str) -> None:
-    from cast.text import echo
-
     echo(text)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from cast.cli_lists import _json, _rows, words_only
 from cast.exits import EXIT_USAGE
 from cast.text import echo, terminal_safe
 
@@ -34,13 +35,12 @@ def hooks(
     json: JsonOpt = False,
 ) -> None:
     """List the hooks of your config and the workspace's; approve or revoke the workspace's own."""
-    from cast import pins
-    from cast.cli_lists import _json, _rows, words_only
-    from cast.config import ConfigError
-    from cast.hooks import project
-    from cast.hooks.config import PROJECT, declared
-    from cast.trust import is_trusted
-    from cast.workspace import Workspace
+    from cast import pins  # deferred: keeps cast.pins (4 modules) off cast plan --help
+    from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
+    from cast.hooks import project  # deferred: keeps cast.hooks.project (16 modules) off cast plan --help
+    from cast.hooks.config import PROJECT, declared  # deferred: keeps cast.hooks.config (13 modules) off cast plan --help
+    from cast.trust import is_trusted  # deferred: keeps cast.trust (12 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     root = Workspace.discover().root
     try:
@@ -63,8 +63,8 @@ def hooks(
 
 
 def _change(root: Path, action: str, ours: list[Hook], places: list[int], trusted: bool) -> None:
-    from cast import pins
-    from cast.hooks import project
+    from cast import pins  # deferred: keeps cast.pins (4 modules) off cast plan --help
+    from cast.hooks import project  # deferred: keeps cast.hooks.project (16 modules) off cast plan --help
 
     if action not in ("approve", "revoke"):
         sys.stderr.write("cast: usage: cast hooks [approve|revoke] [N ...]\n")

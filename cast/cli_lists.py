@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from cast import cli_contract
 from cast.exits import EXIT_USAGE
 from cast.text import echo, plural, terminal_safe
 
@@ -69,11 +70,12 @@ def plans(
     history: Annotated[str | None, typer.Option("--history", metavar="ID", help="The revisions of plan ID.")] = None,
 ) -> None:
     """List unfinished plans with their progress, newest first (--all: every plan)."""
-    from cast import cli_contract
-    from cast.plans.checklist import PlanError
+    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist off cast plan --help
+
+    # deferred: keeps cast.plans.housekeeping (8 modules) off cast plan --help
     from cast.plans.housekeeping import ARCHIVED, archive, archived, unfinished
-    from cast.plans.store import find_plan, list_plans
-    from cast.workspace import Workspace
+    from cast.plans.store import find_plan, list_plans  # deferred: keeps cast.plans.store (7 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (11 modules) off cast plan --help
 
     if history is not None:
         raise typer.Exit(cli_contract.history(history, _json(ctx, json)))
@@ -83,7 +85,7 @@ def plans(
         if action != "archive" or not ref:
             sys.stderr.write("cast: usage: cast plans [--all] | cast plans archive ID\n")
             raise typer.Exit(EXIT_USAGE)
-        from cast.sessions import executing
+        from cast.sessions import executing  # deferred: keeps cast.sessions (12 modules) off cast plan --help
 
         try:
             for other, pid in executing(root, find_plan(root, ref).resolve()):  # it would lose the plan it ticks
@@ -129,8 +131,8 @@ def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
     """List sessions (transcripts kept in cast's state dir, outside the repository), newest first."""
     from dataclasses import asdict
 
-    from cast.sessions import list_sessions
-    from cast.workspace import Workspace
+    from cast.sessions import list_sessions  # deferred: keeps cast.sessions (12 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (11 modules) off cast plan --help
 
     found = list_sessions(Workspace.discover().root)
     if _json(ctx, json):
@@ -147,8 +149,8 @@ def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
 def refuse_if_ambiguous() -> None:
     """`cast execute` without a plan and nobody to ask: with more than one unfinished plan, which
     one is meant is not cast's guess; list them and exit 2."""
-    from cast.plans.housekeeping import unfinished
-    from cast.workspace import Workspace
+    from cast.plans.housekeeping import unfinished  # deferred: keeps cast.plans.housekeeping (8 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (11 modules) off cast plan --help
 
     found = unfinished(Workspace.discover().root)
     if len(found) < 2:

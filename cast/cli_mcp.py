@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cast.cli_lists import _json, _rows, words_only
 from cast.text import echo, terminal_safe
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
@@ -29,9 +30,8 @@ def mcp(
     """List the MCP servers configured here (your config, .cast/config.toml, .mcp.json) with their
     source, approval, status and tools; `approve NAME` lets a repository's server start here
     (pinned to what it runs: a change asks again), `revoke NAME` takes that back."""
-    from cast.cli_lists import _json, _rows, words_only
-    from cast.mcp.config import discover
-    from cast.workspace import Workspace
+    from cast.mcp.config import discover  # deferred: keeps cast.mcp.config (13 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     root = Workspace.discover().root
     found = discover(root)
@@ -54,14 +54,14 @@ def mcp(
 
 def rows(servers: dict[str, Any], plan_tools: tuple[str, ...], root: Any, probe: bool = True) -> list[dict[str, Any]]:
     """One dict per server; `probe` starts those that may start, for their status and tools."""
-    from cast.mcp.gate import gate
+    from cast.mcp.gate import gate  # deferred: keeps cast.mcp.gate (16 modules) off cast plan --help
 
     gates = {name: gate(server, root) for name, server in servers.items()}
     live: dict[str, Any] = {}
     tools: dict[str, list[str]] = {}
     starting = [servers[name] for name, decided in gates.items() if decided.may_start]
     if probe and starting:
-        from cast.mcp.servers import Servers
+        from cast.mcp.servers import Servers  # deferred: keeps cast.mcp.servers (67 modules) off cast plan --help
 
         probed = Servers(root, starting, plan_tools, "plan")
         probed.start()
@@ -91,7 +91,7 @@ def rows(servers: dict[str, Any], plan_tools: tuple[str, ...], root: Any, probe:
 
 
 def _change(action: str, name: str | None, servers: dict[str, Any], root: Any) -> int:
-    from cast.mcp.gate import approve, question, revoke
+    from cast.mcp.gate import approve, question, revoke  # deferred: keeps cast.mcp.gate (16 modules) off cast plan --help
 
     if action not in ("approve", "revoke") or not name:
         sys.stderr.write("cast: usage: cast mcp [approve|revoke NAME]\n")
@@ -108,7 +108,7 @@ def _change(action: str, name: str | None, servers: dict[str, Any], root: Any) -
         return 0
     echo(question(server))
     approve(server, root)
-    from cast.trust import is_trusted
+    from cast.trust import is_trusted  # deferred: keeps cast.trust (12 modules) off cast plan --help
 
     later = "" if is_trusted(root) else "; it starts once you trust this workspace (cast trust)"
     echo(f"approved MCP server {name} (pinned to what it runs: a change asks again){later}")

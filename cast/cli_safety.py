@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from cast.cli_fail import fail
 from cast.cli_lists import JsonOpt, _json
 from cast.text import echo
 
@@ -28,10 +29,9 @@ def trust(
     json: JsonOpt = False,
 ) -> None:
     """Let this workspace's .cast/config.toml loosen security settings (sandbox, allow, models)."""
-    from cast import trust as trusting
-    from cast.cli import fail
-    from cast.config import ConfigError
-    from cast.workspace import Workspace
+    from cast import trust as trusting  # deferred: keeps cast.trust (12 modules) off cast plan --help
+    from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     try:
         changed = trusting.changed(Workspace.discover().root, not revoke)
@@ -54,12 +54,13 @@ def check_command(
     mode also runs a blocked one, sandboxed and unverified, where `cast doctor` shows the strong sandbox)."""
     import shlex
 
+    # deferred: keeps the checker off cast plan --help
     from cast.tools.shell import read_only_verdict  # without a kernel sandbox: the strict subset
 
     # `cast check-command ls -la` means the command `ls -la`, not an option of cast's; words the
     # shell already split are quoted back, so `grep 'a b' f` is checked as the shell gave it. An
     # option of cast's (--json) comes before the command's first word.
-    from cast.workspace import Workspace
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace off cast plan --help
 
     root = Workspace.discover().root  # where cast runs commands: relative paths are read from there
     line = command[0] if len(command) == 1 else shlex.join(command)

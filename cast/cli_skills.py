@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from cast.cli_lists import _json, _rows
 from cast.text import echo, terminal_safe
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
@@ -21,9 +22,8 @@ def register(app: typer.Typer) -> None:
 def skills(ctx: typer.Context, json: JsonOpt = False) -> None:
     """List the skills (SKILL.md folders in ~/.config/cast/skills, .cast/skills, .agents/skills and
     .claude/skills) a run in this workspace offers the model, with their source."""
-    from cast.cli_lists import _json, _rows
-    from cast.skills import discover, prefix, rows
-    from cast.workspace import Workspace
+    from cast.skills import discover, prefix, rows  # deferred: keeps cast.skills (8 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (11 modules) off cast plan --help
 
     found = discover(Workspace.discover().root)
     for notice in found.notices + prefix(found)[1]:

@@ -29,8 +29,8 @@ def checkpoints(
     json: JsonOpt = False,
 ) -> None:
     """List checkpoints per plan and their disk use; --prune forgets old ones of finished plans."""
-    from cast.checkpoints import commands
-    from cast.workspace import Workspace
+    from cast.checkpoints import commands  # deferred: keeps cast.checkpoints.commands (21 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (11 modules) off cast plan --help
 
     root = Workspace.discover().root
     if prune:
@@ -50,7 +50,7 @@ def doctor(ctx: typer.Context, json: JsonOpt = False) -> None:
     import os
     from unittest import mock
 
-    from cast.doctor import render, run_checks
+    from cast.doctor import render, run_checks  # deferred: keeps cast.doctor off cast plan --help
 
     model = (ctx.obj or {}).get("model")  # `cast --model X doctor` checks X, as CAST_MODEL=X does (same precedence)
     with mock.patch.dict(os.environ, {"CAST_MODEL": model} if model else {}):

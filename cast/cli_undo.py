@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from cast import cli_contract
+from cast.cli_fail import fail
 from cast.cli_lists import JsonOpt, _json
 from cast.text import colored_diff, echo, terminal_safe
 
@@ -46,8 +47,8 @@ def undo(
     json: JsonOpt = False,
 ) -> None:
     """Restore the files to the checkpoint before ITEM and untick it and every later item."""
-    from cast.checkpoints import commands
-    from cast.workspace import Workspace
+    from cast.checkpoints import commands  # deferred: keeps cast.checkpoints.commands (25 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     as_json = _json(ctx, json)
     root = Workspace.discover().root
@@ -56,8 +57,8 @@ def undo(
 
 def redo(ctx: typer.Context, yes: YesOpt = False, force: ForceOpt = False, json: JsonOpt = False) -> None:
     """Reverse the last undo: the files as they were before it, its items ticked again."""
-    from cast.checkpoints import commands
-    from cast.workspace import Workspace
+    from cast.checkpoints import commands  # deferred: keeps cast.checkpoints.commands (25 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     as_json = _json(ctx, json)
     raise typer.Exit(commands.redo(Workspace.discover().root, yes, force, echo, _asker(as_json), as_json=as_json))
@@ -74,9 +75,8 @@ def diff(
 ) -> None:
     """What a plan item changed (checkpoint to tick), or the last run; with --plan and no item, the
     plan's revisions: item changes, then the text diff (REV [REV]; default: the one before, and now)."""
-    from cast.checkpoints import commands
-    from cast.cli import fail
-    from cast.workspace import Workspace
+    from cast.checkpoints import commands  # deferred: keeps cast.checkpoints.commands (25 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     as_json = _json(ctx, json)
     if plan is not None and (item is None or not item.isdigit()):

@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from cast.config_files import ConfigError as ConfigError  # raised by every reader of config; imported from here
+from cast.config_files import config_dir as config_dir
+from cast.config_files import config_paths as config_paths
+from cast.config_files import read_toml
 from cast.config_tables import OWN_KEYS, OWN_LOOSENING
+from cast.text import terminal_safe
+from cast.trusted import is_trusted, said_before
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
-
-
-class ConfigError(Exception):
-    pass
 
 
 @dataclass(frozen=True)
@@ -71,16 +72,6 @@ class Config:
         return specific or self.effort
 
 
-def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "cast"
-
-
-def config_paths(root: Path | None) -> list[Path]:
-    """The files `load` reads, lowest precedence first (they need not exist)."""
-    return [config_dir() / "config.toml"] + ([root / ".cast" / "config.toml"] if root else [])
-
-
 ENV_KEYS = {"CAST_PROVIDER": "provider", "CAST_MODEL": "model", "CAST_MAX_STEPS": "max_steps", "CAST_EFFORT": "effort"}
 _warned: set[str] = set()
 
@@ -90,7 +81,6 @@ def warn_once(message: str, write: Callable[[str], Any] | None = None) -> None:
     if message in _warned:
         return
     _warned.add(message)
-    from cast.text import terminal_safe
 
     (write or sys.stderr.write)(f"cast: warning: {terminal_safe(message)}\n")
 
@@ -155,7 +145,7 @@ def _more_rules(base: Any, value: Any) -> bool:
 def _higher_limits(base: Any, value: Any) -> bool:
     """Sandbox limits loosen when one is higher than the one in force (the sandbox's default where
     none is set); lower ones only tighten."""
-    from cast.sandbox.limits import Limits
+    from cast.sandbox.limits import Limits  # deferred: keeps cast.sandbox.limits off the REPL's first prompt
 
     defaults = Limits().__dict__ | (base if isinstance(base, dict) else {})
     return not isinstance(value, dict) or any(int(v) > int(defaults.get(k, 0)) for k, v in value.items())
@@ -210,9 +200,9 @@ def _split(root: Path) -> tuple[Path, dict[str, Any], list[str], list[str]] | No
     project = root / ".cast" / "config.toml"
     if not project.is_file():
         return None
-    whole = _read_toml(project, repository=True)
+    whole = read_toml(project, repository=True)
     user = config_dir() / "config.toml"
-    base = {f.name: getattr(Config(), f.name) for f in fields(Config)} | (_read_toml(user) if user.is_file() else {})
+    base = {f.name: getattr(Config(), f.name) for f in fields(Config)} | (read_toml(user) if user.is_file() else {})
     scripts = sorted(k for k, v in whole.items() if _is_script(k, v))
     # An unknown key is a typo, refused with the known ones by `_check`, not a setting to ignore.
     loose = sorted(k for k, v in whole.items() if (k in base or k in OWN_KEYS) and k not in scripts and _loosens(k, base, v))
@@ -232,15 +222,13 @@ def layers(root: Path | None) -> list[tuple[str, dict[str, Any], dict[str, Any]]
     user = config_dir() / "config.toml"
     found: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     if user.is_file():
-        values = _read_toml(user)
+        values = read_toml(user)
         found.append((str(user), values, values))
     split = _split(root) if root is not None else None
     if root is None or split is None:
         return found
     project, whole, scripts, loose = split
     if loose:
-        from cast.trust import is_trusted, said_before
-
         if is_trusted(root):
             loose = []
         elif not said_before(root, loose):
@@ -252,15 +240,6 @@ def layers(root: Path | None) -> list[tuple[str, dict[str, Any], dict[str, Any]]
         warn_once(f"{project}: ignored {key}: a script: model never comes from a repository's config (use --model)")
     kept = {k: v for k, v in whole.items() if k not in scripts and k not in loose}
     return [*found, (str(project), kept, whole)]
-
-
-def _read_toml(path: Path, repository: bool = False) -> dict[str, Any]:
-    from cast.fsutil import read_settings  # a repository's file: no symlink, at most 1 MB
-
-    try:
-        return tomllib.loads(read_settings(path, repository))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
 
 
 def _check(values: dict[str, Any], source: str, strict: bool = True) -> Any:

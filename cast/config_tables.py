@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cast.config_files import config_paths, read_toml
+
 OWN_KEYS = {  # key -> the module that parses it
     "mcp_servers": "cast.mcp.config",
     "plan_tools": "cast.mcp.config",
@@ -33,12 +35,10 @@ def raw(root: Path | None, key: str) -> list[tuple[str, Path, Any]]:
     """`key` as each config file writes it, lowest precedence first: ("user" | "project", the file,
     its value). Unchecked and ungated: the owning module decides what a repository's value may do.
     A repository's file is read as data (no symlink, at most 1 MB); an unreadable one is a ConfigError."""
-    from cast.config import _read_toml, config_paths
-
     found = []
     for scope, path in zip(("user", "project"), config_paths(root), strict=False):
         if path.is_file():
-            values = _read_toml(path, repository=scope == "project")
+            values = read_toml(path, repository=scope == "project")
             if key in values:
                 found.append((scope, path, values[key]))
     return found

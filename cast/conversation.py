@@ -30,6 +30,7 @@ from cast.agent.transcript import Prefix
 from cast.config import Config
 from cast.models.base import Model
 from cast.modes import Mode, declared_tools, mode_notice
+from cast.tools.orchestrator import plan_commands
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,6 @@ def server_context_management(config: Config) -> dict[str, Any]:
 
 def runs_tests(config: Config) -> bool:
     """Does plan mode run what the checker cannot prove (so its instructions say it may run tests)?"""
-    from cast.tools.orchestrator import plan_commands
 
     return plan_commands(config.plan_commands).unverified
 

@@ -9,6 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cast.config import ConfigError, load
+from cast.models.diagnose import config_status, key_status, model_summary, provider_status, workspace_root
+from cast.sandbox import policy
+from cast.sandbox.limits import configure
+from cast.sandbox.report import lines
+from cast.sandbox.visible import git_dirs, git_unseen
+from cast.text import terminal_safe  # details quote files, paths and servers: text only
+from cast.tools.orchestrator import plan_commands
+from cast.trust import status
+
 
 @dataclass(frozen=True)
 class Check:
@@ -18,20 +28,13 @@ class Check:
 
 
 def sandbox_check() -> Check:
-    from cast.sandbox.policy import detect
-
-    layer = detect()
+    layer = policy.detect()
     detail = layer.detail if layer.binary else f"{layer.name}: {layer.holds}"  # a binary's detail names its layer
     return Check("sandbox", layer.active, detail)
 
 
 def sandbox_details() -> list[Check]:
     """What the sandbox hides and blocks here, one line each, and what plan mode runs."""
-    from cast.config import ConfigError, load
-    from cast.models.diagnose import workspace_root
-    from cast.sandbox.limits import configure
-    from cast.sandbox.report import lines
-    from cast.tools.orchestrator import plan_commands
 
     try:
         config = load(workspace_root())
@@ -45,8 +48,6 @@ def sandbox_details() -> list[Check]:
 def git_metadata_check() -> list[Check]:
     """Said only when the workspace's `.git` reaches outside it: what the sandbox shows of that
     (proven by git's back-link) or leaves out (everything else: cast/gitdir.py)."""
-    from cast.models.diagnose import workspace_root
-    from cast.sandbox.visible import git_dirs, git_unseen
 
     root = workspace_root()
     if root is None:
@@ -67,33 +68,22 @@ def git_metadata_check() -> list[Check]:
 
 
 def model_check() -> Check:
-    from cast.models.diagnose import model_summary, workspace_root
-
     return Check("model", *model_summary(workspace_root()))
 
 
 def provider_check() -> Check:
-    from cast.models.diagnose import provider_status, workspace_root
-
     return Check("provider", *provider_status(workspace_root()))
 
 
 def key_check() -> Check:
-    from cast.models.diagnose import key_status, workspace_root
-
     return Check("api key", *key_status(workspace_root()))
 
 
 def config_check() -> Check:
-    from cast.models.diagnose import config_status, workspace_root
-
     return Check("config", *config_status(workspace_root()))
 
 
 def trust_check() -> Check:
-    from cast.models.diagnose import workspace_root
-    from cast.trust import status
-
     root = workspace_root()
     return Check("trust", *status(root)) if root is not None else Check("trust", True, "no workspace")
 
@@ -119,6 +109,4 @@ def run_checks() -> list[Check]:
 
 
 def render(checks: list[Check]) -> str:
-    from cast.text import terminal_safe  # details quote files, paths and servers: text only
-
     return "\n".join(f"{'ok  ' if c.ok else 'warn'}  {c.name}: {terminal_safe(c.detail)}" for c in checks)

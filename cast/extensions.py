@@ -93,7 +93,7 @@ Factory = Callable[[Setup], "Extension | None"]
 # "module:function" of each factory, in the order their tools and prompt sections join a run.
 FACTORIES: tuple[str, ...] = (
     "cast.subagents:make",
-    "cast.skills:extension",
+    "cast.skill_extension:extension",
     "cast.hooks.extension:make",
     "cast.mcp.extension:factory",
 )

@@ -266,7 +266,7 @@ def kept_index(root: Path) -> str | None:
         info = None
     if source is None or info is None:
         return None
-    from cast.state import StateError, private_dir
+    from cast.state import StateError, private_dir  # deferred: keeps cast.state off the REPL's first prompt
 
     try:
         directory = private_dir(root, "index")

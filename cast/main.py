@@ -19,28 +19,30 @@ MODEL_COMMANDS = {"plan", "execute", "resume"}  # what sends a request soon afte
 def main() -> None:
     argv = sys.argv[1:]
     if argv == ["--version"]:
-        from cast.version import VERSION
+        from cast.version import VERSION  # deferred: keeps cast.version off cast --help
 
         print(f"cast {VERSION}")
         return
     if argv in (["--help"], ["-h"]):
-        from cast.usage import answer
+        from cast.usage import answer  # deferred: keeps the help text off cast --version
 
         if answer(argv):
             return
-    from cast.state import StateError
+    from cast.state import StateError  # deferred: keeps cast.state (7 modules) off cast --version
 
     try:
         options = bare_repl(argv)
         if options is not None:
+            from cast.repl.entry import start_repl  # deferred: cast --version loads cast.main alone
+
             sys.exit(start_repl(options))
         if argv and argv[0] in MODEL_COMMANDS and "--help" not in argv:
             preload(argv)
-        from cast.cli import main as cli_main
+        from cast.cli import main as cli_main  # deferred: keeps typer off cast --version, --help and the bare REPL
 
         cli_main()
     except StateError as exc:  # cast's private state is unsafe to use: say which path and why, no traceback
-        from cast.text import terminal_safe
+        from cast.text import terminal_safe  # deferred: keeps cast.text off cast --version
 
         sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
         sys.exit(exc.exit_code)
@@ -56,7 +58,7 @@ def preload(argv: list[str]) -> None:
         return
     import threading
 
-    from cast.models.loading import preload as start
+    from cast.models.loading import preload as start  # deferred: keeps cast.models.loading (19 modules) off cast --version
 
     start()
     threading.Thread(target=probe_sandbox, name="cast-preload-sandbox", daemon=True).start()
@@ -66,7 +68,7 @@ def probe_sandbox() -> None:
     """Find the kernel sandbox now (a bubblewrap probe process, waited for outside the GIL), not when
     the first prompt is built; the answer is cached."""
     try:
-        from cast.sandbox.policy import isolation
+        from cast.sandbox.policy import isolation  # deferred: keeps cast.sandbox.policy (21 modules) off cast --version
 
         isolation()
     except Exception:  # the run's own call reports it
@@ -75,7 +77,7 @@ def probe_sandbox() -> None:
 
 def bare_repl(argv: list[str]) -> Options | None:
     """Options for `cast [--model ID] [--max-steps N]`, or None when argv is anything else."""
-    from cast.options import Options
+    from cast.options import Options  # deferred: keeps cast.options (12 modules) off cast --version
 
     values: dict[str, str] = {}
     rest = list(argv)
@@ -92,20 +94,3 @@ def bare_repl(argv: list[str]) -> Options | None:
     if steps is not None and not (steps.isdigit() and int(steps) >= 1):
         return None  # typer says what is wrong with it
     return Options(model=values.get("model"), max_steps=int(steps) if steps else None)
-
-
-def start_repl(options: Options, mode: str = "plan", task: str | None = None, resume: str | None = None) -> int:
-    """The REPL's exit status; a configuration error is reported like any usage error."""
-    from cast.config import ConfigError
-    from cast.exits import EXIT_USAGE
-    from cast.repl.app import run_repl
-    from cast.workspace import refuse_broad
-
-    try:
-        refuse_broad(options.cwd)  # before the first prompt, not at the first task
-        return run_repl(options, mode, task, resume)
-    except ConfigError as exc:
-        from cast.text import terminal_safe
-
-        sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
-        return EXIT_USAGE

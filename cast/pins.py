@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from cast.state import StateError
+from cast.fsutil import NotRegularFile, read_regular, write_at
+from cast.state import StateError, existing_private_dir, open_private_dir
 
 DIRECTORY = "pins"
 FILE = "pins.json"
@@ -110,8 +111,6 @@ def _check_kind(kind: str) -> None:
 
 
 def _existing_dir(root: Path) -> Path | None:
-    from cast.state import existing_private_dir
-
     return existing_private_dir(root, DIRECTORY)
 
 
@@ -129,7 +128,6 @@ def _load_existing(root: Path) -> dict[str, dict[str, Pin]]:
 @contextmanager
 def _locked(root: Path) -> Iterator[int]:
     """The pins directory, created and verified, held under an exclusive lock for a read-modify-write."""
-    from cast.state import open_private_dir
 
     fd = open_private_dir(root, DIRECTORY)
     try:
@@ -140,8 +138,6 @@ def _locked(root: Path) -> Iterator[int]:
 
 
 def _read(dir_fd: int) -> dict[str, dict[str, Pin]]:
-    from cast.fsutil import NotRegularFile, read_regular
-
     shown = f"{DIRECTORY}/{FILE} in cast's state directory"
     try:
         data = read_regular(FILE, _LIMIT, dir_fd=dir_fd)
@@ -174,8 +170,6 @@ def _parse(doc: object) -> dict[str, dict[str, Pin]]:
 
 
 def _write(dir_fd: int, pins: dict[str, dict[str, Pin]]) -> None:
-    from cast.fsutil import write_at
-
     entries = [
         {"kind": pin.kind, "name": pin.name, "digest": pin.digest, "since": pin.since, "label": pin.label}
         for kind in sorted(pins)

@@ -15,9 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cast import conversation
 from cast.agent import events as ev
+from cast.agent import tasklist
+from cast.agent.asking import before_run
+from cast.agent.cost import price_for
+from cast.agent.loop import INTERRUPTED, drive
+from cast.agent.selfcheck import SelfCheck
+from cast.agent.transcript import final_text
 from cast.extensions import close_all
+from cast.modes import MODES
 from cast.options import Options
+from cast.plans.revisions import current_id
+from cast.run_approval import approval_for
 
 if TYPE_CHECKING:
     from cast.agent.asking import Announced
@@ -137,8 +147,6 @@ class Run:
     def turn(self, message: str | None, handle: Handler) -> ev.Stopped:
         """One user turn, every event handed to the front-end (a running command's live lines
         included: `events.CommandOutput`); Ctrl+C becomes a clean stop."""
-        from cast.agent.asking import before_run
-        from cast.agent.loop import drive
 
         self.ctx.emit = self._emitter(handle)
         if self.questions is not None:
@@ -177,7 +185,6 @@ class Run:
     def execute(self, handle: Handler, message: str = "") -> ev.Stopped:
         """Start (or resume) executing the plan: show the task list, brief the executor (with the
         user's own words after the brief, if any), run."""
-        from cast.agent import tasklist
 
         board = self.tasks
         assert board is not None, "execute needs an execute run"
@@ -191,7 +198,6 @@ class Run:
     def stop_before(self, handle: Handler) -> ev.Stopped:
         """An interrupt that came before the turn began: nothing is sent, and the session and
         report see the stop as if the turn had been interrupted."""
-        from cast.agent.loop import INTERRUPTED
 
         self.last = ev.Stopped("interrupted", INTERRUPTED)
         self.agent.notify(self.last)
@@ -223,7 +229,6 @@ class Run:
     def switch(self, name: str) -> None:
         """Another mode, in the same conversation and without changing anything already sent (see
         `conversation.switch`)."""
-        from cast import conversation
 
         mode = self._mode(name)
         self._policy(name)
@@ -242,7 +247,6 @@ class Run:
     def approve_revision(self) -> None:
         """The user approved the plan as it is on disk now (the hand-off after /replan showed it):
         the next item starts without asking about the change."""
-        from cast.plans.revisions import current_id
 
         if self.tasks is not None:
             self.tasks.approved = current_id(self.tasks.plan.path)
@@ -251,28 +255,22 @@ class Run:
         """The mode a resumed session was left in, without a notice: its conversation already
         switched (`switch` is for a new switch). The executors and the effort follow; the prefix
         stays as recorded."""
-        from cast import conversation
 
         self.mode = self._mode(name)
         self.agent.tools, self.agent.effort = self.mode.tools, conversation.effort(self.config, self.mode, self.agent.model)
         self._policy(name)
 
     def _mode(self, name: str) -> Mode:
-        from cast.modes import MODES
-
         return MODES[name] if self.registry is None else MODES[name].over(self.registry)
 
     def _policy(self, name: str) -> None:
         """Execute mode asks before commands: its approval policy, made once when first needed."""
-        from cast.runs import approval_for
-
         if name == "execute" and self.ctx.sandbox.approval is None:
             self.ctx.sandbox.approval = approval_for(self.options, self.config, self.workspace)
 
     def set_model(self, model: Model) -> None:
         """Use another model from the next request on: the loop, compaction, the self-check and the
         price all follow, so the books and the checks stay about the model actually used."""
-        from cast.agent.cost import price_for
 
         self.agent.model = model
         hooks = self.agent.hooks
@@ -305,8 +303,6 @@ class Run:
         return self._result(status, reason, code, report)
 
     def _result(self, status: str, reason: str, code: int, report: Report | None) -> Outcome:
-        from cast.plans.revisions import current_id
-
         session = self.session_id if self.session is not None else None
         return Outcome(status, reason, code, report, session, self.plan_path, current_id(self.plan_path), self.steps, self.usage)
 
@@ -326,8 +322,6 @@ class Run:
 
     def _books(self) -> Report | None:
         """Close the run's books: the evidence report, the session's final cost."""
-        from cast.agent.selfcheck import SelfCheck
-        from cast.agent.transcript import final_text
 
         if self.session is not None and self.usage is not None:
             with suppress(OSError):  # a full disk: the transcript up to here stands, the figures are the loss

@@ -21,13 +21,18 @@ from cast.agent.transcript import Prefix
 from cast.config import Config, load
 from cast.extensions import Extension, Setup
 from cast.models.base import Model
+from cast.models.registry import resolve
 from cast.modes import EXECUTE, PLAN, Mode, system_prompt
 from cast.options import Options as Options  # front-ends build runs with it
+from cast.plans.checklist import PlanError, validate
 from cast.plans.revisions import Revisions
+from cast.plans.store import find_plan, new_session_id, parse_front_matter
 from cast.run import Run as Run
-from cast.safety.approval import ApprovalPolicy
+from cast.run_approval import approval_for as approval_for  # cast verify builds its context with it
+from cast.run_approval import questions
 from cast.sandbox import limits as sandbox_limits
-from cast.sessions import Session, execute_id, executing, valid_id
+from cast.session_records import SessionError
+from cast.sessions import Session, execute_id, executing, list_sessions, valid_id
 from cast.sessions import load as load_session
 from cast.tools.base import Sandbox, ToolContext
 from cast.tools.plan import RunPlan
@@ -46,8 +51,6 @@ def setup(options: Options) -> tuple[Workspace, Config]:
 
 
 def make_model(spec: str, config: Config) -> Model:
-    from cast.models.registry import resolve
-
     return resolve(spec, config)
 
 
@@ -86,16 +89,10 @@ def _parts(
     return _Parts(registry, joined, mode.over(registry), plan, tuple(e.prefix() for e in joined), setup.notices, setup.requests)
 
 
-def _questions(options: Options) -> Announced | None:
-    """The front-end's approver, its questions put on the run's event stream (`agent.asking`)."""
-    approver = options.approver
-    return approver if approver is None or isinstance(approver, Announced) else Announced(approver)
-
-
 def _announced(options: Options) -> Options:
     """This run's options with its approver announced: a copy, since the REPL's options (and
     their approver) outlive the run."""
-    return replace(options, approver=_questions(options))
+    return replace(options, approver=questions(options))
 
 
 def _requests(options: Options) -> Callable[[Any], Any] | None:
@@ -136,20 +133,7 @@ def _run(parts: _Parts, workspace: Workspace, config: Config, agent: Agent, sess
     )
 
 
-def approval_for(options: Options, config: Config, workspace: Workspace) -> ApprovalPolicy:
-    return ApprovalPolicy(
-        allow=config.allow,
-        yes=options.yes,
-        approver=_questions(options),
-        workspace_root=str(workspace.root),
-        sandbox=config.sandbox,
-        sandbox_network=config.sandbox_network,
-    )
-
-
 def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
-    from cast.plans.store import new_session_id
-
     workspace, config = setup(options)
     options = _announced(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
@@ -167,14 +151,12 @@ def bind_revision(board: TaskBoard, root: Path, options: Options) -> None:
     board.revisions = Revisions(root, board.plan.path)
     board.approved = board.revisions.record("user")[0].id
     board.pinned = options.revision is not None
-    approver = _questions(options)
+    approver = questions(options)
     board.confirm = approver.ask_revision if approver is not None else None
 
 
 def execute_run(plan_ref: str | None, options: Options, model: Model | None = None) -> Run:
     """A run whose task list is the plan's checklist; ticked items are skipped."""
-    from cast.plans.checklist import PlanError, validate
-    from cast.plans.store import find_plan, parse_front_matter
 
     workspace, config = setup(options)
     options = _announced(options)
@@ -241,8 +223,6 @@ def _execute(
 def resume_run(session_id: str | None, options: Options, model: Model | None = None) -> Run:
     """Reopen a session on disk: its mode, its plan, its conversation (repaired if a crash left
     it unanswerable)."""
-    from cast.session_records import SessionError
-    from cast.sessions import list_sessions
 
     workspace, config = setup(options)
     options = _announced(options)

@@ -19,7 +19,7 @@ from typing import Any
 
 from cast.models.base import Usage
 from cast.session_records import Message, SessionError, read_records, replay
-from cast.sessions import META, TRANSCRIPT, Session, _now, _read_meta, write_json_at
+from cast.sessions import META, TRANSCRIPT, Session, _now, _read_meta, sessions_dir, valid_id, write_json_at
 
 CHILDREN = "explore"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,120}")
@@ -68,7 +68,6 @@ def create(session_dir: Path, session_id: str, name: str, *, task: str, model: s
 
 def session_dir(root: Path, session_id: str) -> Path | None:
     """The directory of a session of this workspace, None when there is none (a run without one)."""
-    from cast.sessions import sessions_dir, valid_id
 
     if not session_id or not valid_id(session_id):
         return None

@@ -19,16 +19,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from cast.config import config_dir
 from cast.frontmatter import FrontMatterError as FrontMatterError  # the skill tool catches it from here
 from cast.frontmatter import split
+from cast.fsutil import read_regular
 from cast.text import one_line
-
-if TYPE_CHECKING:
-    from cast.extensions import Extension, Setup
-    from cast.tools.base import Tool
 
 SKILL_FILE = "SKILL.md"
 SKILL_CAP = 64 * 1024  # bytes of one SKILL.md; a larger one is skipped, never cut into partial instructions
@@ -135,7 +131,6 @@ class SkillError(Exception):
 def read_text(source: str, directory: Path, tree: Path, name: str = SKILL_FILE, cap: int = SKILL_CAP) -> str:
     """A file of a skill, read confined: it resolves inside `tree` and inside its own folder, is a
     regular file (checked on the opened file: no FIFO, no device), and holds at most `cap` bytes."""
-    from cast.fsutil import read_regular
 
     path = directory / name
     shown = printable(str(path) if source == USER else os.path.relpath(path, tree))
@@ -220,29 +215,3 @@ def printable(text: str) -> str:
 def rows(found: Found, width: int = 100) -> list[list[str]]:
     """`cast skills` and `/skills`: name, where it lives, and its description (cut at `width`)."""
     return [[skill.name, skill.shown, one_line(skill.description, width)] for skill in found.sorted()]
-
-
-def extension(setup: Setup) -> Extension | None:
-    """Skills join a run: the tool `skill` and the prompt's section, when there are any; the
-    skipped ones are said at the first step."""
-    from cast.extensions import BaseExtension
-
-    found = discover(setup.workspace.root)
-    section, left = prefix(found)
-    for notice in found.notices + left:
-        setup.notice(notice)
-    if not found.skills:
-        return None
-
-    class Skills(BaseExtension):
-        name = "skills"
-
-        def tools(self) -> list[Tool[Any]]:
-            from cast.tools.skill import skill_tool
-
-            return [skill_tool(found)]
-
-        def prefix(self) -> str:
-            return section
-
-    return Skills()

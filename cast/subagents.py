@@ -13,10 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cast.extensions import BaseExtension, Setup
+from cast.modes import system_prompt
+from cast.tools.base import Access
+from cast.tools.explore import Explorer
+from cast.tools.explore_settings import ExploreSettings
+from cast.tools.registry import builtin
 
 if TYPE_CHECKING:
     from cast.tools.base import Tool
-    from cast.tools.explore import Explorer
 
 
 class ExploreExtension(BaseExtension):
@@ -34,17 +38,11 @@ class ExploreExtension(BaseExtension):
 
 def read_tools() -> list[Tool[Any]]:
     """Plan mode's read tools from cast's own registry: read_file, list_files, grep, plan-mode bash."""
-    from cast.tools.base import Access
-    from cast.tools.registry import builtin
 
     return list(builtin().offered(lambda tool: tool.access is Access.READ))
 
 
 def make(setup: Setup) -> ExploreExtension:
-    from cast.modes import system_prompt
-    from cast.tools.explore import Explorer
-    from cast.tools.explore_settings import ExploreSettings
-
     config = setup.config
     explorer = Explorer(
         config,

@@ -75,7 +75,7 @@ def generated(columns: int = 100, prog: str = "{prog}") -> str:
     import contextlib
     import io
 
-    from cast.cli import app
+    from cast.cli import app  # deferred: keeps typer off cast --help, which reads TEXT below
 
     out, before = io.StringIO(), os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(columns)

@@ -20,9 +20,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cast.plans.checklist import parse
+from cast.checkpoints.journal import Journal
+from cast.checkpoints.shadow import ShadowError
+from cast.plans.checklist import PlanError, parse
+from cast.plans.store import find_plan, list_plans
 from cast.tools.base import ToolContext, run_tool
 from cast.tools.evidence import Ledger, item_body, named_checks
+from cast.tools.shell import EXECUTE_BASH
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 
@@ -89,8 +93,6 @@ def not_rechecked(plan: Path, results: list[ItemCheck]) -> list[str]:
 
 
 def _run(command: str, ctx: ToolContext, check: ItemCheck, ledger: Ledger) -> None:
-    from cast.tools.shell import EXECUTE_BASH
-
     obs = run_tool(EXECUTE_BASH, {"command": command}, ctx)
     mark = ledger.mark()
     ledger.add(obs.result)
@@ -115,7 +117,6 @@ class FileChange:
 
 def recorded_changes(root: Path, plan: Path) -> dict[int, list[FileChange]]:
     """{item: the files it changed, before and after} from cast's checkpoints; {} without any."""
-    from cast.checkpoints.journal import Journal
 
     try:
         journal = Journal(root)
@@ -138,7 +139,6 @@ def recorded_changes(root: Path, plan: Path) -> dict[int, list[FileChange]]:
 
 def recorded_calls(root: Path, plan: Path) -> dict[int, list[str]]:
     """{item: the MCP calls made while it was worked on} from cast's checkpoints."""
-    from cast.checkpoints.journal import Journal
 
     try:
         journal = Journal(root)
@@ -206,8 +206,6 @@ def _lost(change: FileChange, now: bytes | None) -> str:
 def plan_with_ticks(root: Path, ref: str | None) -> Path:
     """The plan to verify: the one named, else the newest plan with a ticked item, else the plan
     whose ticks cast undo took last (it is told it has nothing to verify, and why)."""
-    from cast.plans.checklist import PlanError
-    from cast.plans.store import find_plan, list_plans
 
     if ref is not None:
         return find_plan(root, ref)
@@ -224,8 +222,6 @@ def plan_with_ticks(root: Path, ref: str | None) -> Path:
 def _undo_records(root: Path) -> list[dict[str, Any]]:
     """The checkpoint journal's undos, oldest first, each with its plan's path; none where the
     journal cannot be read (checkpoints off, no store yet): then nothing was undone by cast."""
-    from cast.checkpoints.journal import Journal
-    from cast.checkpoints.shadow import ShadowError
 
     try:
         journal = Journal(root)

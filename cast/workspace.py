@@ -16,6 +16,7 @@ from pathlib import Path
 
 from cast import git
 from cast.config import ConfigError, config_dir
+from cast.fsutil import read_regular
 
 AGENTS_FILE = "AGENTS.md"
 AGENTS_CAP = 32 * 1024
@@ -182,8 +183,7 @@ def read_instructions(path: Path, tree: Path, cap: int, shown: str) -> str | Non
     none or it may not be read: it must resolve inside `tree` (a committed `AGENTS.md ->
     ~/.ssh/id_rsa` or `-> /proc/self/environ` would send a secret to the API) and be a regular
     file (`/dev/zero` or a FIFO must neither fill memory nor hang), checked on the opened file."""
-    from cast.fsutil import read_regular
-    from cast.state import announce
+    from cast.state import announce  # deferred: keeps cast.state off the REPL's first prompt
 
     if not os.path.lexists(path):
         return None

@@ -59,7 +59,7 @@ def test_permissions_and_the_readme_say_what_always_covers_as_the_scope_is_compu
     from pathlib import Path
     from types import SimpleNamespace
 
-    from cast.repl.approvals import permissions
+    from cast.repl.permissions import permissions
     from cast.safety.approval_scope import scope_of
     from cast.safety.decision import Remembered
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from cast.agent.cost import price_for
 from cast.models.catalog import spec_for
+from cast.models.lookup import available
+from cast.models.providers import Provider
 
 Rank = tuple[float, float, int]
 
@@ -40,9 +42,6 @@ def cheapest(config: Any, offered: Callable[[], list[str]] | None = None) -> str
 
 def _offered(config: Any) -> Callable[[], list[str]]:
     def ids() -> list[str]:
-        from cast.models.lookup import available
-        from cast.models.providers import Provider
-
         return available(Provider.from_config(config).lookup_client())
 
     return ids

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cast.agent import events as ev
+from cast.plans.checklist import PlanError, PlanFile
 from cast.tools.evidence import CommandRun, Ledger, normal
 
 
@@ -128,7 +129,6 @@ class PlanState:
     def read(self) -> list[PlanItem]:
         if self.path is None:
             return []
-        from cast.plans.checklist import PlanError, PlanFile
 
         try:
             items = PlanFile(self.path).items

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 from cast.agent.claims import Claim
+from cast.plans.checklist import PlanError, PlanFile
+from cast.tools.evidence import item_body, named_checks
 
 PLAN_KINDS = {"verified", "command ran", "item done"}  # what a description of the plan's checks reads as
 _ABOUT_THE_PLAN = re.compile(r"\b(?:items?|steps?|tasks?|each|both|plan|checklist)\b", re.IGNORECASE)
@@ -19,8 +21,6 @@ _TICKS = re.compile(r"`([^`]+)`")
 
 def plan_checks(plan: Path) -> set[str]:
     """The commands the plan names as its items' verifications (none when it cannot be read)."""
-    from cast.plans.checklist import PlanError, PlanFile
-    from cast.tools.evidence import item_body, named_checks
 
     try:
         parsed = PlanFile(plan)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cast.agent import events as ev
+from cast.agent.context import ContextEconomy
 from cast.agent.cost import Price, StepUsage, UsageLog
 from cast.agent.gate import CallGate, CallsOnly
 from cast.agent.loop import Agent, Hooks
@@ -178,8 +179,6 @@ class Child:
         gate = CallsOnly(self.gate) if self.gate else CallGate()
         hooks = Hooks(book=book, observers=[findings.observe, book.observe], gate=gate)
         if self.config is not None:
-            from cast.agent.context import ContextEconomy
-
             economy = ContextEconomy.from_config(self.config, model, on_usage=book.add)
             hooks.prepare, hooks.compact = economy, economy.compact
             hooks.observers.append(economy.observe)

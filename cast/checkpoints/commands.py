@@ -20,6 +20,7 @@ from cast.checkpoints import store
 from cast.checkpoints import undo as ops
 from cast.checkpoints.journal import Journal, Record
 from cast.checkpoints.shadow import ShadowError
+from cast.config import ConfigError, load
 from cast.fsutil import atomic_write
 from cast.text import plural, terminal_safe
 
@@ -37,7 +38,6 @@ Failure = (ops.UndoError, ShadowError, OSError)
 
 def _off(root: Path, what: str, err: Say) -> bool:
     """True (and says so) when the configuration turns checkpoints off."""
-    from cast.config import ConfigError, load
 
     try:
         enabled = load(root).checkpoints

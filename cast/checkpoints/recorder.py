@@ -171,7 +171,7 @@ class Recorder:
         """Per item this session touched: its diffstat, for the closing report."""
         if self.error or not self.started:
             return []
-        from cast.checkpoints.undo import item_stats
+        from cast.checkpoints.undo import item_stats  # deferred: keeps cast.checkpoints.undo off the one-shot first request
 
         try:
             return item_stats(self.journal, self.session, self.plan)

@@ -35,7 +35,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cast import git
 from cast.checkpoints import store
+from cast.checkpoints.borrow import borrow
+from cast.checkpoints.store import ShadowError as ShadowError  # what every user of the shadow catches, from here
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -48,10 +51,6 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "cast",
     "GIT_COMMITTER_EMAIL": "cast@localhost",
 }
-
-
-class ShadowError(Exception):
-    """The shadow repository could not be created or used; the message says why."""
 
 
 def shadow_dir(root: Path) -> Path:
@@ -71,7 +70,6 @@ def run_git(
     """The one place the shadow repository runs git: through cast's hardened runner (no system or
     global config, no hooks, no inherited GIT_* variable), pointed at the shadow repository, so
     a user's GIT_DIR or GIT_INDEX_FILE can never redirect a snapshot into their repository."""
-    from cast import git
 
     full = {
         "GIT_DIR": str(git_dir),
@@ -141,8 +139,6 @@ class Shadow:
             store.open_dir(self.root, self.dir)
             if not self.exists():
                 store.create(self.git_dir, self._init)
-                from cast.checkpoints.borrow import borrow
-
                 borrow(self)
             else:
                 store.verify(self.git_dir)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cast.fsutil import atomic_write
+from cast.state import StateError, private_dir, workspace_state_path
 
 ATTRIBUTES = "* -text -crlf -eol -filter !diff !merge -ident -working-tree-encoding\n"
 EXCLUDE = "/.cast/\n.git\n"
@@ -59,6 +60,10 @@ REDIRECTS = ("commondir", "gitdir", "config.worktree")
 BORROW = "borrowed-objects"  # the user's object directory, read through an alternate (see shadow.py)
 
 
+class ShadowError(Exception):
+    """The shadow repository could not be created or used; the message says why."""
+
+
 class StoreError(Exception):
     """The checkpoint store is missing, not cast's, or not usable; the message says why.
     `exit_code` 2 when cast's private state itself is unsafe (as every command says it)."""
@@ -68,7 +73,6 @@ class StoreError(Exception):
 
 def store_dir(root: Path) -> Path:
     """The store's directory for the workspace at `root` (computed only: nothing is created)."""
-    from cast.state import workspace_state_path
 
     return workspace_state_path(root) / "checkpoints"
 
@@ -76,7 +80,6 @@ def store_dir(root: Path) -> Path:
 def open_dir(root: Path, directory: Path) -> None:
     """Create the store's directory (or check it): cast's private state for `root`, every
     component a real directory of this user's alone (cast/state.py)."""
-    from cast.state import StateError, private_dir
 
     if directory != store_dir(root):  # a store put elsewhere (a bench): checked by `verify` alone
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -20,6 +20,8 @@ from pathlib import Path
 from cast.agent.git_baseline import format_stat
 from cast.checkpoints.journal import History, Journal, Record
 from cast.checkpoints.shadow import Change
+from cast.plans.checklist import PlanError, PlanFile
+from cast.plans.store import find_plan
 
 CHANGE_NAMES = {"A": "removed", "D": "recreated", "M": "restored", "T": "restored"}  # what restoring does to each path
 
@@ -107,8 +109,6 @@ def _plan(journal: Journal, history: History, plan: str | None) -> str:
         key = journal.plan_key(Path(plan)) if Path(plan).exists() else plan
         if key in history.starts:
             return key
-        from cast.plans.checklist import PlanError
-        from cast.plans.store import find_plan
 
         try:
             key = journal.plan_key(find_plan(journal.root, plan))
@@ -170,8 +170,6 @@ def prepare_redo(journal: Journal, force: bool = False, session: str | None = No
 
 
 def _checks(path: Path) -> list[tuple[int, bool]]:
-    from cast.plans.checklist import PlanError, PlanFile
-
     try:
         return [(i.number, i.checked) for i in PlanFile(path).items]
     except PlanError:
@@ -180,7 +178,6 @@ def _checks(path: Path) -> list[tuple[int, bool]]:
 
 def apply(journal: Journal, restore: Restore, session: str | None = None) -> Record:
     """Restore the files, set the plan's ticks, and journal it (a redo needs the record)."""
-    from cast.plans.checklist import PlanError, PlanFile
 
     journal.shadow.restore(restore.target["tree"], restore.applied)
     path, done = journal.plan_path(restore.plan), []

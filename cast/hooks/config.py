@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cast.config import ConfigError
+from cast.config_tables import raw
 
 EVENTS = ("pre_tool_use", "post_tool_use", "user_prompt", "stop")
 TOOL_EVENTS = ("pre_tool_use", "post_tool_use")
@@ -82,7 +83,6 @@ def _entry(entry: Any, source: str, index: int, where: str) -> Hook:
 
 def declared(root: Path | None) -> list[Hook]:
     """Every hook the config files declare, the user's first, approved or not."""
-    from cast.config_tables import raw
 
     hooks: list[Hook] = []
     for scope, path, value in raw(root, "hooks"):

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cast.agent import events as ev
 from cast.extensions import BaseExtension
+from cast.hooks import project
+from cast.hooks.config import declared
+from cast.hooks.gate import HookGate
+from cast.trust import is_trusted
 
 if TYPE_CHECKING:
     from cast.agent.gate import CallGate
     from cast.extensions import Setup
-    from cast.hooks.gate import HookGate
     from cast.modes import Mode
 
 
@@ -29,12 +33,6 @@ class HooksExtension(BaseExtension):
 
 
 def make(setup: Setup) -> HooksExtension | None:
-    from cast.agent import events as ev
-    from cast.hooks import project
-    from cast.hooks.config import declared
-    from cast.hooks.gate import HookGate
-    from cast.trust import is_trusted
-
     root = setup.workspace.root
     hooks = declared(root)
     if not hooks:

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cast import pins
-from cast.hooks.config import PROJECT, Hook
+from cast.hooks.config import PROJECT, Hook, declared
 from cast.text import terminal_safe
+from cast.trust import is_trusted
 
 KIND = "hook"
 Ask = Callable[[str], bool | None]  # a yes/no question; None when the user left it
@@ -95,8 +96,6 @@ def status(root: Path, hook: Hook, trusted: bool) -> str:
 def ask_pending(root: Path, ask: Ask) -> None:
     """Before a run on a terminal: ask about each of a trusted workspace's hooks not approved
     as it is now; the run then uses those approved (`settle` without a question)."""
-    from cast.hooks.config import declared
-    from cast.trust import is_trusted
 
     if not is_trusted(root):
         return

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cast.hooks.config import Hook
+from cast.sandbox.policy import wrap
 from cast.text import clip
 
 OUTPUT_CAP = 16 * 1024  # characters kept of each of stdout and stderr
@@ -60,7 +61,7 @@ class HookRun:
 
 
 def run(hook: Hook, payload: dict[str, Any], cwd: Path, cancel: threading.Event | None = None) -> HookRun:
-    from cast.sandbox.policy import wrap
+    # deferred: keeps cast.tools.process (6 modules) off the one-shot first request
     from cast.tools.process import _ExitWaiter, _kill_group
 
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8", "surrogatepass")

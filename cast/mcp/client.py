@@ -24,6 +24,9 @@ from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
+from cast.text import one_line, terminal_safe
+from cast.version import VERSION
+
 POLL = 0.05  # seconds between looks at the cancel event while a call runs
 CLOSE_WAIT = 8.0  # at most this long for a server to be stopped (the SDK's own bounded shutdown is ~6 s)
 STDERR_TAIL = 300
@@ -225,7 +228,6 @@ class Connection:
 
     def _said(self) -> str:
         """The last line the server wrote to stderr, made visible, for a failure's one line."""
-        from cast.text import one_line, terminal_safe
 
         try:
             self._stderr.flush()
@@ -290,8 +292,6 @@ async def _list_tools(client: Any) -> list[dict[str, Any]]:
 def _info() -> Any:
     from mcp.types import Implementation
 
-    from cast.version import VERSION
-
     return Implementation(name="cast", version=VERSION)
 
 
@@ -303,8 +303,6 @@ def _closed(exc: BaseException) -> bool:
 
 
 def _reason(exc: BaseException) -> str:
-    from cast.text import one_line, terminal_safe
-
     if isinstance(exc, BaseExceptionGroup):
         return _reason(exc.exceptions[0])
     text = str(exc) or type(exc).__name__

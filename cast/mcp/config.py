@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cast.config import ConfigError
+from cast.config_tables import raw
+from cast.fsutil import read_settings
+
 USER, PROJECT, MCP_JSON = "user", "project", ".mcp.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")  # `mcp__<server>__<tool>` must stay a valid tool name
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -107,8 +111,6 @@ class Found:
 def discover(root: Path | None) -> Found:
     """The servers of `root` (None: the user's only): user's config, then the project's
     config.toml, then its `.mcp.json`; a name already taken keeps its first definition."""
-    from cast.config import ConfigError
-    from cast.config_tables import raw
 
     found = Found()
     try:
@@ -135,8 +137,6 @@ def discover(root: Path | None) -> Found:
 
 
 def _mcp_json(path: Path, warnings: list[str]) -> dict[str, tuple[str, Path, Any]]:
-    from cast.fsutil import read_settings
-
     if not path.is_file() and not path.is_symlink():
         return {}
     try:
@@ -236,6 +236,6 @@ def secret_reads(server: Server) -> list[str]:
     """The secret variables a project's server would read (refused: declare it in your own config)."""
     if not server.from_project:
         return []
-    from cast.sandbox.environment import secret
+    from cast.sandbox.environment import secret  # deferred: keeps cast.sandbox.environment off the one-shot first request
 
     return [name for name in variables(server) if secret(name)]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from cast.mcp.config import Server, discover
 from cast.mcp.gate import approve, gate, question
+from cast.safety.decision import ApprovalRequest
 
 if TYPE_CHECKING:
     from cast.extensions import Setup
@@ -35,7 +36,7 @@ def factory(setup: Setup) -> Servers | None:
             setup.notice(f"MCP server {server.name} ({server.source}) not started: {decided.why}")
     if not starting:
         return None
-    from cast.mcp.servers import Servers
+    from cast.mcp.servers import Servers  # deferred: keeps cast.mcp.servers (34 modules) off the one-shot first request
 
     servers = Servers(root, starting, found.plan_tools, setup.mode, setup.config.sandbox_env_passthrough)
     servers.start()
@@ -46,7 +47,6 @@ def factory(setup: Setup) -> Servers | None:
 
 def _asked(setup: Setup, server: Server) -> bool:
     """Ask the user (as an approval question: what it runs and reads, yes or no); a yes is pinned."""
-    from cast.safety.decision import ApprovalRequest
 
     if setup.requests is None:
         return False

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cast.mcp.config import Server, variables
+from cast.pins import approve as pin
+from cast.pins import digest, listing
+from cast.pins import revoke as unpin
+from cast.text import terminal_safe
+from cast.trust import is_trusted
 
 KIND = "mcp_server"
 
@@ -27,8 +32,6 @@ class Gate:
 
 
 def identity_digest(server: Server) -> str:
-    from cast.pins import digest
-
     return digest(server.identity())
 
 
@@ -44,7 +47,6 @@ def gate(server: Server, root: Path) -> Gate:
         return Gate(False, approval, server.problem)
     if not server.enabled:
         return Gate(False, approval, "disabled (enabled = false)")
-    from cast.trust import is_trusted
 
     trusted = is_trusted(root)
     if approval == "approved":
@@ -59,7 +61,6 @@ def gate(server: Server, root: Path) -> Gate:
 def approval_of(server: Server, root: Path) -> str:
     if not server.from_project:
         return "your config"
-    from cast.pins import listing
 
     pins = {pin.name: pin for pin in listing(root, KIND)}
     pin = pins.get(server.name)
@@ -69,20 +70,15 @@ def approval_of(server: Server, root: Path) -> str:
 
 
 def approve(server: Server, root: Path) -> None:
-    from cast.pins import approve as pin
-
     pin(root, KIND, server.name, identity_digest(server), label=server.label()[:200])
 
 
 def revoke(name: str, root: Path) -> bool:
-    from cast.pins import revoke as unpin
-
     return unpin(root, KIND, name)
 
 
 def question(server: Server) -> str:
     """What the user is shown before approving a repository's server: what it runs and reads."""
-    from cast.text import terminal_safe
 
     lines = [f"MCP server {server.name!r} from {server.path} wants to start:", f"  runs: {server.label()}"]
     if server.env:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from cast.mcp.client import Launch, ServerError
 from cast.mcp.config import Server, expand, secret_reads
+from cast.sandbox.environment import sandbox_env
+from cast.sandbox.policy import READ_ONLY, SCRATCH_PREFIX, Policy, detect, workspace_write, wrap
 
 
 @dataclass
@@ -49,8 +51,6 @@ def launch(server: Server, root: Path, mode: str, passthrough: tuple[str, ...] =
         raise ServerError(
             f"a repository's server may not read {', '.join(secrets)}: declare it in your own config to pass secrets"
         )
-    from cast.sandbox.environment import sandbox_env
-    from cast.sandbox.policy import READ_ONLY, SCRATCH_PREFIX, Policy, detect, workspace_write, wrap
 
     layer = detect()
     if not layer.active and server.from_project:

@@ -21,8 +21,10 @@ from typing import Any
 from cast.extensions import BaseExtension
 from cast.mcp.client import CallCancelled, CallTimedOut, Connection, ServerError, ServerGone
 from cast.mcp.config import Server, plan_patterns_match
+from cast.mcp.results import render
 from cast.mcp.sandbox import Started, launch
 from cast.mcp.tools import McpCall, McpTool, approve, build, check_arguments, digest, removed_by_annotations
+from cast.text import clip, terminal_safe
 from cast.tools.base import Observation, Tool, ToolContext, ToolError
 from cast.tools.results import External, Interrupted
 
@@ -112,7 +114,6 @@ class Servers(BaseExtension):
 
     def prefix(self) -> str:
         """The servers' instructions, capped, marked as theirs: byte-stable for the run."""
-        from cast.text import clip, terminal_safe
 
         parts = [
             f"## MCP server {name} (its own instructions, not verified by cast)\n"
@@ -158,8 +159,6 @@ class Servers(BaseExtension):
                 )
 
     def call(self, server: str, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> Observation:
-        from cast.mcp.results import render
-
         live = self.live[server]
         mcp_tool = next(t for t in self._tools if t.server == server and t.remote == tool)
         plan = live.mode == "plan"

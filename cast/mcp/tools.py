@@ -18,19 +18,25 @@ import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from cast.pins import digest as canonical
+from cast.safety.approval_scope import Scope
+from cast.safety.decision import ApprovalAnswer, ApprovalRequest
 from cast.text import clip, terminal_safe
 from cast.tools.base import Access, Observation, Tool, ToolContext, ToolError
 from cast.tools.results import Declined
 
-if TYPE_CHECKING:
-    from cast.mcp.servers import Servers
-
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what the Messages API accepts as a tool name
 DESCRIPTION_LIMIT = 2_000
+
+
+class Servers(Protocol):
+    """Where a tool's call goes: the run's servers (servers.py), which hold the live sessions."""
+
+    def call(self, server: str, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> Observation: ...
 
 
 class McpArguments(BaseModel):
@@ -55,7 +61,6 @@ def removed_by_annotations(definition: dict[str, Any]) -> str:
 
 def digest(definition: dict[str, Any]) -> str:
     """What a definition is pinned by: its name, description, schema and annotations."""
-    from cast.pins import digest as canonical
 
     keys = ("name", "description", "inputSchema", "annotations")
     return canonical({key: definition.get(key) for key in keys})
@@ -139,8 +144,6 @@ class McpCall:
 
 def approve(call: McpCall, ctx: ToolContext) -> str:
     """Execute mode: why the call may run, or a ToolError(Declined) saying why not."""
-    from cast.safety.approval_scope import Scope
-    from cast.safety.decision import ApprovalAnswer, ApprovalRequest
 
     policy = ctx.sandbox.approval
     if policy is None:

@@ -10,7 +10,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from cast.config import ConfigError, config_paths, load
+from cast.models.base import ModelError
+from cast.models.lookup import lookup
+from cast.models.providers import Provider
 from cast.text import tokens
+from cast.workspace import Workspace
 
 SOURCES = {
     "api": "the Models API",
@@ -22,10 +27,6 @@ SOURCES = {
 
 def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
     """One (name, ok, detail) per distinct model the config selects (plan and execute may differ)."""
-    from cast.config import ConfigError, load
-    from cast.models.base import ModelError
-    from cast.models.lookup import lookup
-    from cast.models.providers import Provider
 
     try:
         config = load(root)
@@ -68,9 +69,6 @@ def model_status(root: Path | None) -> list[tuple[str, bool, str]]:
 def provider_status(root: Path | None) -> tuple[bool, str]:
     """The platform requests go to, where, and whether what it needs is there (extra, region,
     credentials), with the id each of the config's models has on it."""
-    from cast.config import ConfigError, load
-    from cast.models.base import ModelError
-    from cast.models.providers import Provider
 
     try:
         config = load(root)
@@ -106,8 +104,6 @@ def key_status(root: Path | None = None) -> tuple[bool, str]:
 
 
 def _provider_name(root: Path | None) -> str:
-    from cast.config import ConfigError, load
-
     try:
         return load(root).provider
     except ConfigError:
@@ -115,8 +111,6 @@ def _provider_name(root: Path | None) -> str:
 
 
 def config_status(root: Path | None) -> tuple[bool, str]:
-    from cast.config import ConfigError, config_paths, load
-
     files = [f"{path} ({'found' if path.is_file() else 'none'})" for path in config_paths(root)]
     try:
         load(root)
@@ -126,8 +120,6 @@ def config_status(root: Path | None) -> tuple[bool, str]:
 
 
 def workspace_root() -> Path | None:
-    from cast.workspace import Workspace
-
     try:
         return Workspace.discover().root
     except OSError:

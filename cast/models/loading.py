@@ -45,7 +45,7 @@ def import_client() -> None:
     try:
         import httpcore2  # noqa: F401  (httpx2 imports its transport on the first client)
 
-        import cast.models.direct  # noqa: F401
+        import cast.models.direct  # noqa: F401  (deferred: what the preload thread is for)
     finally:
         if keep_out and sys.modules.get("trio", 0) is None:
             del sys.modules["trio"]
@@ -61,7 +61,7 @@ def require_sdk() -> Any:
 
 def errors_of(client: Any) -> Any:
     """The module whose error types `client` raises: the direct client's own, or the SDK's."""
-    from cast.models import direct
+    from cast.models import direct  # deferred: keeps httpx2 off the model registry's import
 
     return direct if isinstance(client, direct.Client) else require_sdk()
 

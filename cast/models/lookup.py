@@ -22,6 +22,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from cast.fsutil import atomic_write
 from cast.models.base import ModelError
 from cast.models.catalog import EFFORTS, THINKING_TYPES, ModelSpec, active_ids, builtin, current_ids, remember
 
@@ -38,7 +39,7 @@ def _say(message: str) -> None:
     """Once per process: a lookup note or warning is not news the second time."""
     if message not in _said:
         _said.add(message)
-        from cast.state import tell
+        from cast.state import tell  # deferred: keeps cast.state off the REPL's first prompt
 
         tell(message)  # above the REPL's prompt when one is showing
 
@@ -57,7 +58,7 @@ def default_client() -> Any | None:
     start-up), or None when there is no key to ask with."""
     if not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
         return None
-    from cast.models.direct import Client
+    from cast.models.direct import Client  # deferred: keeps httpx2 off the REPL's first prompt
 
     return Client(max_retries=0, timeout=TIMEOUT)
 
@@ -78,8 +79,6 @@ def _write_cache(update: Callable[[dict[str, Any]], None]) -> None:
     update(data)
     path = cache_path()
     try:
-        from cast.fsutil import atomic_write
-
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(data, indent=1, sort_keys=True).encode())
     except OSError:

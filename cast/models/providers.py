@@ -213,7 +213,7 @@ class Provider:
         and for `anthropic` an explicit key or base URL). The first-party API's is cast's direct
         client (`direct.py`: the same wire format without the SDK's import time)."""
         if self.name == "anthropic":
-            from cast.models.direct import Client
+            from cast.models.direct import Client  # deferred: keeps httpx2 off the REPL's first prompt
 
             return Client(**options)
         import anthropic
@@ -230,7 +230,7 @@ class Provider:
         """The Models API client factory for `lookup`: the first-party API's, or one that never
         asks (the built-in table decides) on a partner platform."""
         if self.name == "anthropic":
-            from cast.models.lookup import default_client
+            from cast.models.lookup import default_client  # deferred: keeps cast.models.lookup off the model registry's import
 
             return default_client
         return _no_client

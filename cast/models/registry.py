@@ -21,14 +21,15 @@ def resolve(spec: str, config: Any) -> Model:
         path = spec[len(SCRIPT_PREFIX) :]
         if not path:
             raise ModelError("--model script:PATH needs a path to a script file", exit_code=2)
-        from cast.models.scripted import ScriptedModel
+        from cast.models.scripted import ScriptedModel  # deferred: keeps cast.models.scripted off the REPL's first prompt
 
         return ScriptedModel.from_path(Path(path).expanduser())
     if not spec:
         raise ModelError("no model given: pass --model ID, set CAST_MODEL, or set model in config.toml", exit_code=2)
+    # deferred: keeps cast.models.anthropic (8 modules) off the REPL's first prompt
     from cast.models.anthropic import AnthropicModel
-    from cast.models.lookup import ensure
-    from cast.models.providers import Provider
+    from cast.models.lookup import ensure  # deferred: keeps cast.models.lookup off the REPL's first prompt
+    from cast.models.providers import Provider  # deferred: keeps cast.models.providers off the REPL's first prompt
 
     provider = Provider.from_config(config)
     name = provider.model_id(spec)  # cast's id; a platform id given is kept for the wire
@@ -50,8 +51,8 @@ def check_at_open(options: Any, modes: tuple[str, ...] = ("plan", "execute")) ->
     names = [name for name in model_names(options, modes) if name and not name.startswith(SCRIPT_PREFIX)]
     if not names:
         return None
-    from cast.models.lookup import ensure_known
-    from cast.models.providers import PROVIDERS, Provider
+    from cast.models.lookup import ensure_known  # deferred: keeps cast.models.lookup off the REPL's first prompt
+    from cast.models.providers import PROVIDERS, Provider  # deferred: keeps cast.models.providers off the REPL's first prompt
 
     chosen = _provider_name(options)
     provider = Provider(chosen if chosen in PROVIDERS else "anthropic")  # a bad name: the first run says so
@@ -73,7 +74,7 @@ def model_names(options: Any, modes: tuple[str, ...]) -> list[str]:
     (the full load reports that, in its own words)."""
     import os
 
-    from cast.config import DEFAULT_MODEL
+    from cast.config import DEFAULT_MODEL  # deferred: keeps cast.config (8 modules) off the model registry's import
 
     merged = _config_files(options)
     if merged is None:
@@ -94,8 +95,8 @@ def _provider_name(options: Any) -> str:
 
 def _config_files(options: Any) -> dict[str, Any] | None:
     """The config files' values merged (lowest precedence first), unvalidated; None when one can't be read."""
-    from cast.config import layers
-    from cast.workspace import Workspace
+    from cast.config import layers  # deferred: keeps cast.config (8 modules) off the model registry's import
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (23 modules) off the model registry's import
 
     try:
         files = [values for _, values, _ in layers(Workspace.discover(options.cwd).root)]  # what counts of each

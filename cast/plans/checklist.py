@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from cast.fsutil import atomic_write
 from cast.text import plural
 
 _ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+\[([ xX])\](?:[ \t]|$)")
@@ -289,7 +290,6 @@ class PlanFile:
         the same item in the new text (see `_pair`); if that item is gone, PlanError says so and
         lists the changes. The file is otherwise left byte for byte as it was.
         """
-        from cast.fsutil import atomic_write
 
         if not 1 <= number <= len(self.items):
             raise PlanError(f"no checklist item {number}: {self.path} has {plural(len(self.items), 'item')}")

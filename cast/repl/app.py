@@ -30,6 +30,7 @@ from cast.repl.toolbar import STYLE
 from cast.repl.view import TICK_SECONDS, PromptView
 from cast.repl.worker import Worker
 from cast.state import set_announcer
+from cast.ui.console import no_color
 
 if TYPE_CHECKING:
     from cast.options import Options
@@ -51,8 +52,6 @@ class Repl:
         color: bool | None = None,
         history: bool = True,
     ):
-        from cast.ui.console import no_color
-
         self.state = ReplState(options, mode)
         self.approver = ReplApprover(self, self.state)
         if options.approver is None and not options.yes:
@@ -97,7 +96,7 @@ class Repl:
         """How loop events become scrollback and the live area (rich), made when first needed."""
         with self._renderer_lock:
             if self._renderer is None:
-                from cast.ui.render import Renderer
+                from cast.ui.render import Renderer  # deferred: keeps rich off the REPL's first prompt
 
                 self._renderer = Renderer(self.screen.commit, plain=self._plain, on_change=self.screen.invalidate)
             return self._renderer
@@ -362,14 +361,14 @@ def run_repl(options: Options, mode: str = "plan", task: str | None = None, resu
     mode: "plan" or "execute". task: in plan mode, a first task to start with; in execute mode,
     the plan to execute (path or session id; None = the newest plan with unticked items).
     resume: a session id to continue. Returns the exit status (0 when the user leaves)."""
-    from cast.models.registry import check_at_open
-    from cast.ui.trusting import ask_here
+    from cast.models.registry import check_at_open  # deferred: keeps cast.models.registry off the REPL's first prompt
+    from cast.ui.trusting import ask_here  # deferred: keeps cast.ui.trusting (7 modules) off the REPL's first prompt
 
     ask_here(cwd=options.cwd)  # before the prompt: may this workspace's config loosen security?
     if (refused := check_at_open(options)) is not None:
         return refused
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        from cast.repl.plain import run_plain
+        from cast.repl.plain import run_plain  # deferred: keeps cast.repl.plain off the REPL's first prompt
 
         return run_plain(options, mode, task, resume=resume)
     return Repl(options, mode).run(task, resume)

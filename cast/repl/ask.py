@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from cast.text import approval_text, command_lines
+
 if TYPE_CHECKING:
     from cast.safety.decision import ApprovalRequest
 
@@ -182,7 +184,6 @@ EXCERPT_LINES, EXCERPT_CHARS = 3, 120  # what the question itself shows of a tal
 def tall_command(command: str) -> bool:
     """Too tall for the question to show whole with its choices on a 24-row terminal: the REPL
     prints it into the scrollback first, and the question shows its start and says so."""
-    from cast.text import approval_text, command_lines
 
     return command_lines(command) > TALL_LINES or len(approval_text(command)) > TALL_CHARS
 
@@ -193,7 +194,6 @@ def approval_question(request: ApprovalRequest) -> Question:
     asked as such, with what the sandbox denied. A tall command is shown whole above the question
     (ReplApprover prints it); the question shows its first lines and how many there are, so its
     choices stay on the screen."""
-    from cast.text import approval_text, command_lines
 
     reach = request.always_label
     choices = [Choice("y", "yes", "[y]es, once", ("yes",)), Choice("n", "no", "[n]o", ("no",))]

@@ -4,18 +4,19 @@ run refuse while the agent works."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cast.repl import listings
-from cast.repl.approvals import permissions
+from cast.agent.events import Task
+from cast.repl import jobs, listings
+from cast.repl.ask import Choice, Question
+from cast.repl.permissions import permissions
 from cast.repl.rows import IdRows
+from cast.text import tokens
 
 if TYPE_CHECKING:
-    from cast.agent.events import Task
     from cast.repl.session import Session
     from cast.repl.state import ReplState
 
@@ -40,8 +41,6 @@ def _plan(session: Session, arg: str) -> None:
 
 
 def _replan(session: Session, arg: str) -> None:
-    from cast.repl import jobs
-
     session.worker.start(lambda: jobs.replan(session, arg.strip()))
 
 
@@ -50,7 +49,7 @@ def _execute(session: Session, arg: str) -> None:
 
 
 def _tasks(session: Session, arg: str) -> None:
-    from cast.ui.tasks import checklist
+    from cast.ui.tasks import checklist  # deferred: keeps rich off the REPL's first prompt
 
     tasks = session.state.tasks
     if tasks:
@@ -65,8 +64,7 @@ def _tasks(session: Session, arg: str) -> None:
 
 
 def _written_plan(session: Session) -> list[Task]:
-    from cast.agent.events import Task
-    from cast.plans.checklist import PlanError, parse
+    from cast.plans.checklist import PlanError, parse  # deferred: keeps cast.plans.checklist off the REPL's first prompt
 
     path = session.state.plan_path
     if path is None:
@@ -79,7 +77,7 @@ def _written_plan(session: Session) -> list[Task]:
 
 
 def _plans(session: Session, arg: str) -> None:
-    from cast.plans.store import list_plans
+    from cast.plans.store import list_plans  # deferred: keeps cast.plans.store (9 modules) off the REPL's first prompt
 
     found = list_plans(session.state.root)
     if not found:
@@ -92,8 +90,7 @@ def _plans(session: Session, arg: str) -> None:
 
 
 def _cost(session: Session, arg: str) -> None:
-    from cast.agent.cost import token_summary
-    from cast.text import tokens
+    from cast.agent.cost import token_summary  # deferred: keeps cast.agent.cost off the REPL's first prompt
 
     u = session.state.total()
     lines = [f"tokens: {token_summary(u.usage)}", f"context: {tokens(u.context_tokens)} tokens in the last request"]
@@ -129,7 +126,7 @@ def _resume(session: Session, arg: str) -> None:
 
 def list_sessions(session: Session) -> None:
     """/resume without an id: the recent sessions, ids and words kept whole, the task wrapped."""
-    from cast.sessions import list_sessions as listed
+    from cast.sessions import list_sessions as listed  # deferred: keeps cast.sessions (8 modules) off the REPL's first prompt
 
     found = listed(session.state.root)[:10]
     if not found:
@@ -196,7 +193,7 @@ def _help(session: Session, arg: str) -> None:
     for key, what in KEYS:
         keys.add_row(Text(key), Text(what, style="dim"))
     session.view.show(Padding(keys, (1, 0, 0, 0)))
-    from cast.sandbox.policy import describe
+    from cast.sandbox.policy import describe  # deferred: keeps cast.sandbox.policy off the REPL's first prompt
 
     session.view.show(Text(describe(), style="dim"))  # which kernel layer holds plan-mode commands
 
@@ -205,6 +202,7 @@ def _checkpoint(session: Session, arg: str, what: str) -> None:
     """/undo [ITEM] [--yes] [--force], /redo [--yes] [--force], /diff [ITEM]: the CLI's commands
     (cast/checkpoints/commands.py). /undo and /redo show what would change and ask at the prompt
     (in the worker, so the prompt stays free to answer); --yes does it without asking."""
+    # deferred: keeps cast.checkpoints.commands (16 modules) off the REPL's first prompt
     from cast.checkpoints import commands as checkpoints
 
     words = arg.split()
@@ -220,8 +218,6 @@ def _checkpoint(session: Session, arg: str, what: str) -> None:
         session.view.say(text.removeprefix("cast: "), "yellow")
 
     def ask(question: str) -> bool:
-        from cast.repl.ask import Choice, Question
-
         asked = Question(
             title=question[0].upper() + question[1:] + "?",
             choices=(Choice("y", "yes", "[y]es", ("yes",)), Choice("n", "no", "[n]o", ("no",))),
@@ -340,15 +336,17 @@ def argument_values(state: ReplState) -> Callable[[str, str], Iterable[tuple[str
     def values(command: str, typed: str) -> Iterable[tuple[str, str]]:
         try:
             if command == "execute":
+                # deferred: keeps cast.plans.store (9 modules) off the REPL's first prompt
                 from cast.plans.store import list_plans
 
                 return [(i.session, f"{i.done}/{i.total} {i.task}"[:60]) for i in list_plans(state.root)[:30]]
             if command == "model":
+                # deferred: keeps cast.models.lookup (7 modules) off the REPL's first prompt
                 from cast.models.lookup import choices
 
                 return choices()
             if command == "resume":
-                from cast.sessions import list_sessions
+                from cast.sessions import list_sessions  # deferred: keeps cast.sessions (8 modules) off the REPL's first prompt
 
                 return [(s.id, "") for s in list_sessions(state.root)[:30]]
         except Exception:
@@ -356,7 +354,3 @@ def argument_values(state: ReplState) -> Callable[[str, str], Iterable[tuple[str
         return []
 
     return values
-
-
-def editor_command() -> str:
-    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"

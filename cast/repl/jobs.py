@@ -6,6 +6,7 @@ through the session's `View` (say, show, ask) and event renderer: never through 
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -144,6 +145,7 @@ def execute_plan(session: Session, plan_ref: str | None) -> None:
 def choose_plan(view: View, root: Path) -> str | None:
     """Which plan /execute (or `cast execute`) without one means: the only unfinished plan, else
     the user's pick among them (up to 9, newest first); "" when the user picked none."""
+    # deferred: keeps cast.plans.housekeeping (10 modules) off the REPL's first prompt
     from cast.plans.housekeeping import unfinished
 
     found = unfinished(root)[:9]
@@ -215,7 +217,7 @@ def resume_session(session: Session, session_id: str) -> None:
         )
         session.view.show(session.view.markdown(shown + ("\n\n…" if cut else "")))
     if session.state.tasks:
-        from cast.ui.tasks import checklist
+        from cast.ui.tasks import checklist  # deferred: keeps rich off the REPL's first prompt
 
         session.view.show(checklist(session.state.tasks, window=None))
     session.view.say("Type to continue.", "dim")
@@ -294,8 +296,8 @@ def show_plan(session: Session, run: Run, path: Path, limit: int = PLAN_LINES) -
 
 def _since_approved(run: Run, path: Path) -> list[str]:
     """A replan's item diff against the revision the run was approved at ([] for a new plan)."""
-    from cast.plans.checklist import PlanError
-    from cast.plans.revisions import item_diff
+    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist off the REPL's first prompt
+    from cast.plans.revisions import item_diff  # deferred: keeps cast.plans.revisions (9 modules) off the REPL's first prompt
 
     board = run.tasks
     if board is None or board.approved is None or board.revisions is None or board.plan.path != path:
@@ -311,9 +313,11 @@ def _clip(text: str, limit: int) -> tuple[str, int]:
     return ("\n".join(lines[:limit]), len(lines) - limit) if len(lines) > limit else (text, 0)
 
 
-def edit_plan(session: Session, run: Run, path: Path) -> None:
-    from cast.repl.commands import editor_command
+def editor_command() -> str:
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
 
+
+def edit_plan(session: Session, run: Run, path: Path) -> None:
     before = _read(path)
     command = shlex.split(editor_command()) + [str(path)]
 
@@ -348,7 +352,7 @@ def _plan_stamp(run: Run) -> tuple[str, int] | None:
 
 
 def _items(path: Path) -> int:
-    from cast.plans.checklist import parse
+    from cast.plans.checklist import parse  # deferred: keeps cast.plans.checklist off the REPL's first prompt
 
     return len(parse(_read(path)))
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings
@@ -11,9 +11,35 @@ from prompt_toolkit.key_binding.key_processor import KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 if TYPE_CHECKING:
-    from cast.repl.app import Repl
+    from cast.repl.ask import Asker
+    from cast.ui.render import Renderer
 
 ESC_TIMEOUT = 0.4  # how long Esc waits for a following key (Esc Enter) before it interrupts
+
+
+class Repl(Protocol):
+    """What the keys ask of the REPL (app.py's Repl): a key names an action, the REPL decides."""
+
+    asker: Asker
+
+    @property
+    def renderer(self) -> Renderer: ...
+
+    def buffer_text(self) -> str: ...
+
+    def toggle_mode(self) -> None: ...
+
+    def accept(self, buffer: Any) -> None: ...
+
+    def on_ctrl_c(self) -> None: ...
+
+    def on_escape(self) -> None: ...
+
+    def request_exit(self) -> None: ...
+
+    def say(self, text: str, style: str = "") -> None: ...
+
+    def show(self, renderable: Any) -> None: ...
 
 
 def key_bindings(repl: Repl) -> KeyBindings:

@@ -13,7 +13,7 @@ def skills(session: Session, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from cast.skills import discover, prefix, rows
+    from cast.skills import discover, prefix, rows  # deferred: keeps cast.skills (7 modules) off the REPL's first prompt
 
     found = discover(session.state.root)
     for notice in found.notices + prefix(found)[1]:
@@ -36,8 +36,8 @@ def mcp(session: Session, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from cast.cli_mcp import rows
-    from cast.mcp.config import discover
+    from cast.cli_mcp import rows  # deferred: keeps typer off the REPL's first prompt
+    from cast.mcp.config import discover  # deferred: keeps cast.mcp.config (7 modules) off the REPL's first prompt
 
     found = discover(session.state.root)
     for warning in found.warnings:

@@ -9,8 +9,15 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
+from cast.config import ConfigError
 from cast.exits import EXIT_USAGE
+from cast.models.base import ModelError
+from cast.plans.checklist import PlanError
+from cast.repl.state import ReplState
+from cast.session_records import SessionError
 from cast.text import terminal_safe
+from cast.ui.console import render_text
+from cast.ui.render import Renderer
 
 if TYPE_CHECKING:
     from cast.options import Options
@@ -31,10 +38,6 @@ def run_plain(
 ) -> int:
     from rich.console import RenderableType
     from rich.text import Text
-
-    from cast.repl.state import ReplState
-    from cast.ui.console import render_text
-    from cast.ui.render import Renderer
 
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
 
@@ -110,10 +113,6 @@ def nonblank(stdin: TextIO) -> Iterator[str]:
 def exit_code(exc: BaseException) -> int:
     """The exit status for a failure outside the loop: the model's own code (2 for a missing key or
     a bad script), 2 for a usage or configuration error, 1 for anything else."""
-    from cast.config import ConfigError
-    from cast.models.base import ModelError
-    from cast.plans.checklist import PlanError
-    from cast.session_records import SessionError
 
     if isinstance(exc, ModelError):
         return exc.exit_code

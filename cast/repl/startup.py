@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
+from cast.fsutil import O_CLOEXEC, read_regular
+from cast.state import StateError, private_dir
+
 if TYPE_CHECKING:
     from cast.repl.complete import FileIndex
     from cast.repl.state import ReplState
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
 
 def banner(state: ReplState, resuming: bool = False) -> Phrases:
     """What to do first, true for the mode the REPL opens in (a resumed session says its own)."""
-    from cast.version import VERSION
+    from cast.version import VERSION  # deferred: keeps cast.version off the REPL's first prompt
 
     first = [] if resuming else ["describe a task to plan it"] if state.mode == "plan" else ["/execute runs a plan"]
     return Phrases([f"cast {VERSION}", state.root, *first, "/help lists commands", "Shift+Tab switches plan ⇄ execute"])
@@ -74,8 +77,6 @@ class PrivateHistory(FileHistory):
     """prompt_toolkit's file format, opened without following a symlink at the file."""
 
     def load_history_strings(self) -> Iterable[str]:
-        from cast.fsutil import read_regular
-
         try:
             data = read_regular(os.fsdecode(self.filename))
         except FileNotFoundError:
@@ -93,8 +94,6 @@ class PrivateHistory(FileHistory):
         return reversed(strings)
 
     def store_string(self, string: str) -> None:
-        from cast.fsutil import O_CLOEXEC
-
         text = f"\n# {datetime.datetime.now()}\n" + "".join(f"+{line}\n" for line in string.split("\n"))
         fd = os.open(self.filename, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | O_CLOEXEC, 0o600)
         try:
@@ -106,7 +105,6 @@ class PrivateHistory(FileHistory):
 def file_history(root: Path) -> History:
     """The prompts typed in this workspace, in its private state dir (never the repository, where a
     committed `.cast/history` symlink would receive them); memory only when that is unusable."""
-    from cast.state import StateError, private_dir
 
     try:
         return PrivateHistory(str(private_dir(root, "history") / "prompts"))
@@ -121,14 +119,14 @@ def warm_up(state: ReplState, files: FileIndex) -> None:
     def load() -> None:
         try:
             if not state.model_name().startswith("script:"):
-                from cast.models.loading import preload
+                from cast.models.loading import preload  # deferred: the warm-up, after the first prompt
 
                 preload()
             import rich.syntax  # noqa: F401
 
-            import cast.runs  # noqa: F401  (what the first task builds its run with)
-            import cast.ui.markdown  # noqa: F401  (rich.markdown, with cast's headings and code spans)
-            from cast.sandbox.policy import isolation
+            import cast.runs  # noqa: F401  (deferred: warmed after the first prompt; what the first task builds its run with)
+            import cast.ui.markdown  # noqa: F401  (deferred, warmed: rich.markdown, with cast's headings and code spans)
+            from cast.sandbox.policy import isolation  # deferred: the warm-up, after the first prompt
 
             isolation()  # the bubblewrap probe, cached for the first run
         except Exception:

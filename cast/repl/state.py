@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
+from cast.config import load
 from cast.models.base import Usage
 from cast.options import Options
+from cast.workspace import Workspace
 
 if TYPE_CHECKING:  # a run (and all it imports) is built on the first task, never at start-up
     from cast.agent.cost import UsageLog
@@ -19,7 +21,6 @@ if TYPE_CHECKING:  # a run (and all it imports) is built on the first task, neve
     from cast.run import Outcome
     from cast.runs import Run
     from cast.tools.tasks import TaskBoard
-    from cast.workspace import Workspace
 
 MODES = ("plan", "execute")
 
@@ -45,8 +46,6 @@ class ReplState:
         if self.run is not None:
             return self.run.workspace
         if self._workspace is None:
-            from cast.workspace import Workspace
-
             self._workspace = Workspace.discover(self.options.cwd)
         return self._workspace
 
@@ -58,8 +57,6 @@ class ReplState:
         if self.run is not None:
             return self.run.config
         if self._config is None:
-            from cast.config import load
-
             self._config = load(self.root, model=self.options.model, max_steps=self.options.max_steps)
         return self._config
 
@@ -87,7 +84,7 @@ class ReplState:
         a plan or doing a task directly) is a new task: it gets its own session and plan, never the
         executed one's (an execute run that /replan put in plan mode is revising its plan: its
         feedback stays in it). `new` asks for a new session whatever the current run is (`/plan TASK`)."""
-        from cast import runs
+        from cast import runs  # deferred: keeps pydantic off the REPL's first prompt
 
         run = self.run
         executed = run is not None and (
@@ -107,7 +104,7 @@ class ReplState:
 
         When every item is ticked there is nothing to execute: the run comes back for the caller
         to say so, but it is not adopted (it has no session), so the current run and mode stay."""
-        from cast import runs
+        from cast import runs  # deferred: keeps pydantic off the REPL's first prompt
 
         run = runs.execute_run(plan_ref, self.options, model=self._reusable_model("execute"))
         if not run.has_work():
@@ -117,7 +114,7 @@ class ReplState:
         return run
 
     def resume(self, session_id: str) -> Run:
-        from cast import runs
+        from cast import runs  # deferred: keeps pydantic off the REPL's first prompt
 
         run = runs.resume_run(session_id, self.options)
         self.mode = run.mode.name
@@ -128,7 +125,7 @@ class ReplState:
 
     def set_model(self, spec: str) -> None:
         """Use another model from the next request on (the conversation is kept)."""
-        from cast import runs
+        from cast import runs  # deferred: keeps pydantic off the REPL's first prompt
 
         if self.run is not None:
             self.run.set_model(runs.make_model(spec, self.run.config))  # the self-check, compaction and price follow
@@ -167,8 +164,8 @@ class ReplState:
         return None
 
     def _plan_to_attach(self) -> Path | None:
-        from cast.plans.checklist import parse
-        from cast.plans.store import find_plan
+        from cast.plans.checklist import parse  # deferred: keeps cast.plans.checklist off the REPL's first prompt
+        from cast.plans.store import find_plan  # deferred: keeps cast.plans.store (9 modules) off the REPL's first prompt
 
         written = self.run.plan_path if self.run is not None else None
         if written is not None:
@@ -178,6 +175,7 @@ class ReplState:
                 items = []
             if any(not item.checked for item in items):
                 return Path(written)
+        # deferred: keeps cast.plans.housekeeping (10 modules) off the REPL's first prompt
         from cast.plans.housekeeping import unfinished
 
         try:
@@ -197,6 +195,7 @@ class ReplState:
             shown = path.relative_to(self.root) if path.is_relative_to(self.root) else path
             what = "starts executing it" if self.brief_pending else "continues it"
             return f"execute mode · plan attached: {shown} ({self.attached_plan().split()[-1]} done); your next message {what}"
+        # deferred: keeps cast.plans.housekeeping (10 modules) off the REPL's first prompt
         from cast.plans.housekeeping import unfinished
 
         try:
@@ -296,7 +295,7 @@ def _task_rows(board: TaskBoard) -> tuple[ev.Task, ...]:
     """Rows from the plan file on disk (parsed again only when it changed), with this run's working
     state (in progress, blocked) and the evidence of the ticks it made. A plan that cannot be read
     now shows as last read."""
-    from cast.plans.checklist import PlanError, parse
+    from cast.plans.checklist import PlanError, parse  # deferred: keeps cast.plans.checklist off the REPL's first prompt
 
     path = Path(board.plan.path)
     try:

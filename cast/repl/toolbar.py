@@ -36,7 +36,7 @@ STYLE = Style.from_dict(
 
 def _window(model: str) -> int:
     """The model's context window, from what the Models API (or the built-in table) says."""
-    from cast.models.catalog import spec_for
+    from cast.models.catalog import spec_for  # deferred: keeps cast.models.catalog off the REPL's first prompt
 
     return spec_for(model).max_input_tokens
 

@@ -4,7 +4,7 @@ a waiting question or the working indicator, the mode label, the placeholder, th
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit.formatted_text import ANSI, StyleAndTextTuples, to_formatted_text
 
@@ -12,8 +12,12 @@ from cast.repl.toolbar import prompt_label, toolbar_fragments
 from cast.text import terminal_safe
 
 if TYPE_CHECKING:
-    from cast.repl.app import Repl
-    from cast.repl.ask import Question
+    from prompt_toolkit import PromptSession
+
+    from cast.repl.ask import Asker, Question
+    from cast.repl.screen import Screen
+    from cast.repl.state import ReplState
+    from cast.ui.render import Renderer
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.12
@@ -34,7 +38,7 @@ def hard_wrap(text: str, width: int, indent: str) -> str:
 def word_wrap(text: str, width: int) -> str:
     """Wrap at spaces; a word longer than the line breaks after a `/` (a path), else at the width
     (nothing is dropped)."""
-    from cast.ui.wrapping import wrap
+    from cast.ui.wrapping import wrap  # deferred: keeps cast.ui.wrapping off the REPL's first prompt
 
     return wrap(text, width)
 
@@ -60,6 +64,25 @@ def hint_wrap(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     return "\n".join(word_wrap(" · ".join(row), width) for row in menu_rows(text.split(" · "), width))
+
+
+class Repl(Protocol):
+    """What the prompt area reads of the REPL (app.py's Repl) at every redraw."""
+
+    state: ReplState
+    asker: Asker
+    screen: Screen
+    session: PromptSession[str]
+
+    @property
+    def busy(self) -> bool: ...
+
+    @property
+    def renderer(self) -> Renderer: ...
+
+    def live(self) -> Any: ...
+
+    def buffer_text(self) -> str: ...
 
 
 class PromptView:

@@ -187,7 +187,7 @@ VALIDATORS: dict[str, Validator] = {
     "sed": check_sed,
     "awk": check_awk,
     "xxd": check_xxd,
-    "find": check_find,
+    "find": lambda name, rule, args: check_find(name, rule, args, check_argv),
     "git": lambda name, rule, args: check_git(args),
     "test": check_test,
     "env": _env,

@@ -9,6 +9,7 @@ that set the clock, ``sed``/``awk`` scripts, ``xxd``'s output operand,
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from cast.safety.awk_program import check_awk_program
 from cast.safety.blocked import Blocked
@@ -217,10 +218,11 @@ _FIND_WHY = {
 _FIND_NEWER = re.compile(r"-newer[aBcmt][aBcmt]\Z")
 
 
-def check_find(name: str, rule: Rule, args: list[Word]) -> None:
+def check_find(name: str, rule: Rule, args: list[Word], check_argv: Callable[[list[Word]], None]) -> None:
     """Starting points, then an expression made only of listed tests. find
     reads any word starting with ``-`` as expression, so a run-time starting
-    point must have a fixed prefix."""
+    point must have a fixed prefix. ``check_argv`` judges a command -exec runs
+    (command_rules' own, handed down: the inner command is judged like any other)."""
     i, n = 0, len(args)
     while i < n and args[i].static and args[i].value in ("-H", "-L", "-P"):
         i += 1
@@ -238,7 +240,7 @@ def check_find(name: str, rule: Rule, args: list[Word]) -> None:
             raise Blocked(f"find: expression word {word.source} is expanded at run time")
         token = word.value
         if token in ("-exec", "-execdir"):
-            i = _find_exec(token, args, i)
+            i = _find_exec(token, args, i, check_argv)
             continue
         if token in _FIND_WHY:
             raise Blocked(f"find: {token} {_FIND_WHY[token]}")
@@ -257,7 +259,7 @@ def check_find(name: str, rule: Rule, args: list[Word]) -> None:
 _FOUND = Word("{}", "{}", False, "", False, False, True, (("\x00", False, ""),))  # a path find found
 
 
-def _find_exec(token: str, args: list[Word], i: int) -> int:
+def _find_exec(token: str, args: list[Word], i: int, check_argv: Callable[[list[Word]], None]) -> int:
     """``-exec CMD ... {} ;`` (or ``+``) runs CMD on what find found: allowed when CMD itself
     passes with ``{}`` standing for paths that cannot start with ``-`` (they start with a
     starting point, or ``./`` under -execdir), several of them with ``+``."""
@@ -272,8 +274,6 @@ def _find_exec(token: str, args: list[Word], i: int) -> int:
     if plus and inner[-1].value != "{}":
         raise Blocked(f"find: {token} ... + runs commands, and must end with {{}}")
     found = _FOUND if not plus else Word("{}", "{}", False, "", True, False, True, (("\x00", False, ""),))
-    from cast.safety.command_rules import check_argv  # the inner command is judged like any other
-
     try:
         check_argv([found if w.value == "{}" else w for w in inner])
     except Blocked as blocked:

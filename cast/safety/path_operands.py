@@ -21,6 +21,7 @@ from cast.safety.blocked import Blocked, SecretRead
 from cast.safety.path_table import FIND_PATH_TESTS, PATHS, Paths
 from cast.safety.path_values import values
 from cast.safety.secret_paths import confined, secret, user_homes
+from cast.safety.tar_listing import tar_archive
 from cast.safety.words import Word
 
 _MAX_CWDS = 16
@@ -104,8 +105,6 @@ def path_words(name: str, spec: Paths, args: list[Word]) -> list[tuple[Word, boo
     if spec.operands == "git":
         return [(w, False) for w in _git_paths(args)]
     if spec.operands == "tar":
-        from cast.safety.tar_listing import tar_archive
-
         return [(tar_archive(args), False)]
     if spec.operands == "first" and name == "xxd":
         return [(w, False) for w in _xxd_paths(args)]

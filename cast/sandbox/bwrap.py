@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from cast.sandbox import visible
 
 if TYPE_CHECKING:
-    from cast.sandbox.policy import Policy
+    from cast.sandbox.grant import Policy
 
 PROTECTED = (".git", ".cast")
 # The launcher inside keeps these two only until the command starts: to cap the pid namespace

@@ -73,7 +73,7 @@ def _keeper(conn: socket.socket, request: dict, fds: list[int]) -> None:  # type
         os.set_inheritable(status, False)  # the command must not hold it: its EOF says the keeper is gone
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.chdir(request["cwd"])
-        from cast.sandbox import launch
+        from cast.sandbox import launch  # loaded by _prepare before the first fork: a lookup here, not a load
 
         code = launch.run(request["spec"], request["argv"], request["env"])
     except SystemExit as done:  # the pid cap's outer process ends with its inner one's status

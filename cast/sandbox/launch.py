@@ -27,6 +27,8 @@ import os
 import sys
 import time
 
+from cast.sandbox import seccomp
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ctypes
@@ -225,8 +227,6 @@ def _confine_self(spec: dict, libc: ctypes.CDLL | None, capped: bool) -> None:  
     if spec.get("drop_caps") and libc is not None:
         drop_capabilities(libc)
     if spec.get("seccomp") is not None:
-        from cast.sandbox import seccomp
-
         seccomp.install(spec["seccomp"])
 
 
@@ -277,7 +277,7 @@ def run(spec: dict, command: list[str], env: dict | None = None) -> int:  # type
             libc is not None and bool(spec.get("pid_max")) and _pid_cap(libc, spec["pid_max"], bool(spec.get("in_pid_namespace")))
         )
         if spec.get("landlock"):  # after the cap: writing pid_max is a write Landlock would refuse
-            from cast.sandbox import landlock
+            from cast.sandbox import landlock  # deferred: every command's first process loads it only when asked
 
             rules = spec["landlock"]
             landlock.restrict(rules.get("write", []), bool(rules.get("net")), rules.get("files", []), rules.get("read"))

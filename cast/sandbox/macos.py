@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cast.sandbox.policy import Policy
+    from cast.sandbox.grant import Policy
 
 
 def _quote(path: str) -> str:

@@ -19,6 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cast.sandbox.grant import READ_ONLY as READ_ONLY  # what commands are granted, named from here
+from cast.sandbox.grant import Policy as Policy
+from cast.sandbox.grant import workspace_write as workspace_write
+
 if TYPE_CHECKING:
     from cast.sandbox.direct import Handoff
 
@@ -47,25 +51,6 @@ class Layer:
         return self.name not in ("none", "off")
 
 
-@dataclass(frozen=True)
-class Policy:
-    """What a sandboxed command may do besides reading: write beneath `writable` (the scratch dir
-    is always added), and use the network only when `network`. Writes beneath an `overlay` path
-    seem to succeed but land in a tmpfs that vanishes with the command (bubblewrap only)."""
-
-    writable: tuple[str, ...] = ()
-    network: bool = False
-    name: str = "read-only"
-    overlay: tuple[str, ...] = ()
-
-
-READ_ONLY = Policy()
-
-
-def workspace_write(root: Path, network: bool = False) -> Policy:
-    return Policy((os.path.realpath(root),), network, "workspace-write")
-
-
 def throwaway(root: Path) -> Policy:
     """Plan mode's unverified commands: the workspace read-only, its writes (`__pycache__`,
     `.pytest_cache`, build outputs) in a throwaway overlay where bubblewrap can mount one, else
@@ -89,7 +74,7 @@ def bwrap_binary() -> str | None:
 def _bwrap_works(binary: str) -> bool:
     """bubblewrap starts, and the launcher inside applies everything it will for a command (the
     filter, limits, no capabilities): a machine where any of it fails falls back to the layer below."""
-    from cast.sandbox import bwrap
+    from cast.sandbox import bwrap  # deferred: keeps cast.sandbox.bwrap off a run's start
 
     inside = launcher({**_confinement(READ_ONLY, inet=True), "in_pid_namespace": True})
     try:
@@ -114,7 +99,7 @@ def overlay_works() -> bool:
         return False
     import tempfile
 
-    from cast.sandbox import bwrap
+    from cast.sandbox import bwrap  # deferred: keeps cast.sandbox.bwrap off a run's start
 
     with tempfile.TemporaryDirectory(prefix="cast-overlay-probe-") as probe:
         argv = [binary, *bwrap.args(Policy(overlay=(probe,)), None, None), "--", "sh", "-c", f": > '{probe}/w'"]
@@ -132,7 +117,7 @@ def detect() -> Layer:
     if wanted in ("off", "0", "no", "false"):
         return Layer("off", "turned off by CAST_SANDBOX=off: plan mode runs only the checker's strict subset")
     if sys.platform.startswith("linux"):
-        from cast.sandbox.landlock import abi_version
+        from cast.sandbox.landlock import abi_version  # deferred: keeps cast.sandbox.landlock (4 modules) off a run's start
 
         abi = abi_version()
         binary = bwrap_binary()
@@ -159,7 +144,7 @@ def direct_works() -> bool:
     binary = bwrap_binary()
     if binary is None or os.environ.get("CAST_SANDBOX_LAUNCHER") == "1":
         return False
-    from cast.sandbox import bwrap, direct
+    from cast.sandbox import bwrap, direct  # deferred: keeps cast.sandbox.bwrap, cast.sandbox.direct off a run's start
 
     handoff = handoff_for(READ_ONLY)
     argv = [binary, *bwrap.args(READ_ONLY, None, None, after_proc=handoff.args()), "--", "true"]
@@ -184,7 +169,7 @@ def new_scratch(policy: Policy | None, layer: Layer) -> tuple[str, bool]:
     system temp dir, removed when the command ends."""
     import tempfile
 
-    from cast.sandbox import visible
+    from cast.sandbox import visible  # deferred: keeps cast.sandbox.visible off a run's start
 
     base = os.path.realpath(tempfile.gettempdir())
     if _direct(policy, layer) and any(base == h or visible.inside(base, [h]) for h in visible.view().hidden):
@@ -196,16 +181,16 @@ def scratch_bytes() -> int:
     """The in-memory scratch dir's size: room for one file at the file-size limit and some more,
     so a large file still stops at that limit (EFBIG), and a command's temp files cannot fill
     the machine's memory."""
-    from cast.sandbox import limits
+    from cast.sandbox import limits  # deferred: keeps cast.sandbox.limits off a run's start
 
     return (limits.settings().limits.file_size_mb + 64) * limits.MB
 
 
 def handoff_for(policy: Policy) -> Handoff:
     """What bwrap and cast apply in place of the launcher: the launcher's own spec, handed over."""
-    from cast.sandbox import seccomp
-    from cast.sandbox.direct import Handoff
-    from cast.sandbox.launch import kernel_at_least
+    from cast.sandbox import seccomp  # deferred: keeps cast.sandbox.seccomp (4 modules) off a run's start
+    from cast.sandbox.direct import Handoff  # deferred: keeps cast.sandbox.direct off a run's start
+    from cast.sandbox.launch import kernel_at_least  # deferred: keeps cast.sandbox.launch (5 modules) off a run's start
 
     spec = _confinement(policy, inet=True)
     families = spec.get("seccomp")
@@ -229,7 +214,7 @@ def prepare(
     if not _direct(policy, layer):
         return wrap(argv, policy, scratch, layer, workspace, readable), None
     assert policy is not None
-    from cast.sandbox import bwrap
+    from cast.sandbox import bwrap  # deferred: keeps cast.sandbox.bwrap off a run's start
 
     binary = bwrap_binary()
     assert binary is not None
@@ -272,6 +257,7 @@ def launcher_spec(argv: list[str]) -> dict[str, object]:
 
 def _confinement(policy: Policy, inet: bool) -> dict[str, object]:
     """What the launcher applies to the command itself: socket families, limits, no capabilities."""
+    # deferred: keeps cast.sandbox.limits, cast.sandbox.seccomp (5 modules) off a run's start
     from cast.sandbox import limits, seccomp
 
     current = limits.settings().limits
@@ -285,7 +271,7 @@ def landlock_writable(root: str) -> list[str]:
     """Under Landlock, workspace-write grants writing beneath each top-level entry of the workspace
     but `.git` and `.cast` (a grant on the root would reach inside them): new top-level entries
     cannot be made, which is the price of keeping those two read-only."""
-    from cast.sandbox.bwrap import PROTECTED
+    from cast.sandbox.bwrap import PROTECTED  # deferred: keeps cast.sandbox.bwrap off a run's start
 
     try:
         names = sorted(os.listdir(root))
@@ -308,7 +294,7 @@ def wrap(
     private copy of the git index)."""
     if not sys.platform.startswith("linux"):
         if policy is not None and (layer or detect()).name == "sandbox-exec":
-            from cast.sandbox.macos import profile
+            from cast.sandbox.macos import profile  # deferred: keeps cast.sandbox.macos off the one-shot first request
 
             return ["/usr/bin/sandbox-exec", "-p", profile(policy, scratch), *argv]
         return argv
@@ -318,13 +304,13 @@ def wrap(
     real = os.path.realpath(workspace) if workspace else None
     extra = [os.path.realpath(path) for path in readable]
     if layer.name == "bubblewrap":
-        from cast.sandbox import bwrap
+        from cast.sandbox import bwrap  # deferred: keeps cast.sandbox.bwrap off a run's start
 
         binary = bwrap_binary()
         assert binary is not None
         spec = {**_confinement(policy, inet=True), "in_pid_namespace": True}
         return [binary, *bwrap.args(policy, scratch, real, extra), "--", *launcher(spec), *argv]
-    from cast.sandbox import visible
+    from cast.sandbox import visible  # deferred: keeps cast.sandbox.visible off a run's start
 
     writable = ([scratch] if scratch else []) + [w for root in policy.writable for w in landlock_writable(root)]
     rules = {
@@ -371,20 +357,20 @@ class Isolation:
 
 def _processes_capped(in_namespace: bool) -> bool:
     """RLIMIT_NPROC holds for everyone but root; for root, a pid namespace's pid_max (Linux 6.14)."""
-    from cast.sandbox.launch import kernel_at_least
+    from cast.sandbox.launch import kernel_at_least  # deferred: keeps cast.sandbox.launch (5 modules) off a run's start
 
     return os.geteuid() != 0 or (kernel_at_least(6, 14) and (in_namespace or os.geteuid() == 0))
 
 
 @lru_cache(maxsize=1)
 def _isolation(layer: Layer) -> Isolation:
-    from cast.sandbox import seccomp
+    from cast.sandbox import seccomp  # deferred: keeps cast.sandbox.seccomp (4 modules) off a run's start
 
     sockets = seccomp.supported()
     if layer.name == "bubblewrap":
         return Isolation(layer.name, True, True, sockets, True, True, _processes_capped(True))
     if layer.name == "landlock":
-        from cast.sandbox.landlock import abi_version
+        from cast.sandbox.landlock import abi_version  # deferred: keeps cast.sandbox.landlock (4 modules) off a run's start
 
         return Isolation(layer.name, True, True, sockets, sockets and abi_version() >= 4, False, _processes_capped(False))
     if layer.name == "sandbox-exec":  # the environment is cast's to choose; the rest is unmeasured on macOS

@@ -202,7 +202,7 @@ def _is_dir(path: str) -> bool:
 
 
 def _git_view_now(root: str, covered: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    from cast.gitdir import locate
+    from cast.gitdir import locate  # deferred: keeps cast.gitdir off the one-shot first request
 
     found = locate(root)
     shown = tuple(p for p in found.outside if not any(p == h or inside(h, [p]) for h in covered))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cast import git
+from cast.tools.snapshot import walk
 
 State = dict[str, tuple[str, int, int]]
 
@@ -26,7 +27,6 @@ def workspace_state(root: Path) -> State | None:
 
 def walk_state(root: Path) -> State | None:
     """Size and mtime of every file ignore rules keep (see snapshot.py), for trees small enough."""
-    from cast.tools.snapshot import walk
 
     entries, capped = walk(root, WALK_LIMIT)
     if capped:

@@ -28,6 +28,7 @@ from cast.agent import events as ev
 from cast.text import clip, plural, tokens
 from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
 from cast.tools.explore_settings import ExploreSettings
+from cast.tools.orchestrator import plan_commands
 from cast.tools.results import Explored
 
 if TYPE_CHECKING:
@@ -127,15 +128,15 @@ class Explorer:
                 'explore needs explore_model = "script:PATH" when the run\'s model is a script (set it in config.toml)'
             )
         if not self._model_name:
-            from cast.agent.cheapest import cheapest
+            from cast.agent.cheapest import cheapest  # deferred: keeps cast.agent.cheapest off the one-shot first request
 
             self._model_name = cheapest(self.config) or self.run_model
         return self._model_name
 
     # -- one call ---------------------------------------------------------------------------
     def execute(self, args: ExploreParams, ctx: ToolContext) -> Observation:
-        from cast.agent.cost import price_for
-        from cast.agent.subagent import Child
+        from cast.agent.cost import price_for  # deferred: keeps cast.agent.cost off a run's start
+        from cast.agent.subagent import Child  # deferred: keeps cast.agent.subagent off the one-shot first request
 
         model = self._model(self.model_name())
         call_id = str(getattr(ctx, "call_id", "") or "")
@@ -179,20 +180,18 @@ class Explorer:
     def _model(self, spec: str) -> Model:
         if self.make_model is not None:
             return self.make_model(spec)
-        from cast.models.registry import resolve
+        from cast.models.registry import resolve  # deferred: keeps cast.models.registry off a run's start
 
         return resolve(spec, self.config)
 
     def _instructions(self) -> str:
-        from cast.tools.orchestrator import plan_commands
-
         unverified = plan_commands(str(getattr(self.config, "plan_commands", "sandboxed"))).unverified
         return EXPLORE_PROMPT + ("\n\n" + EXPLORE_RUNS_TESTS if unverified else "")
 
     def _journal(self, ctx: ToolContext, name: str, task: str, model: str) -> Session | None:
         """The child's transcript, beside its parent's; None when the run keeps no session."""
-        from cast import session_children
-        from cast.session_records import SessionError
+        from cast import session_children  # deferred: keeps cast.session_children off the one-shot first request
+        from cast.session_records import SessionError  # deferred: keeps cast.session_records off a run's start
 
         safe = name if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,120}", name) else f"call-{abs(hash(name)):x}"
         try:

@@ -15,6 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from cast.config import ConfigError, warn_once
+from cast.config_tables import raw
+from cast.trust import is_trusted
+
 KEYS = ("explore_model", "explore_max_steps", "explore_max_tokens")
 ENV_MODEL = "CAST_EXPLORE_MODEL"
 
@@ -41,9 +45,6 @@ class ExploreSettings:
 
     @classmethod
     def load(cls, root: Path | None) -> ExploreSettings:
-        from cast.config import ConfigError, warn_once
-        from cast.config_tables import raw
-
         settings = cls()
         for scope, path, value in raw(root, "explore_model"):
             if not isinstance(value, str):
@@ -69,7 +70,6 @@ def _ignored(scope: str, root: Path | None, model: str) -> str:
         return ""
     if model.startswith("script:"):
         return "a script: model never comes from a repository's config (set it in your own config.toml)"
-    from cast.trust import is_trusted
 
     if not is_trusted(root):
         return "a model setting counts only in a workspace you trust (`cast trust`)"

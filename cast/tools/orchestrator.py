@@ -84,6 +84,7 @@ def _environment(kind: SandboxKind, root: Path) -> Iterator[dict[str, str] | Non
     environment (PATH without the tree, hardened git on a private index); approved commands the
     user's own. The sandbox scrubs secrets from either."""
     if kind in (SandboxKind.PROVEN, SandboxKind.UNVERIFIED):
+        # deferred: keeps cast.tools.command_env off the one-shot first request
         from cast.tools.command_env import private_git_index, read_only_env
 
         with private_git_index(root, read_only_env(root)) as env:

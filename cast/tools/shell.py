@@ -85,7 +85,7 @@ def git_notice(ctx: ToolContext) -> str | None:
     the model should know why rather than guess."""
     if not detect().active:
         return None
-    from cast.sandbox.visible import git_unseen
+    from cast.sandbox.visible import git_unseen  # deferred: keeps cast.sandbox.visible off a run's start
 
     note = git_unseen(str(ctx.workspace.root))
     if note is None or note in _SAID:
@@ -150,6 +150,7 @@ PLAN_BASH = Tool(
 def execute_bash(args: BashParams, ctx: ToolContext) -> Observation:
     """Decide (deny list, read-only proof, allow rules, --yes, the user), run in the sandbox the
     decision names, and report which files the command changed."""
+    # deferred: keeps cast.tools.changes off the one-shot first request
     from cast.tools.changes import changed_between, workspace_state
 
     command = args.command

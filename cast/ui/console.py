@@ -12,6 +12,8 @@ import re
 import shutil
 from typing import TYPE_CHECKING, Any
 
+from cast.text import terminal_safe
+
 if TYPE_CHECKING:  # rich is imported where text is rendered, so the REPL can draw its prompt first
     from rich.console import Console, RenderableType
 
@@ -32,7 +34,7 @@ def width_of(stream: Any = None, fallback: int = 80) -> int:
 def make_console(file: Any, terminal: bool, width: int | None = None) -> Console:
     from rich.console import Console
 
-    from cast.ui.wrapping import install
+    from cast.ui.wrapping import install  # deferred: keeps cast.ui.wrapping off the REPL's first prompt
 
     install()  # a long path breaks after a `/`, not inside a name
 
@@ -61,8 +63,6 @@ class TextOnly:
 
     def __rich_console__(self, console: Console, options: Any) -> Any:
         from rich.segment import Segment
-
-        from cast.text import terminal_safe
 
         for segment in console.render(self.inner, options):
             yield segment if segment.control else Segment(terminal_safe(segment.text), segment.style)

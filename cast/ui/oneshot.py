@@ -12,12 +12,14 @@ from json import dumps
 from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
+from cast.agent.asking import Announced
+from cast.safety.decision import Answers, ApprovalAnswer, ApprovalRequest, Reply, RevisionRequest
 from cast.text import approval_text, call_label, command_lines, echo, plural, terminal_safe
 from cast.tools.liveline import printable
 from cast.tools.results import Ran
 
 if TYPE_CHECKING:
-    from cast.agent.asking import Announced, Answering
+    from cast.agent.asking import Answering
     from cast.run import Outcome, Run
     from cast.safety.decision import Approver
 
@@ -120,7 +122,7 @@ class Printer:
 
     def _child(self, event: ev.Nested) -> None:
         """A child run's step, indented under its parent's call (which is printed once answered)."""
-        from cast.ui.nested import NestedView
+        from cast.ui.nested import NestedView  # deferred: keeps cast.ui.nested off the one-shot first request
 
         self._nested = self._nested or NestedView()
         line = self._nested.add(event)
@@ -153,8 +155,7 @@ def approver_for(json: bool, answers: str | None) -> Approver | Answering | Anno
     A program's questions are on stdout from the start: one asked while the run is built (an MCP
     server's approval) is printed before the run has a stream of its own."""
     if answers == "stdin":
-        from cast.agent.asking import Announced
-        from cast.ui.answers import StdinAnswers
+        from cast.ui.answers import StdinAnswers  # deferred: keeps cast.ui.answers off the one-shot first request
 
         questions = Announced(StdinAnswers())
         questions.post = json_printer()
@@ -166,7 +167,6 @@ def terminal_approver() -> Approver:
     """Ask on the terminal before a command that is not provably read-only runs. Anything but an
     explicit yes, end of input included, is a no; Ctrl+C is what it is everywhere else, an
     interrupt: it goes up to the loop, which stops the run as interrupted by the user."""
-    from cast.safety.decision import Answers, ApprovalAnswer, ApprovalRequest, Reply, RevisionRequest
 
     def ask(request: ApprovalRequest) -> ApprovalAnswer:
         if request.outside_sandbox:

@@ -204,7 +204,7 @@ class Renderer:
         source = terminal_safe(source)  # before rich lays it out, so widths are right (console.TextOnly is the net)
         if self.plain:
             return Text(source.rstrip("\n"))
-        from cast.ui.markdown import CastMarkdown  # imported on first use: it costs startup time
+        from cast.ui.markdown import CastMarkdown  # deferred: imported on first use, it costs start-up time
 
         return CastMarkdown(source, code_theme=CODE_THEME, hyperlinks=False)
 

@@ -9,7 +9,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from cast.agent.asking import Announced, noted
+from cast.hooks.project import ask_pending
 from cast.trust import TrustRequest, settle
+from cast.workspace import Workspace
 
 
 def terminal(request: TrustRequest) -> bool | None:
@@ -31,9 +34,8 @@ def terminal_text(question: str) -> bool | None:
 def by_program() -> Callable[[TrustRequest], bool | None]:
     """The question as an `asked` event on stdout, its answer a JSON line on stdin. Only a yes
     is kept: anything else leaves the question for next time, and this run trusts nothing."""
-    from cast.agent.asking import Announced
-    from cast.ui.answers import StdinAnswers
-    from cast.ui.oneshot import json_printer
+    from cast.ui.answers import StdinAnswers  # deferred: keeps cast.ui.answers off the REPL's first prompt
+    from cast.ui.oneshot import json_printer  # deferred: keeps cast.ui.oneshot (4 modules) off the REPL's first prompt
 
     questions = Announced(StdinAnswers())
     questions.post = json_printer()
@@ -47,7 +49,6 @@ def by_program() -> Callable[[TrustRequest], bool | None]:
 def ask_here(skip: bool = False, cwd: Path | None = None, answers: str | None = None) -> None:
     """Before a run is built: the question on a terminal (not with --json: `skip`), or to the
     program answering on stdin (`answers`)."""
-    from cast.workspace import Workspace
 
     root = Workspace.discover(cwd).root
     if answers == "stdin":
@@ -55,9 +56,7 @@ def ask_here(skip: bool = False, cwd: Path | None = None, answers: str | None = 
         return
     if skip or not sys.stdin.isatty():
         return
-    from cast.agent.asking import noted
 
     settle(root, noted(terminal))  # the answer is in the session of the run that follows too
-    from cast.hooks.project import ask_pending
 
     ask_pending(root, terminal_text)  # the project's hooks, once trusted: each approved or not, pinned by hash
