@@ -18,6 +18,11 @@ cwd, with stdin, stdout, stderr and the status pipe's write end passed as fds (S
 answer is the keeper's pid. When cast goes away (the socket reads EOF), this process exits, and
 each keeper, whose parent-death signal is SIGTERM, kills its tree and exits too.
 
+This process is a child subreaper too: a keeper killed before its tree kill ran (by the command
+itself where no pid namespace hides it, or by cast's SIGKILL after a status the command forged
+into the keeper's pipe) leaves its orphans to us, and any child of ours that is not a keeper is
+such an orphan, killed at once.
+
 Standard library only, run with -I -S like the launcher.
 """
 
@@ -28,21 +33,43 @@ import marshal
 import os
 import socket
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 MAX_REQUEST = 1 << 20  # argv + env + spec: a command is at most 16 KB, an environment rarely more than 100 KB
+_PR_SET_CHILD_SUBREAPER = 36
+_KEEPERS: set[int] = set()
+ORPHAN_BUDGET = 1.0
 
 
 def _reap(_signum: int, _frame: object) -> None:
-    """Keepers exit on their own; reap them at once, so cast never waits on a zombie's group."""
+    """Keepers exit on their own; reap them at once, so cast never waits on a zombie's group.
+    Then kill every orphan a dead keeper left us, until none is left."""
+    from cast.sandbox import launch
+
+    deadline = time.monotonic() + ORPHAN_BUDGET
     while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                break
+            _KEEPERS.discard(pid)
+        children = launch._children(os.getpid())
+        if children is None:
+            children = launch._children_map().get(os.getpid(), [])
+        orphans = [child for child in children if child not in _KEEPERS]
+        if not orphans or time.monotonic() > deadline:
             return
-        if pid == 0:
-            return
+        for orphan in orphans:
+            try:
+                os.kill(orphan, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.001)
 
 
 def _prepare() -> None:
@@ -72,6 +99,7 @@ def _keeper(conn: socket.socket, request: dict, fds: list[int]) -> None:  # type
                 os.close(fd)
         os.set_inheritable(status, False)  # the command must not hold it: its EOF says the keeper is gone
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         os.chdir(request["cwd"])
         from cast.sandbox import launch  # loaded by _prepare before the first fork: a lookup here, not a load
 
@@ -94,6 +122,9 @@ def _keeper(conn: socket.socket, request: dict, fds: list[int]) -> None:  # type
 
 def serve(conn: socket.socket) -> int:
     _prepare()
+    from cast.sandbox import launch
+
+    launch._prctl(_PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGCHLD, _reap)
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(signum, signal.SIG_IGN)
@@ -108,10 +139,15 @@ def serve(conn: socket.socket) -> int:
             request = marshal.loads(data)
             if len(fds) != 4:
                 raise ValueError("a request carries four fds")
-            pid = os.fork()
-            if pid == 0:
-                request["keeper"] = (os.getpid(),)
-                _keeper(conn, request, fds)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # a keeper is known before _reap can run
+            try:
+                pid = os.fork()
+                if pid == 0:
+                    request["keeper"] = (os.getpid(),)
+                    _keeper(conn, request, fds)
+                _KEEPERS.add(pid)
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
             answer = pid
         except (ValueError, EOFError, TypeError, KeyError, OSError):
             answer = -1

@@ -1,0 +1,140 @@
+"""A hostile command against the keeper that holds it (cast/sandbox/forkserver.py): what it can
+reach of the keeper and the fork server, and whether it can outlive its tree by killing its keeper
+or by writing a forged exit status into the keeper's status pipe.
+
+Each test runs with no sandbox layer and under Landlock, and under Landlock also as on a kernel
+whose pid_max is not per namespace (before 6.14): there the launcher makes no pid namespace, so the
+keeper is the command's visible parent."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from sandboxkit import no_stray, stray
+
+from cast.sandbox import limits
+from cast.sandbox.policy import READ_ONLY
+from cast.tools.process import run_command
+
+
+@pytest.fixture(params=["none", "landlock", "landlock-no-pid-cap"])
+def held(request, monkeypatch):
+    """A command the launcher holds in a keeper: no sandbox, Landlock, Landlock without the pid cap."""
+    if request.param == "none":
+        return None
+    from sandboxkit import use_layer
+
+    use_layer(monkeypatch, "landlock")
+    if request.param == "landlock-no-pid-cap":
+        monkeypatch.setattr(limits.Limits, "pid_max", lambda self: 0)
+    return READ_ONLY
+
+
+def _marker(tmp_path: Path, name: str) -> str:
+    return f"cast-rt-{name}-{os.getpid()}-{tmp_path.name}"
+
+
+def _gone(marker: str) -> bool:
+    """Every process carrying the marker is gone, polled with a generous deadline."""
+    return no_stray(marker, wait=30)
+
+
+def test_the_command_holds_only_its_stdio(held, tmp_path):
+    """The command's own fds are 0-2 (and the dir `ls` opens to list them). If the keeper let the
+    request's fds, the server's socket or the status pipe through, they would be listed here."""
+    done = run_command("ls /proc/self/fd", tmp_path, 60, sandbox=held)
+    assert done.exit_code == 0, done.output
+    assert sorted(int(fd) for fd in done.output.split()) == [0, 1, 2, 3], done.output
+
+
+def test_nothing_of_the_fork_server_is_reachable(held, tmp_path):
+    """From the command, the server (its grandparent or further up) is never an open fd: a socket
+    named in /proc/PID/fd cannot be opened (ENXIO), and under the sandbox no unix socket can be made.
+    If the server's socket were reachable, `opened` would name a socket."""
+    script = (
+        "import os, socket\n"
+        "opened = []\n"
+        "pid = os.getppid()\n"
+        "while pid > 1:\n"
+        "    try:\n"
+        "        fds = os.listdir(f'/proc/{pid}/fd')\n"
+        "    except OSError:\n"
+        "        fds = []\n"
+        "    for fd in fds:\n"
+        "        path = f'/proc/{pid}/fd/{fd}'\n"
+        "        try:\n"
+        "            target = os.readlink(path)\n"
+        "        except OSError:\n"
+        "            continue\n"
+        "        if target.startswith('socket:'):\n"
+        "            try:\n"
+        "                os.close(os.open(path, os.O_RDWR))\n"
+        "                opened.append(path)\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "    try:\n"
+        "        pid = int(open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1])\n"
+        "    except OSError:\n"
+        "        break\n"
+        "print('OPENED', opened)\n"
+        "try:\n"
+        "    socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).close()\n"
+        "    print('UNIX-MADE')\n"
+        "except OSError:\n"
+        "    print('UNIX-REFUSED')\n"
+    )
+    (tmp_path / "probe.py").write_text(script)
+    done = run_command(f"python3 {tmp_path / 'probe.py'}", tmp_path, 60, sandbox=held)
+    assert "OPENED []" in done.output, done.output
+    if held is not None:  # seccomp refuses socket(AF_UNIX): a unix socket to anything, the server's included
+        assert "UNIX-REFUSED" in done.output, done.output
+
+
+def test_a_timed_out_tree_that_left_the_session_and_ignores_sigterm_is_gone(held, tmp_path):
+    """Past its timeout, a command that ignores SIGTERM, with a setsid() child and a double-forked
+    grandchild that ignore it too: every one is gone. A keeper that only signalled its group would
+    leave the two that moved out of it."""
+    marker = _marker(tmp_path, "timeout")
+    command = (
+        f"trap '' TERM; setsid bash -c \"trap '' TERM; exec -a {marker}-a sleep 300\" & "
+        f"(bash -c \"trap '' TERM; exec -a {marker}-b sleep 301\" &); "
+        f"while true; do sleep 1; done"
+    )
+    done = run_command(command, tmp_path, 3, sandbox=held)
+    assert done.timed_out and done.exit_code == 124, done.output
+    assert _gone(marker), stray(marker)
+
+
+def test_killing_its_keeper_does_not_let_a_command_outlive_its_tree(held, tmp_path):
+    """The command SIGKILLs its parent after starting a setsid() child. Under a pid namespace the
+    parent is not visible (ppid 0), so the kill finds nothing; without one it kills the keeper,
+    whose tree kill never runs. If nothing else took over the orphans, the marker would live on."""
+    marker = _marker(tmp_path, "keeperkill")
+    command = (
+        f"setsid bash -c 'exec -a {marker} sleep 300' & "
+        f'while [ -z "$(pgrep -f {marker})" ]; do sleep 0.05; done; '
+        f"kill -9 $PPID; sleep 2"
+    )
+    run_command(command, tmp_path, 60, sandbox=held)
+    assert _gone(marker), stray(marker)
+
+
+def test_a_forged_status_does_not_let_a_command_outlive_its_tree(held, tmp_path):
+    """The command writes four zero bytes into every pipe its parent holds (the keeper's status
+    pipe among them, where /proc lets it open them), which cast reads as "exited 0": cast then
+    ends the keeper's group with SIGKILL, before the keeper could kill the tree. A setsid() child
+    would outlive it if nothing else took over the orphans."""
+    marker = _marker(tmp_path, "forged")
+    command = (
+        f"setsid bash -c 'exec -a {marker} sleep 300' & "
+        f'while [ -z "$(pgrep -f {marker})" ]; do sleep 0.05; done; '
+        'for f in /proc/$PPID/fd/*; do [ -p "$f" ] && printf \'\\0\\0\\0\\0\' 2>/dev/null > "$f"; done; '
+        "sleep 5"
+    )
+    started = time.monotonic()
+    run_command(command, tmp_path, 60, sandbox=held)
+    assert time.monotonic() - started < 60
+    assert _gone(marker), stray(marker)
