@@ -46,7 +46,7 @@ ORPHAN_BUDGET = 1.0
 def _reap(_signum: int, _frame: object) -> None:
     """Keepers exit on their own; reap them at once, so cast never waits on a zombie's group.
     Then kill every orphan a dead keeper left us, until none is left."""
-    from cast.sandbox import launch
+    from cast.sandbox import launch  # loaded by _prepare before the first fork: a lookup here, not a load
 
     deadline = time.monotonic() + ORPHAN_BUDGET
     while True:
@@ -122,7 +122,7 @@ def _keeper(conn: socket.socket, request: dict, fds: list[int]) -> None:  # type
 
 def serve(conn: socket.socket) -> int:
     _prepare()
-    from cast.sandbox import launch
+    from cast.sandbox import launch  # loaded by _prepare just above: a lookup here, not a load
 
     launch._prctl(_PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGCHLD, _reap)
