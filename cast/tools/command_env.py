@@ -7,7 +7,8 @@ would otherwise pay 40 times. It is kept per workspace and used again while cast
 and every config file git read are unchanged: the repository's own `config` and `config.worktree`
 (in its git dir and common dir), `HEAD` (an `includeIf "onbranch:"` follows it), the workspace's
 `.git`, and every file an `include.path` or `includeIf.*.path` names, whether it exists yet or
-not (each one's stat: inode, size, mtime). An include cast cannot place (`%(prefix)/`) makes it
+not (each one's stat: inode, size, mtime and ctime, which no command can set back as `touch` sets
+the mtime). An include cast cannot place (`%(prefix)/`) makes it
 ask git every time, as before. The private copy of the index (`private_git_index`) is kept the
 same way: copied again only when the user's index changes.
 """
@@ -81,7 +82,7 @@ def _marks(paths: tuple[str, ...]) -> tuple[object, ...]:
         except (OSError, ValueError):
             found.append(None)
             continue
-        found.append((st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, link.st_ino))
+        found.append((st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns, link.st_ino))
     return tuple(found)
 
 
@@ -154,7 +155,7 @@ def _copy_of(index: str) -> str | None:
         st = os.stat(index)
     except OSError:
         return None
-    mark = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns)
+    mark = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     with _LOCK:
         cached = _INDEXES.get(index)
         if cached is not None and cached[0] == mark and os.path.isfile(cached[1]):
