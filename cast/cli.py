@@ -219,8 +219,8 @@ def resume(
     max_steps: StepsOpt = None,
 ) -> None:
     """Reopen the REPL on an earlier session: its conversation, mode and plan."""
+    from cast.session_list import list_sessions  # deferred: keeps cast.sessions (12 modules) off cast plan --help
     from cast.session_records import SessionError  # deferred: keeps cast.session_records (4 modules) off cast plan --help
-    from cast.sessions import list_sessions  # deferred: keeps cast.sessions (12 modules) off cast plan --help
     from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
 
     model, max_steps, json = _common(ctx, model, max_steps, False)

@@ -85,7 +85,7 @@ def plans(
         if action != "archive" or not ref:
             sys.stderr.write("cast: usage: cast plans [--all] | cast plans archive ID\n")
             raise typer.Exit(EXIT_USAGE)
-        from cast.sessions import executing  # deferred: keeps cast.sessions (12 modules) off cast plan --help
+        from cast.session_list import executing  # deferred: keeps cast.sessions (12 modules) off cast plan --help
 
         try:
             for other, pid in executing(root, find_plan(root, ref).resolve()):  # it would lose the plan it ticks
@@ -131,7 +131,7 @@ def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
     """List sessions (transcripts kept in cast's state dir, outside the repository), newest first."""
     from dataclasses import asdict
 
-    from cast.sessions import list_sessions  # deferred: keeps cast.sessions (12 modules) off cast plan --help
+    from cast.session_list import list_sessions  # deferred: keeps cast.sessions (12 modules) off cast plan --help
     from cast.workspace import Workspace  # deferred: keeps cast.workspace (11 modules) off cast plan --help
 
     found = list_sessions(Workspace.discover().root)

@@ -31,8 +31,9 @@ from cast.run import Run as Run
 from cast.run_approval import approval_for as approval_for  # cast verify builds its context with it
 from cast.run_approval import questions
 from cast.sandbox import limits as sandbox_limits
+from cast.session_list import execute_id, executing, list_sessions
 from cast.session_records import SessionError
-from cast.sessions import Session, execute_id, executing, list_sessions, valid_id
+from cast.sessions import Session, valid_id
 from cast.sessions import load as load_session
 from cast.tools.base import Sandbox, ToolContext
 from cast.tools.plan import RunPlan

@@ -19,7 +19,7 @@ from typing import Any
 
 from cast.models.base import Usage
 from cast.session_records import Message, SessionError, read_records, replay
-from cast.sessions import META, TRANSCRIPT, Session, _now, _read_meta, sessions_dir, valid_id, write_json_at
+from cast.sessions import META, TRANSCRIPT, Session, _now, read_meta, sessions_dir, valid_id, write_json_at
 
 CHILDREN = "explore"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,120}")
@@ -84,6 +84,6 @@ def children(session_dir: Path) -> list[tuple[dict[str, Any], list[Message]]]:
     found = []
     for entry in directory.iterdir():
         with suppress(SessionError, OSError):
-            meta = _read_meta(entry)
+            meta = read_meta(entry)
             found.append((meta, replay(read_records(entry / TRANSCRIPT))))
     return sorted(found, key=lambda pair: (str(pair[0].get("created", "")), str(pair[0].get("id", ""))))

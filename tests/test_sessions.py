@@ -17,8 +17,9 @@ import pytest
 from cast.agent import events as ev
 from cast.agent.transcript import Transcript, text_block, tool_result_block
 from cast.models.base import Usage
+from cast.session_list import list_sessions, next_id
 from cast.session_records import NOT_RUN, make_valid, read_records, replay
-from cast.sessions import Session, SessionError, list_sessions, load, next_id, sessions_dir
+from cast.sessions import Session, SessionError, load, sessions_dir
 
 
 def new_session(root: Path, sid: str = "2026-01-02-demo", **kw) -> Session:
@@ -297,7 +298,8 @@ def test_a_running_session_whose_pid_now_belongs_to_a_newer_process_was_killed(t
     """After a crash and a reboot the pid in meta.json may be another process's: one that started
     after the session's last write is not its writer, so the session reads as interrupted (and
     `cast execute` / `cast resume` are not refused for it); the writer itself still reads as running."""
-    from cast.sessions import Session, list_sessions, sessions_dir
+    from cast.session_list import list_sessions
+    from cast.sessions import Session, sessions_dir
 
     earlier = subprocess.Popen(["sleep", "60"])
     try:

@@ -126,7 +126,7 @@ def _resume(session: Session, arg: str) -> None:
 
 def list_sessions(session: Session) -> None:
     """/resume without an id: the recent sessions, ids and words kept whole, the task wrapped."""
-    from cast.sessions import list_sessions as listed  # deferred: keeps cast.sessions (8 modules) off the REPL's first prompt
+    from cast.session_list import list_sessions as listed  # deferred: keeps cast.sessions (8 modules) off the REPL's first prompt
 
     found = listed(session.state.root)[:10]
     if not found:
@@ -346,7 +346,9 @@ def argument_values(state: ReplState) -> Callable[[str, str], Iterable[tuple[str
 
                 return choices()
             if command == "resume":
-                from cast.sessions import list_sessions  # deferred: keeps cast.sessions (8 modules) off the REPL's first prompt
+                from cast.session_list import (
+                    list_sessions,  # deferred: keeps cast.sessions (8 modules) off the REPL's first prompt
+                )
 
                 return [(s.id, "") for s in list_sessions(state.root)[:30]]
         except Exception:

@@ -200,7 +200,7 @@ def test_a_plans_claimed_session_names_nothing_on_disk(repo, outside, tmp_path, 
     commit_plan(repo, f"---\ntask: t\nsession: {json.dumps(claimed)}\n---\n# Plan\n\n- [ ] x\n", "plan")
     done = invoke_cast(repo, "--model", f"script:{write_script(tmp_path / 'tick.jsonl', TICK)}", "execute", "2099-01-01-x")
     assert done.returncode == 0 and "1/1 items done" in done.stdout, done.stdout + done.stderr
-    from cast.sessions import list_sessions
+    from cast.session_list import list_sessions
 
     assert [s.id for s in list_sessions(repo)] == ["2099-01-01-x-exec"]
     assert sorted(p.name for p in outside.rglob("*")) == ["plan.md", "sess", "todo.md"] and not Path("/tmp/evil-exec").exists()

@@ -145,7 +145,8 @@ def test_cast_plans_and_sessions_print_planted_metadata_as_text(repo, tmp_path):
     plan = Path(done.stdout.strip().splitlines()[-1])
     text = plan.read_text()
     plan.write_text(text.replace("task: x", f"task: {HOSTILE}", 1))  # committed front matter
-    from cast.sessions import META, list_sessions, sessions_dir
+    from cast.session_list import list_sessions
+    from cast.sessions import META, sessions_dir
 
     [session] = list_sessions(repo)
     meta_path = sessions_dir(repo) / session.id / META

@@ -73,7 +73,7 @@ def test_a_key_pressed_while_an_execution_is_built_interrupts_it(harness, monkey
     h.wait_idle()
     assert h.repl.state.run.agent.model.requests == []
     assert plan.read_text() == PLAN
-    from cast.sessions import list_sessions
+    from cast.session_list import list_sessions
 
     recorded = [s for s in list_sessions(repo) if s.id == h.repl.state.session_id]
     assert [s.status for s in recorded] == ["interrupted"]  # the session says what happened

@@ -9,7 +9,8 @@ import json
 from replkit import harness  # noqa: F401  (a fixture)
 
 from cast.agent import events as ev
-from cast.sessions import Session, execute_id, list_sessions
+from cast.session_list import execute_id, list_sessions
+from cast.sessions import Session
 from cast.tools.results import Ran
 from cast.ui.render import Renderer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import cast_env, write_script
 from test_repl_pty import TIMEOUT, Term, finish, pexpect, spawn
 
-from cast.sessions import list_sessions
+from cast.session_list import list_sessions
 
 VERDICT = {"text": '{"complete": true, "missing": [], "claims": []}'}
 SHIFT_TAB = "\x1b[Z"
