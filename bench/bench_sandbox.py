@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cast.sandbox import bwrap, policy  # noqa: E402
+from cast.sandbox import scratch as scratch_dir  # noqa: E402
 from cast.sandbox.policy import READ_ONLY, Policy, bwrap_binary, detect, launcher, throwaway  # noqa: E402
 from cast.tools import orchestrator, process, shell  # noqa: E402
 from cast.tools.process import run_command  # noqa: E402
@@ -102,8 +103,7 @@ def repository() -> Path:
 def _bare_bwrap(binary: str, sandbox: Policy, cwd: Path) -> list[str]:
     """bwrap with the mounts and namespaces cast gives a command (its scratch dir too, in memory
     where cast's is), running `true`."""
-    scratch, in_memory = policy.new_scratch(sandbox, detect())
-    size = policy.scratch_bytes() if in_memory else None
+    scratch, size = scratch_dir.new(sandbox, detect())
     return [binary, *bwrap.args(sandbox, scratch, str(cwd.resolve()), after_proc=[], scratch_size=size), "--", "true"]
 
 

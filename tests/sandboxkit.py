@@ -33,6 +33,16 @@ def need_abi(layer: str, abi: int, what: str) -> None:
         pytest.skip(f"Landlock ABI {abi_version()} cannot {what} (ABI {abi} can)")
 
 
+@pytest.fixture(autouse=True)
+def _machine_layer_again() -> Iterator[None]:
+    """After every test, the next one probes the layer again (cheap: the bubblewrap probe is
+    cached on its own): a test that chose a layer through CAST_SANDBOX must not leave it cached
+    for tests that expect the machine's own (an execute-mode MCP server found Landlock's
+    workspace-write, which cannot write the workspace root)."""
+    yield
+    detect.cache_clear()
+
+
 @pytest.fixture(params=LAYERS)
 def layer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     use_layer(monkeypatch, request.param)

@@ -47,7 +47,7 @@ def args(
 ) -> list[str]:
     """`after_proc` (direct.Handoff's options) runs the command with no launcher inside: no
     capability is kept for one, and its options land where they must, right after /proc is mounted.
-    `scratch_size`: the scratch dir is a private tmpfs of that many bytes (policy.new_scratch),
+    `scratch_size`: the scratch dir is a private tmpfs of that many bytes (scratch.py),
     not a host dir bound in; it lies in a hidden dir, still writable until the remount below."""
     argv = [
         "--die-with-parent",

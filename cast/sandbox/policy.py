@@ -155,35 +155,9 @@ def direct_works() -> bool:
         return False
 
 
-def _direct(policy: Policy | None, layer: Layer) -> bool:
+def runs_direct(policy: Policy | None, layer: Layer) -> bool:
     """Does prepare() run this command under bubblewrap alone?"""
     return policy is not None and layer.name == "bubblewrap" and sys.platform.startswith("linux") and direct_works()
-
-
-def new_scratch(policy: Policy | None, layer: Layer) -> tuple[str, bool]:
-    """A sandboxed command's scratch dir (its HOME, TMPDIR, XDG dirs) and whether it lives in
-    memory. Under bubblewrap alone it is a private tmpfs of scratch_bytes(), mounted inside the
-    hidden temp dir at a path that exists only in the sandbox: nothing to make or remove on the
-    host (a directory made and removed on the host's disk costs milliseconds per command), it is
-    empty for every command and vanishes with it. Elsewhere it is a new directory in the
-    system temp dir, removed when the command ends."""
-    import tempfile
-
-    from cast.sandbox import visible  # deferred: keeps cast.sandbox.visible off a run's start
-
-    base = os.path.realpath(tempfile.gettempdir())
-    if _direct(policy, layer) and any(base == h or visible.inside(base, [h]) for h in visible.view().hidden):
-        return os.path.join(base, f"{SCRATCH_PREFIX}{os.urandom(6).hex()}"), True
-    return tempfile.mkdtemp(prefix=SCRATCH_PREFIX), False
-
-
-def scratch_bytes() -> int:
-    """The in-memory scratch dir's size: room for one file at the file-size limit and some more,
-    so a large file still stops at that limit (EFBIG), and a command's temp files cannot fill
-    the machine's memory."""
-    from cast.sandbox import limits  # deferred: keeps cast.sandbox.limits off a run's start
-
-    return (limits.settings().limits.file_size_mb + 64) * limits.MB
 
 
 def handoff_for(policy: Policy) -> Handoff:
@@ -206,12 +180,13 @@ def prepare(
     layer: Layer | None = None,
     workspace: str | None = None,
     readable: tuple[str, ...] = (),
-    in_memory: bool = False,
+    scratch_size: int | None = None,
 ) -> tuple[list[str], Handoff | None]:
     """wrap()'s argv, or, under bubblewrap where direct_works(), bwrap alone and the Handoff that
-    direct.start() needs to release it. `in_memory`: the scratch dir is new_scratch()'s tmpfs."""
+    direct.start() needs to release it. `scratch_size`: the scratch dir is a tmpfs that size
+    (scratch.py), made by bwrap."""
     layer = layer or detect()
-    if not _direct(policy, layer):
+    if not runs_direct(policy, layer):
         return wrap(argv, policy, scratch, layer, workspace, readable), None
     assert policy is not None
     from cast.sandbox import bwrap  # deferred: keeps cast.sandbox.bwrap off a run's start
@@ -221,11 +196,10 @@ def prepare(
     real = os.path.realpath(workspace) if workspace else None
     extra = [os.path.realpath(path) for path in readable]
     handoff = handoff_for(policy)
-    size = scratch_bytes() if in_memory else None
     try:
         return [
             binary,
-            *bwrap.args(policy, scratch, real, extra, after_proc=handoff.args(), scratch_size=size),
+            *bwrap.args(policy, scratch, real, extra, after_proc=handoff.args(), scratch_size=scratch_size),
             "--",
             *argv,
         ], handoff
@@ -237,15 +211,6 @@ def prepare(
 
 def launcher(spec: dict[str, object]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", _LAUNCH, marshal.dumps(spec).hex(), "--"]
-
-
-def launched(argv: list[str]) -> tuple[dict[str, object], list[str]] | None:
-    """The spec and the command of an argv that starts with the launcher (what wrap() gives
-    without bubblewrap), so the fork server can run it instead; None for any other argv."""
-    prefix = launcher({})[:5]
-    if argv[:5] != prefix or len(argv) < 7 or argv[6] != "--":
-        return None
-    return marshal.loads(bytes.fromhex(argv[5])), argv[7:]
 
 
 def launcher_spec(argv: list[str]) -> dict[str, object]:

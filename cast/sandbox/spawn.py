@@ -21,6 +21,8 @@ import threading
 import time
 from pathlib import Path
 
+from cast.sandbox.policy import launcher
+
 _START = (
     f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r}); "
     "from cast.sandbox.forkserver import main; sys.exit(main(sys.argv))"
@@ -91,6 +93,15 @@ def spawn(spec: dict[str, object], argv: list[str], env: dict[str, str], cwd: st
     finally:
         os.close(status_w)
         os.close(stdin)
+
+
+def launched(argv: list[str]) -> tuple[dict[str, object], list[str]] | None:
+    """The spec and the command of an argv that starts with the launcher (what wrap() gives
+    without bubblewrap), so the fork server can run it instead; None for any other argv."""
+    prefix = launcher({})[:5]
+    if argv[:5] != prefix or len(argv) < 7 or argv[6] != "--":
+        return None
+    return marshal.loads(bytes.fromhex(argv[5])), argv[7:]
 
 
 def enabled() -> bool:

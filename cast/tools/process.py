@@ -28,8 +28,8 @@ from cast.sandbox import direct, spawn
 from cast.sandbox.denials import LAUNCHER_REFUSED
 from cast.sandbox.environment import sandbox_env
 from cast.sandbox.limits import settings
-from cast.sandbox.policy import Policy, detect, new_scratch, prepare
-from cast.sandbox.policy import launched as launched_by
+from cast.sandbox.policy import Policy, detect, prepare
+from cast.sandbox.scratch import new as new_scratch
 from cast.tools.command_env import hardened_env
 from cast.tools.command_env import private_git_index as private_git_index  # where callers found them
 from cast.tools.command_env import read_only_env as read_only_env
@@ -106,16 +106,16 @@ def run_command(
     the result is the same with or without it."""
     started = time.monotonic()
     layer = detect() if sandbox is not None else None
-    scratch, in_memory = new_scratch(sandbox, layer) if layer is not None else (None, False)
+    scratch, scratch_size = new_scratch(sandbox, layer) if layer is not None else (None, None)
     env = dict(env or hardened_env())
     if scratch:  # the allowlisted environment needs no kernel layer: without one it still keeps secrets out
-        env = sandbox_env(env, scratch, settings().passthrough, make_home=not in_memory)
+        env = sandbox_env(env, scratch, settings().passthrough, make_home=scratch_size is None)
     index = env.get("GIT_INDEX_FILE")  # a private copy (private_git_index) lives outside the workspace
     readable = (os.path.dirname(index),) if index else ()
     argv, handoff = prepare(
-        ["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable, in_memory
+        ["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable, scratch_size
     )
-    if in_memory:
+    if scratch_size is not None:
         scratch = None  # nothing on the host to remove
     read_fd, write_fd = os.pipe()
     popen = {"cwd": cwd, "stdin": subprocess.DEVNULL, "stdout": write_fd, "stderr": write_fd, "env": env}
@@ -173,7 +173,7 @@ def run_command(
 def _kept(argv: list[str], env: dict[str, str], cwd: Path, output: int) -> spawn.Spawned | None:
     """The launcher's work done by a keeper forked from the fork server (sandbox/spawn.py), not by
     a new Python; None when the argv is not the launcher's or the server is not there."""
-    launched = launched_by(argv) if spawn.enabled() else None
+    launched = spawn.launched(argv) if spawn.enabled() else None
     if launched is None:
         return None
     return spawn.spawn(launched[0], launched[1], env, str(cwd), output, output)
