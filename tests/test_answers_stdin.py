@@ -43,12 +43,10 @@ TURNS = [
 ]
 
 
-def test_a_program_answers_a_command_approval_and_a_changed_plan_on_stdin(repo, tmp_path):
-    """The program reads the stream and answers as it goes: yes to the command (and, meanwhile,
-    the plan gains an item), no to going on with the changed plan."""
-    path = plan(repo)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cast", "--json", "--model", script(tmp_path, TURNS), "execute", SESSION, "--answers", "stdin"],
+def answering_execute(repo: Path, model: str) -> subprocess.Popen[str]:
+    """`cast --json --model MODEL execute SESSION --answers stdin`, its three pipes open, as an editor runs it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "cast", "--json", "--model", model, "execute", SESSION, "--answers", "stdin"],
         cwd=repo,
         env=cast_env(),
         stdin=subprocess.PIPE,
@@ -56,6 +54,13 @@ def test_a_program_answers_a_command_approval_and_a_changed_plan_on_stdin(repo, 
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_a_program_answers_a_command_approval_and_a_changed_plan_on_stdin(repo, tmp_path):
+    """The program reads the stream and answers as it goes: yes to the command (and, meanwhile,
+    the plan gains an item), no to going on with the changed plan."""
+    path = plan(repo)
+    process = answering_execute(repo, script(tmp_path, TURNS))
     assert process.stdin is not None and process.stdout is not None
     events = []
     for line in process.stdout:

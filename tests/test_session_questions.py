@@ -6,12 +6,11 @@ and a session from before them reads as it did."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
 from conftest import cast_env, invoke_cast
-from test_answers_stdin import TURNS, plan, script
+from test_answers_stdin import TURNS, answering_execute, plan, script
 
 from cast.session_records import questions, read_records, replay
 from cast.sessions import TRANSCRIPT, Session, sessions_dir
@@ -24,15 +23,7 @@ def records_of(repo, session: str) -> list[dict]:
 def test_an_execute_run_answered_on_stdin_journals_each_question_and_its_answer(repo, tmp_path):
     path = plan(repo)
     model = script(tmp_path, TURNS)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cast", "--json", "--model", model, "execute", "2026-01-01-made", "--answers", "stdin"],
-        cwd=repo,
-        env=cast_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = answering_execute(repo, model)
     assert process.stdin is not None and process.stdout is not None
     events = []
     for line in process.stdout:
