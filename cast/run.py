@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from cast.modes import Mode
     from cast.sessions import Session
     from cast.tools.base import ToolContext
+    from cast.tools.evidence import Ledger
     from cast.tools.plan import RunPlan
     from cast.tools.registry import Registry
     from cast.tools.tasks import TaskBoard
@@ -106,6 +107,9 @@ class Run:
     registry: Registry | None = None  # every tool of the run; None: the built-in ones (cast.modes.BUILTIN)
     extensions: list[Extension] = field(default_factory=list)  # what joined at start-up: told of switches, closed with the run
     questions: Announced | None = None  # the front-end's approver, its questions on this run's stream
+    # What the run observed (agent/observed.py feeds it): made by the run's builder with the run, one
+    # per run in either mode; the task board, the report and the self-check read this one.
+    ledger: Ledger = field(kw_only=True)
     _emitting: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- what front-ends may read ------------------------------------------------------------

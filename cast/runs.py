@@ -36,6 +36,7 @@ from cast.session_records import SessionError
 from cast.sessions import Session, valid_id
 from cast.sessions import load as load_session
 from cast.tools.base import Sandbox, ToolContext
+from cast.tools.evidence import Ledger
 from cast.tools.plan import RunPlan
 from cast.tools.registry import Registry, RegistryError, builtin
 from cast.tools.tasks import TaskBoard
@@ -118,7 +119,11 @@ def _agent(parts: _Parts, workspace: Workspace, config: Config, ctx: ToolContext
     return agent
 
 
-def _run(parts: _Parts, workspace: Workspace, config: Config, agent: Agent, session_id: str, options: Options) -> Run:
+def _run(
+    parts: _Parts, workspace: Workspace, config: Config, agent: Agent, session_id: str, options: Options, ledger: Ledger
+) -> Run:
+    """The run, owning `ledger`: the one record of what it observes, made by the builder (an
+    execute run's board was handed the same one), so either mode's run owns it the same way."""
     questions = options.approver if isinstance(options.approver, Announced) else None
     return Run(
         workspace,
@@ -131,6 +136,7 @@ def _run(parts: _Parts, workspace: Workspace, config: Config, agent: Agent, sess
         registry=parts.registry,
         extensions=parts.extensions,
         questions=questions,
+        ledger=ledger,
     )
 
 
@@ -140,7 +146,7 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     session_id = new_session_id(workspace.root, task or "plan", date.today())
     ctx = ToolContext(workspace=workspace, session_id=session_id)
     parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, task))
-    run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
+    run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options, Ledger())
     run = instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
     conversation.start(run.agent, run.config, run.mode)
     return run
@@ -170,7 +176,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     meta = parse_front_matter(text)
     plan_session = next((s for s in (meta.get("session", ""), plan_path.parent.name) if valid_id(s)), "plan")
     session_id = execute_id(workspace.root, plan_session)
-    board = TaskBoard(plan_path)
+    board = TaskBoard(plan_path, Ledger())  # the run's one ledger, made here: _execute hands the same to the run
     if not board.remaining():
         # Nothing to do: the run is for reporting only, never driven, so it needs no model
         # (and no API key) and leaves no session behind.
@@ -218,7 +224,7 @@ def _execute(
     )
     plan = RunPlan(session_id, task, board.plan.path, board=board)
     parts = _parts(workspace, config, options, EXECUTE, ctx, plan, extend=extend)
-    return _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
+    return _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options, board.ledger)
 
 
 def resume_run(session_id: str | None, options: Options, model: Model | None = None) -> Run:
@@ -241,13 +247,13 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     meta = session.meta
     plan_path = Path(meta["plan_path"]) if meta.get("plan_path") else None
     if meta.get("mode") == "execute" and plan_path is not None and plan_path.is_file():
-        board = TaskBoard(plan_path)
+        board = TaskBoard(plan_path, Ledger())
         board.recall(meta.get("evidence"))  # what the session's earlier ticks rested on: kept when the next tick is recorded
         run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model)
     else:
         ctx = ToolContext(workspace=workspace, session_id=session_id)
         parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, meta.get("task", ""), plan_path))
-        run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options)
+        run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options, Ledger())
     if meta.get("mode") == "execute" and run.mode.name == "plan":  # switched by hand, without a plan
         run.restore_mode("execute")
     run = instrument(run, session, messages, Prefix.from_record(recorded) if recorded else None)

@@ -25,7 +25,6 @@ from cast.checkpoints.recorder import Recorder
 from cast.models.base import Usage
 from cast.run import Run
 from cast.sessions import Session
-from cast.tools.evidence import Ledger
 from cast.tools.results import PlanWritten
 
 
@@ -47,7 +46,7 @@ def instrument(run: Run, session: Session, messages: list[Message] | None = None
         board.earlier = run.checkpoints.earlier_changes
     run.session, run.usage = session, UsageLog(price, carried=_spent_before(session.meta))
     run.ctx.usage = run.usage  # a tool's own model calls (a subagent) are on this run's bill
-    ledger = board.ledger if board is not None else Ledger()  # the run's one ledger: every observer below reads it
+    ledger = run.ledger  # the run's one ledger (its board's too): every observer below reads it
     run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board, ledger=ledger)
     agent.transcript = Transcript(messages, on_append=session.append, prefix=prefix)
     economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)

@@ -21,6 +21,7 @@ from cast.models.scripted import ScriptedModel
 from cast.plans.checklist import parse
 from cast.sessions import sessions_dir
 from cast.tools.base import ToolError
+from cast.tools.evidence import Ledger
 from cast.tools.tasks import TaskBoard
 
 SESSION = "2026-01-05-fix-the-menu"
@@ -75,7 +76,7 @@ def test_item_text_is_clean_text_and_offsets_stay_byte_exact():
 
 
 def test_the_board_listing_of_a_plan_with_bad_bytes_encodes(tmp_path):
-    board = TaskBoard(plan_at(tmp_path, b"- [ ] caf\xe9\n"))
+    board = TaskBoard(plan_at(tmp_path, b"- [ ] caf\xe9\n"), Ledger())
     board.listing().encode("utf-8")
     assert "caf\ufffd" in board.update(1, "in_progress", "")
 
@@ -112,7 +113,7 @@ def test_execute_reports_a_plan_moved_away_mid_run_once_and_consistently(repo, t
 
 def test_task_board_says_once_that_the_plan_is_gone_and_once_that_it_is_back(tmp_path):
     path = plan_at(tmp_path, TWO_ITEMS.encode())
-    board = TaskBoard(path)
+    board = TaskBoard(path, Ledger())
     rows = board.rows()
     path.rename(tmp_path / "away.md")
     first = board.sync()
@@ -131,7 +132,7 @@ def test_task_board_says_once_that_the_plan_is_gone_and_once_that_it_is_back(tmp
 
 def test_ticking_while_the_plan_is_gone_is_an_error_and_sync_does_not_repeat_it(tmp_path):
     path = plan_at(tmp_path, TWO_ITEMS.encode())
-    board = TaskBoard(path)
+    board = TaskBoard(path, Ledger())
     path.unlink()
     with pytest.raises(ToolError, match="no longer exists"):
         board.update(1, "done", "")
@@ -141,7 +142,7 @@ def test_ticking_while_the_plan_is_gone_is_an_error_and_sync_does_not_repeat_it(
 
 def test_self_check_and_report_use_the_items_last_seen(tmp_path):
     path = plan_at(tmp_path, TWO_ITEMS.encode())
-    board = TaskBoard(path)
+    board = TaskBoard(path, Ledger())
     check = SelfCheck(ScriptedModel([]), task="Fix the menu", plan_path=path)
     builder = ReportBuilder(tmp_path, path, git=False)
     board.update(1, "done", "fixed by hand")

@@ -16,7 +16,7 @@ from cast.models.scripted import ScriptedModel
 from cast.plans.checklist import PlanError, PlanFile
 from cast.tools.base import ToolContext, ToolError, run_tool
 from cast.tools.edit import WRITE_FILE
-from cast.tools.evidence import CommandRun
+from cast.tools.evidence import CommandRun, Ledger
 from cast.tools.files import READ_FILE
 from cast.tools.tasks import TaskBoard
 from cast.workspace import Workspace
@@ -29,7 +29,7 @@ def one_item_plan(tmp_path: Path) -> Path:
 
 
 def test_task_board_counts_one_item(tmp_path):
-    board = TaskBoard(one_item_plan(tmp_path))
+    board = TaskBoard(one_item_plan(tmp_path), Ledger())
     assert board.update(1, "in_progress", "").endswith("\n1 of 1 item left; next: 1. Fix the menu")
     assert board.update(1, "done", "fixed by hand").endswith("\n0 of 1 item left")
     with pytest.raises(ToolError, match=r"the plan has 1 item \(ids"):

@@ -10,6 +10,7 @@ from cast.plans.revisions import Revisions
 from cast.runs import bind_revision
 from cast.safety.decision import Answers
 from cast.tools.base import ToolContext, run_tool
+from cast.tools.evidence import Ledger
 from cast.tools.plan import RunPlan, write_plan_tool
 from cast.tools.tasks import TaskBoard
 from cast.workspace import Workspace
@@ -25,7 +26,7 @@ def executing(tmp_path):
     plan.parent.mkdir(parents=True)
     plan.write_text(FRONT + BODY)
     asked = []
-    board = TaskBoard(plan)
+    board = TaskBoard(plan, Ledger())
     bind_revision(board, root, Options(approver=Answers(lambda r: "yes", revision=lambda r: asked.append(r) or "yes")))
     ctx = ToolContext(workspace=Workspace(root), session_id="2026-12-01-fix-add-exec")
     write_plan = write_plan_tool(RunPlan("2026-12-01-fix-add-exec", path=plan, board=board))  # as the execute run builds it

@@ -19,6 +19,7 @@ from cast.agent.selfcheck import VERDICT_SCHEMA, VERDICT_SYSTEM, SelfCheck, pars
 from cast.agent.tasklist import halting, task_event
 from cast.models.scripted import ScriptedModel
 from cast.tools.base import Observation, Tool, ToolContext, ToolError
+from cast.tools.evidence import Ledger
 from cast.tools.results import Declined, Edited, Ran
 from cast.tools.shell import BashParams
 from cast.tools.tasks import TaskBoard, update_task_tool
@@ -59,7 +60,7 @@ def fake_bash(outcomes: dict[str, dict]) -> Tool:
 def executor(root: Path, turns: list[dict], *, checker_model=None, bash=None):
     path = plan_file(root)
     model = ScriptedModel(turns)
-    board = TaskBoard(path)
+    board = TaskBoard(path, Ledger())
     ctx = ToolContext(workspace=Workspace(root))
     check = SelfCheck(checker_model or model, task="Add a greeting", plan_path=path)
     tools = [update_task_tool(board), bash or fake_bash({})]
@@ -345,7 +346,7 @@ class TestReport:
     def test_report_from_observations_in_a_real_repository(self, repo):
         (repo / "README.md").write_text("# demo, edited before the run\n")  # not the run's doing
         plan = plan_file(repo)
-        board = TaskBoard(plan)
+        board = TaskBoard(plan, Ledger())
         builder = ReportBuilder(repo, plan, tasks=board)
         feed = ledger_feed(board.ledger)
         (repo / "app.py").write_text("def add(a, b):\n    return a + b\n\n\ndef greet():\n    return 'hi'\n")
@@ -451,7 +452,7 @@ class TestTicks:
     def board(self, tmp_path) -> TaskBoard:
         path = tmp_path / "plan.md"
         path.write_text(self.PLAN)
-        return TaskBoard(path)
+        return TaskBoard(path, Ledger())
 
     def test_items_name_their_verification(self, tmp_path):
         board = self.board(tmp_path)

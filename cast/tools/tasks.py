@@ -30,12 +30,16 @@ Row = tuple[int, str, str, str]  # number, text, status, note
 
 
 class TaskBoard:
-    def __init__(self, plan_path: Path):
+    """The executor's checklist over the plan file. Its ticks rest on the run's `ledger`, handed in
+    by whoever owns the run (cast.runs): the board reads what the run observed, the report and
+    the self-check read the same one, and the board never keeps a ledger of its own."""
+
+    def __init__(self, plan_path: Path, ledger: Ledger):
         self.plan = PlanFile(plan_path)
         self.status: dict[str, tuple[str, str]] = {}  # item text -> (in_progress|blocked, note)
         self.version = 0
         self.lost = ""  # why the plan file cannot be read now, once sync has said so
-        self.ledger = Ledger()  # fed with every tool result by the run (runs.py)
+        self.ledger = ledger  # the run's: fed with every tool result by the run, not by the board
         self.evidence: dict[str, ItemEvidence] = {}  # item text -> what its tick rested on
         self.on_evidence: Callable[[Mapping[str, ItemEvidence]], None] | None = None  # the session keeps it
         self._started: dict[str, int] = {}  # item text -> ledger position when it went in_progress

@@ -94,9 +94,10 @@ def test_a_planted_symlink_in_the_store_is_not_followed(plan, tmp_path):
 
 
 def test_a_hand_edit_noticed_mid_run_becomes_a_user_revision(plan, tmp_path):
+    from cast.tools.evidence import Ledger
     from cast.tools.tasks import TaskBoard
 
-    board = TaskBoard(plan)
+    board = TaskBoard(plan, Ledger())
     board.revisions = Revisions(tmp_path / "ws", plan)
     board.revisions.record("model")
     plan.write_bytes(PLAN.replace(b"- [ ] Fix", b"- [x] Fix"))
@@ -117,9 +118,10 @@ def test_a_rewording_deep_in_a_long_item_is_shown_not_cut_away():
 def bound_board(plan, tmp_path, **kwargs):
     from cast.options import Options
     from cast.runs import bind_revision
+    from cast.tools.evidence import Ledger
     from cast.tools.tasks import TaskBoard
 
-    board = TaskBoard(plan)
+    board = TaskBoard(plan, Ledger())
     bind_revision(board, tmp_path / "ws", Options(**kwargs))
     return board
 
