@@ -76,41 +76,6 @@ def verify(
     raise typer.Exit(code)
 
 
-def require_revision(plan_ref: str | None, revision: str) -> None:
-    """Refuse, with exit 2 and what changed item by item, unless the plan is at `revision`: CI
-    executes exactly the plan that was reviewed. Ticks are not changes (they make no revision)."""
-    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
-
-    # deferred: keeps cast.plans.revisions (6 modules) off cast plan --help
-    from cast.plans.revisions import MIN_PREFIX, Revisions, item_diff, revision_id
-    from cast.plans.store import find_plan  # deferred: keeps cast.plans.store (7 modules) off cast plan --help
-    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
-
-    if len(revision.strip()) < MIN_PREFIX:  # `--revision "$APPROVED_REVISION"` with the variable unset, say
-        sys.stderr.write(
-            f"cast: --revision {terminal_safe(revision)!r} is not a revision id: give at least {MIN_PREFIX} characters "
-            "of the approved one (cast plans --history ID lists them)\n"
-        )
-        raise typer.Exit(EXIT_USAGE)
-    root = Workspace.discover().root
-    try:
-        path = find_plan(root, plan_ref)
-        data = path.read_bytes()
-    except (PlanError, OSError) as exc:
-        sys.stderr.write(f"cast: {terminal_safe(str(exc))}\n")
-        raise typer.Exit(EXIT_USAGE) from None
-    now = revision_id(data)
-    if len(revision) >= MIN_PREFIX and now.startswith(revision):
-        return
-    lines = [f"cast: {path} is at revision {now}, not {revision}: not executing a plan other than the one approved"]
-    try:
-        lines += ["items changed since then:", *(f"  {note}" for note in item_diff(Revisions(root, path).text(revision), data))]
-    except PlanError as exc:
-        lines.append(f"  (no item diff: {exc})")
-    sys.stderr.write(terminal_safe("\n".join(lines)) + "\n")
-    raise typer.Exit(EXIT_USAGE)
-
-
 def history(plan_ref: str, json: bool) -> int:
     """`cast plans --history ID`: every revision of a plan, oldest first, with who wrote it and
     what it changed; the plan as it is now is recorded first if cast had not seen it yet."""

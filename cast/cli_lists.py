@@ -13,7 +13,7 @@ import typer
 
 from cast import cli_contract
 from cast.exits import EXIT_USAGE
-from cast.text import echo, plural, terminal_safe
+from cast.text import echo, plural, table, terminal_safe
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object per line.")]
 
@@ -21,12 +21,6 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON object per line.
 def register(app: typer.Typer) -> None:
     app.command(short_help="Plans and their progress; --history ID; archive ID.")(plans)
     app.command(short_help="Past sessions, newest first.")(sessions)
-
-
-def table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    """Columns padded to their widest cell; the last one is not padded (it may be long)."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers[:-1])]
-    return ["  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths)), row[-1]]).rstrip() for row in [headers, *rows]]
 
 
 def _rows(headers: list[str], rows: list[list[str]]) -> None:
@@ -144,18 +138,3 @@ def sessions(ctx: typer.Context, json: JsonOpt = False) -> None:
         return
     rows = [[i.id, i.mode, i.status, f"{i.steps} step{'' if i.steps == 1 else 's'}", " ".join(i.task.split())] for i in found]
     _rows(["SESSION", "MODE", "STATUS", "STEPS", "TASK"], rows)
-
-
-def refuse_if_ambiguous() -> None:
-    """`cast execute` without a plan and nobody to ask: with more than one unfinished plan, which
-    one is meant is not cast's guess; list them and exit 2."""
-    from cast.plans.housekeeping import unfinished  # deferred: keeps cast.plans.housekeeping (8 modules) off cast plan --help
-    from cast.workspace import Workspace  # deferred: keeps cast.workspace (11 modules) off cast plan --help
-
-    found = unfinished(Workspace.discover().root)
-    if len(found) < 2:
-        return
-    lines = [f"cast: {len(found)} plans have unticked items; name one: cast execute ID (cast plans archive ID puts one away)"]
-    lines += table(["DONE", "SESSION", "TASK"], [[f"{i.done}/{i.total}", i.session, " ".join(i.task.split())] for i in found])
-    sys.stderr.write(terminal_safe("\n".join(lines)) + "\n")
-    raise typer.Exit(EXIT_USAGE)

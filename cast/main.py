@@ -1,7 +1,9 @@
-"""The `cast` entry point. Two invocations answer before typer is imported: `cast --version` (a
-version check in a script or a shell prompt should cost what starting Python costs) and the bare
-REPL (`cast`, `cast --model ID`, `cast --max-steps N`), whose first prompt should not wait for a CLI
-framework. Anything else, including a malformed option, goes to typer, which owns the messages.
+"""The `cast` entry point. Some invocations answer before typer is imported: `cast --version` (a
+version check in a script or a shell prompt should cost what starting Python costs), `--help`, the
+bare REPL (`cast`, `cast --model ID`, `cast --max-steps N`), whose first prompt should not wait for a
+CLI framework, and the plain command lines of `cast plan` and `cast execute`, whose first request
+should not either (argv.py reads them). Anything else, including a malformed option, goes to typer,
+which owns the messages.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cast.options import Options
 
-REPL_OPTIONS = {"--model": "model", "--max-steps": "max_steps"}
 MODEL_COMMANDS = {"plan", "execute", "resume"}  # what sends a request soon after it starts
 
 
@@ -36,8 +37,13 @@ def main() -> None:
             from cast.repl.entry import start_repl  # deferred: cast --version loads cast.main alone
 
             sys.exit(start_repl(options))
-        if argv and argv[0] in MODEL_COMMANDS and "--help" not in argv:
+        from cast.argv import read_command  # deferred: keeps cast.argv off cast --version
+
+        command = read_command(argv)
+        if command is not None or (argv and argv[0] in MODEL_COMMANDS and "--help" not in argv):
             preload(argv)
+        if command is not None:
+            sys.exit(run_command(command.name, command.arguments))
         from cast.cli import main as cli_main  # deferred: keeps typer off cast --version, --help and the bare REPL
 
         cli_main()
@@ -49,7 +55,7 @@ def main() -> None:
 
 
 def preload(argv: list[str]) -> None:
-    """Start importing the API client in the background while typer parses and cast reads its
+    """Start importing the API client in the background while cast reads its
     config, the model facts, AGENTS.md and the git baseline (git runs outside the GIL); not for a
     scripted model, which needs no client."""
     import os
@@ -75,22 +81,17 @@ def probe_sandbox() -> None:
         pass
 
 
+def run_command(name: str, arguments: dict[str, object]) -> int:
+    from cast import cli_runs  # deferred: keeps cast.cli_runs off cast --version
+
+    command = cli_runs.plan_command if name == "plan" else cli_runs.execute_command
+    return command(**arguments)  # type: ignore[arg-type]
+
+
 def bare_repl(argv: list[str]) -> Options | None:
     """Options for `cast [--model ID] [--max-steps N]`, or None when argv is anything else."""
+    from cast.argv import read_bare_repl  # deferred: keeps cast.argv off cast --version
     from cast.options import Options  # deferred: keeps cast.options (12 modules) off cast --version
 
-    values: dict[str, str] = {}
-    rest = list(argv)
-    while rest:
-        name, _, value = rest.pop(0).partition("=")
-        if name not in REPL_OPTIONS or REPL_OPTIONS[name] in values:
-            return None
-        if not value:
-            if not rest or rest[0].startswith("-"):
-                return None
-            value = rest.pop(0)
-        values[REPL_OPTIONS[name]] = value
-    steps = values.get("max_steps")
-    if steps is not None and not (steps.isdigit() and int(steps) >= 1):
-        return None  # typer says what is wrong with it
-    return Options(model=values.get("model"), max_steps=int(steps) if steps else None)
+    values = read_bare_repl(argv)
+    return None if values is None else Options(**values)

@@ -133,3 +133,9 @@ def slugify(task: str, limit: int = 40) -> str:
         slug = cut[: cut.rfind("-")] if "-" in cut[limit // 2 :] else slug[:limit]
         slug = slug.strip("-")
     return slug or "task"
+
+
+def table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """Columns padded to their widest cell; the last one is not padded (it may be long)."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers[:-1])]
+    return ["  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths)), row[-1]]).rstrip() for row in [headers, *rows]]

@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import os
 import platform
+import ssl
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,6 +93,24 @@ def _view(value: Any) -> Any:
     return value
 
 
+_tls_lock = threading.Lock()
+_tls: dict[tuple[str | None, str | None], ssl.SSLContext] = {}
+
+
+def tls_context() -> ssl.SSLContext:
+    """The context httpx2 would build for `verify=True` (the system's CA bundle, or SSL_CERT_FILE /
+    SSL_CERT_DIR), built once per value of those variables. Reading the bundle is most of a
+    client's construction and runs with the GIL released, so the preload thread builds it
+    (models/loading.py) while the main thread goes on; a client made meanwhile waits for it."""
+    import httpcore2  # here, not at the top: loading.import_client imports it with trio kept out
+
+    key = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    with _tls_lock:
+        if key not in _tls:
+            _tls[key] = httpcore2.default_ssl_context()
+        return _tls[key]
+
+
 class Client:
     """`Anthropic(api_key=, base_url=, timeout=, max_retries=0)` for `messages.create(stream=True)`."""
 
@@ -101,7 +121,7 @@ class Client:
         url = httpx2.URL(base)  # a path gets a trailing slash, as the SDK gives it one
         self.base_url = url if url.raw_path.endswith(b"/") else url.copy_with(raw_path=url.raw_path + b"/")
         self.timeout = timeout
-        self.http = httpx2.Client(timeout=timeout, follow_redirects=True)
+        self.http = httpx2.Client(timeout=timeout, follow_redirects=True, verify=tls_context())
         self.messages = _Messages(self, beta=False)
         self.beta = _Beta(self)
         self.models = _Models(self)

@@ -45,10 +45,11 @@ def import_client() -> None:
     try:
         import httpcore2  # noqa: F401  (httpx2 imports its transport on the first client)
 
-        import cast.models.direct  # noqa: F401  (deferred: what the preload thread is for)
+        from cast.models.direct import tls_context  # deferred: what the preload thread is for
     finally:
         if keep_out and sys.modules.get("trio", 0) is None:
             del sys.modules["trio"]
+    tls_context()
 
 
 def require_sdk() -> Any:

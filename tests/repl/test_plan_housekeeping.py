@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import invoke_cast as cast
 from replkit import harness  # noqa: F401  (a fixture)
 
-from cast.cli_lists import table
+from cast.text import table
 
 
 def plan(root: Path, session: str, body: str) -> Path:
