@@ -21,7 +21,6 @@ from cast.agent import tasklist
 from cast.agent.asking import before_run
 from cast.agent.cost import price_for
 from cast.agent.loop import INTERRUPTED, drive
-from cast.agent.selfcheck import SelfCheck
 from cast.agent.transcript import final_text
 from cast.extensions import close_all
 from cast.modes import MODES
@@ -336,6 +335,8 @@ class Run:
             return None
         if self.report.plan_path is None and self.plan_path is not None:
             self.report.plan_path = self.plan_path  # written during this run
+        from cast.agent.selfcheck import SelfCheck  # deferred: keeps the self-check off a plan run's first request
+
         final = final_text(self.messages)
         check = self.agent.hooks.on_finish or self.idle_check
         listed = check.claims_for(final) if isinstance(check, SelfCheck) else None

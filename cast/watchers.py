@@ -18,10 +18,7 @@ from cast.agent.gate import Gates
 from cast.agent.loop import Hooks
 from cast.agent.observed import ledger_feed
 from cast.agent.report import ReportBuilder
-from cast.agent.selfcheck import SelfCheck
 from cast.agent.transcript import Message, Prefix, Transcript
-from cast.checkpoints.journal import Journal
-from cast.checkpoints.recorder import Recorder
 from cast.models.base import Usage
 from cast.run import Run
 from cast.sessions import Session
@@ -35,6 +32,9 @@ def instrument(run: Run, session: Session, messages: list[Message] | None = None
     plan_path = run.plan_path
     price = price_for(config, agent.model.name)
     if board is not None and config.checkpoints:
+        from cast.checkpoints.journal import Journal  # deferred: keeps checkpoints off a plan run's first request
+        from cast.checkpoints.recorder import Recorder  # deferred: keeps checkpoints off a plan run's first request
+
         run.checkpoints = Recorder(
             Journal(run.workspace.root),
             run.session_id,
@@ -67,6 +67,8 @@ def instrument(run: Run, session: Session, messages: list[Message] | None = None
     )
     run.ctx.gate = hooks.gate  # an explore's children run calls of their own: the same hooks see them
     if board is not None:
+        from cast.agent.selfcheck import SelfCheck  # deferred: keeps the self-check off a plan run's first request
+
         task = run.plan.task if run.plan is not None else ""
         check = SelfCheck(agent.model, task=task, plan_path=plan_path, on_usage=run.usage.add, ledger=ledger)
         hooks.after_tools, hooks.on_finish, hooks.halt = tasklist.watch(board), check, tasklist.halting(board)

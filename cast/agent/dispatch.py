@@ -7,7 +7,6 @@ touches the transcript: it turns calls into observations, nothing else.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
 from cast.agent.gate import CallGate
@@ -53,6 +52,8 @@ def execute(
     which running commands poll: they die and report what they did."""
     if len(batch) == 1:
         return [execute_one(batch[0], by_name, ctx, record, step, gate)]
+    from concurrent.futures import ThreadPoolExecutor, wait  # here: most steps run one call, and start-up skips it
+
     pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_READS)
     futures = [pool.submit(execute_one, call, by_name, ctx, record, step, gate) for call in batch]
     try:

@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
-from cast.agent.claims import Claim, Facts, check_claims
-from cast.agent.explored import ExploreRecord, mark
+from cast.agent.explored import ExploreRecord
 from cast.agent.git_baseline import GitBaseline, Stat, format_stat, line_counts
 from cast.agent.observed import Observations, PlanState
-from cast.agent.plan_claims import without_plan_description
 from cast.agent.transcript import final_text as final_text  # where it was: the report's readers import it from here
 from cast.text import path_label
 from cast.tools.evidence import CommandRun, ItemEvidence, Ledger
@@ -30,6 +28,7 @@ from cast.tools.results import Explored
 from cast.tools.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from cast.agent.claims import Claim
     from cast.tools.tasks import TaskBoard
 
 
@@ -291,6 +290,10 @@ class ReportBuilder:
 
     def build(self, final_text: str | None = None, listed: list[dict[str, Any]] | None = None) -> Report:
         """`listed`: the claims the self-check's model call found in this final text."""
+        from cast.agent.claims import Facts, check_claims  # deferred: keeps the claims off the first request
+        from cast.agent.explore_claims import mark  # deferred: keeps the claims off the first request
+        from cast.agent.plan_claims import without_plan_description  # deferred: keeps the claims off the first request
+
         if self.plan.path != self.plan_path:  # the plan was written during the run
             self.plan = PlanState(self.plan_path)
         items = self.plan.read()

@@ -33,9 +33,7 @@ class Printer:
     own printer) there is no such row: a log gets each call's one line, never a stream of redraws."""
 
     def __init__(self, console: Any = None):
-        from rich.console import Console
-
-        self.console = console or Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+        self._console = console
         self.calls: dict[str, str] = {}
         self.in_text = False
         self.tasks_shown: tuple[int, str] | None = None
@@ -43,6 +41,16 @@ class Printer:
         self._status = False  # a status row is on the terminal
         self._lock = threading.Lock()  # the status row is drawn from commands' reader threads
         self._nested: Any = None  # an explore's steps, one dim line each under its call (cast.ui.nested)
+
+    @property
+    def console(self) -> Any:
+        """rich's Console, made when the first thing is printed: importing rich then overlaps the
+        wait for the model's first words instead of delaying the request."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+        return self._console
 
     @property
     def live(self) -> bool:
