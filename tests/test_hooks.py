@@ -137,7 +137,11 @@ def test_project_hooks_need_trust_then_an_approval_pinned_by_hash(ws):
     untrusted = project.settle(ws, [mine, theirs], trusted=False, ask=lambda q: True)
     assert untrusted.hooks == [mine] and "trust" in untrusted.notices[0]
     headless = project.settle(ws, [mine, theirs], trusted=True, ask=None)
-    assert headless.hooks == [mine] and "no terminal" in headless.notices[0] and "cast hooks approve" in headless.notices[0]
+    assert (
+        headless.hooks == [mine]
+        and "not approved in this workspace" in headless.notices[0]
+        and "cast hooks approve" in headless.notices[0]
+    )
     asked: list[project.HookRequest] = []
     approved = project.settle(ws, [mine, theirs], trusted=True, ask=lambda q: asked.append(q) or True)
     assert approved.hooks == [mine, theirs] and asked[0].command == "./hook.sh" and "./hook.sh" in asked[0].question

@@ -139,7 +139,7 @@ def test_a_projects_hook_never_runs_untrusted_and_runs_once_trusted_and_approved
     record(repo, trusted=True)
     unapproved, _ = run(repo, tmp_path, turns, "plan", "y")
     assert unapproved.returncode == 0 and not marker.exists()
-    assert "skipped .cast/config.toml's hooks[0]: not approved, and there is no terminal" in unapproved.stdout + unapproved.stderr
+    assert "skipped .cast/config.toml's hooks[0]: not approved in this workspace" in unapproved.stdout + unapproved.stderr
     assert invoke_cast(repo, "hooks", "approve").returncode == 0
     approved, _ = run(repo, tmp_path, turns, "plan", "z")
     assert approved.returncode == 0 and marker.read_text() == "ran\nran\n"  # read_file and write_plan

@@ -103,8 +103,10 @@ def settle(root: Path, hooks: list[Hook], trusted: bool, ask: Ask | None) -> Set
             skipped.append(hook)
     if skipped:
         names = ", ".join(hook.name.removeprefix("project ") for hook in skipped)
-        how = "not approved" if ask is not None else "not approved, and there is no terminal to ask on"
-        settled.notices.append(f"skipped .cast/config.toml's {names}: {how} (`cast hooks approve` to approve)")
+        # neutral on why: a run settles after the question (ask_pending) was answered no, or asked of nobody
+        settled.notices.append(
+            f"skipped .cast/config.toml's {names}: not approved in this workspace (`cast hooks approve` to approve)"
+        )
     return settled
 
 
