@@ -180,7 +180,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
     if not board.remaining():
         # Nothing to do: the run is for reporting only, never driven, so it needs no model
         # (and no API key) and leaves no session behind.
-        from cast.models.scripted import ScriptedModel
+        from cast.models.scripted import ScriptedModel  # deferred: only a run with nothing to do needs it
 
         return _execute(
             workspace,

@@ -1,12 +1,17 @@
 """The import graph stays honest: cast's modules form no circle except the few listed below (each
 two halves of one idea in one package), and an import of a cast module inside a function is there
 only to keep something off a start-up path, which its comment says. Every import counts: module
-level, under TYPE_CHECKING and inside functions, so a circle cannot hide in a function."""
+level, under TYPE_CHECKING and inside functions, so a circle cannot hide in a function.
+
+The reason is a comment on the import's own lines (or a comment line just above it) that says
+"deferred" and what for, or, where the module is already loaded and the import is a lookup, "loaded
+by"; any other comment nearby is not a reason."""
 
 from __future__ import annotations
 
 import ast
 import io
+import re
 import sys
 import tokenize
 from collections.abc import Iterator
@@ -106,17 +111,27 @@ def knots(found: list[frozenset[str]], one_idea: dict[frozenset[str], str]) -> l
     return [c for c in found if len({m.rsplit(".", 1)[0] for m in c}) > 1 or c not in one_idea]
 
 
-def _comment_lines(source: str) -> set[int]:
-    return {t.start[0] for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT}
+REASON = re.compile(r"\b(deferred|loaded by)\b")
+
+
+def _reasons(source: str) -> set[int]:
+    """Lines with a comment that gives a reason; a comment alone on its line counts for the next line too."""
+    found = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT and REASON.search(token.string):
+            found.add(token.start[0])
+            if not token.line[: token.start[1]].strip():
+                found.add(token.start[0] + 1)
+    return found
 
 
 def unexplained(known: dict[str, Path]) -> list[str]:
-    """Function-local imports of package modules with no comment on their lines or the line above."""
-    comments = {name: _comment_lines(path.read_text()) for name, path in known.items()}
+    """Function-local imports of package modules with no reason on their lines (or a comment line above)."""
+    reasons = {name: _reasons(path.read_text()) for name, path in known.items()}
     seen = set()
     for importer, _, node, inside in imports(known):
-        lines = set(range(node.lineno - 1, node.end_lineno + 1))  # type: ignore[operator]
-        if inside and not lines & comments[importer] and (importer, node.lineno) not in seen:
+        lines = set(range(node.lineno, node.end_lineno + 1))  # type: ignore[operator]
+        if inside and not lines & reasons[importer] and (importer, node.lineno) not in seen:
             seen.add((importer, node.lineno))
     return [
         f"{known[name].relative_to(ROOT) if known[name].is_relative_to(ROOT) else known[name]}:{line}"
@@ -169,9 +184,14 @@ def test_a_function_local_import_without_a_comment_is_named(tmp_path):
             "__init__.py": "",
             "a.py": "import json\n\ndef f():\n    import json as j\n    from pkg import b\n\ndef g():\n    # deferred: keeps b off the start\n    from pkg import b\n    from pkg.b import (\n        x,  # deferred: keeps b off the start\n    )\n",
             "b.py": "x = 1\n",
+            "c.py": "def f():\n    from pkg import b  # noqa: F401\n\ndef g():\n    x = 1  # deferred: a comment of another line\n    from pkg import b\n\ndef h():\n    from pkg import b  # loaded by f: a lookup\n",
         },
     )
-    assert unexplained(known) == [f"{tmp_path / 'pkg' / 'a.py'}:5"]
+    assert unexplained(known) == [
+        f"{tmp_path / 'pkg' / 'a.py'}:5",
+        f"{tmp_path / 'pkg' / 'c.py'}:2",
+        f"{tmp_path / 'pkg' / 'c.py'}:6",
+    ]
 
 
 if __name__ == "__main__":

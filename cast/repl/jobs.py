@@ -176,7 +176,7 @@ def show_report(session: Session) -> None:
     model's claims."""
     outcome = session.state.outcome()
     if outcome is not None and outcome.report is not None:
-        from cast.ui.wrapping import hanging  # each line wraps under its own indent at any width
+        from cast.ui.wrapping import hanging  # deferred: keeps cast.ui.wrapping off the REPL's first prompt
 
         session.view.show(hanging(outcome.report.render_text(commands="/", root=session.state.root), "dim"))
 

@@ -77,7 +77,7 @@ def _prepare() -> None:
     import ctypes  # noqa: F401
     import resource  # noqa: F401
 
-    from cast.sandbox import landlock, launch, seccomp  # noqa: F401
+    from cast.sandbox import landlock, launch, seccomp  # noqa: F401  (deferred: loaded here, once, for every fork to share)
 
     if seccomp.supported():
         seccomp.program(seccomp.LOCAL_ONLY)

@@ -47,7 +47,7 @@ def plan_commands(setting: str) -> PlanCommands:
 
 def _verdict(command: str, root: str | Path | None) -> Verdict:
     """The checker's verdict for a command run in `root`; without a kernel layer, its strict subset's."""
-    from cast.safety import bash_check  # tree-sitter loads only when bash is used
+    from cast.safety import bash_check  # deferred: tree-sitter loads only when bash is used
 
     return bash_check.check(command, strict=not detect().active, root=root)
 
@@ -106,7 +106,7 @@ class Attempt:
 
 
 def attempt(command: str, run: Run, ctx: ToolContext, timeout: float, on_line: Callable[[str], None] | None = None) -> Attempt:
-    from cast.tools.process import run_command  # the runner and its sandbox parts load with the first command, not at start-up
+    from cast.tools.process import run_command  # deferred: the runner and its sandbox parts load with the first command
 
     root = ctx.workspace.root
     sandbox = sandbox_for(run.sandbox, root, ctx.sandbox.approval)
