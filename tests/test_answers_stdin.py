@@ -43,10 +43,11 @@ TURNS = [
 ]
 
 
-def answering_execute(repo: Path, model: str) -> subprocess.Popen[str]:
-    """`cast --json --model MODEL execute SESSION --answers stdin`, its three pipes open, as an editor runs it."""
+def answering(repo: Path, model: str, *command: str) -> subprocess.Popen[str]:
+    """`cast --json --model MODEL COMMAND… --answers stdin` (by default `execute SESSION`), its three
+    pipes open, as an editor runs it."""
     return subprocess.Popen(
-        [sys.executable, "-m", "cast", "--json", "--model", model, "execute", SESSION, "--answers", "stdin"],
+        [sys.executable, "-m", "cast", "--json", "--model", model, *(command or ("execute", SESSION)), "--answers", "stdin"],
         cwd=repo,
         env=cast_env(),
         stdin=subprocess.PIPE,
@@ -60,7 +61,7 @@ def test_a_program_answers_a_command_approval_and_a_changed_plan_on_stdin(repo, 
     """The program reads the stream and answers as it goes: yes to the command (and, meanwhile,
     the plan gains an item), no to going on with the changed plan."""
     path = plan(repo)
-    process = answering_execute(repo, script(tmp_path, TURNS))
+    process = answering(repo, script(tmp_path, TURNS))
     assert process.stdin is not None and process.stdout is not None
     events = []
     for line in process.stdout:

@@ -6,10 +6,10 @@ on a loaded machine between the user's Enter and the request."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
+from conftest import cast_env
 from fakeapi import FakeAPI, text
 
 NOT_YET = (
@@ -43,15 +43,9 @@ def test_the_first_plan_request_goes_out_before_what_it_does_not_need(repo, tmp_
     api = FakeAPI().serve_models().start()
     api.reply(text("Looking."))
     seen = tmp_path / "modules.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CAST_"))}
-    env.update(
-        ANTHROPIC_BASE_URL=api.url,
-        ANTHROPIC_API_KEY="test-key",
-        HOME=str(tmp_path),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-    )
+    env = {
+        k: v for k, v in cast_env(ANTHROPIC_BASE_URL=api.url, ANTHROPIC_API_KEY="test-key").items() if not k.startswith("CAST_")
+    }
     try:
         done = subprocess.run(
             [sys.executable, "-c", PROBE, str(seen)],

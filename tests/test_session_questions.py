@@ -6,13 +6,11 @@ resume sends what it always did and a session from before them reads as it did."
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from conftest import cast_env, invoke_cast
-from test_answers_stdin import TURNS, answering_execute, plan, script
+from test_answers_stdin import TURNS, answering, plan, script
 
 from cast.session_records import questions, read_records, replay
 from cast.sessions import TRANSCRIPT, Session, sessions_dir
@@ -25,7 +23,7 @@ def records_of(repo, session: str) -> list[dict]:
 def test_an_execute_run_answered_on_stdin_journals_each_question_and_its_answer(repo, tmp_path):
     path = plan(repo)
     model = script(tmp_path, TURNS)
-    process = answering_execute(repo, model)
+    process = answering(repo, model)
     assert process.stdin is not None and process.stdout is not None
     events = []
     for line in process.stdout:
@@ -109,15 +107,7 @@ def answer_hook_question(repo, tmp_path, answer: str) -> tuple[list[dict], Path]
     (repo / ".cast" / "config.toml").write_text(f'[[hooks]]\nevent = "pre_tool_use"\ncommand = "echo ran >> {marker}"\n')
     record(repo, trusted=True)
     model = script(tmp_path, [{"tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "Nothing to plan."}])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cast", "--json", "--model", model, "plan", "look", "--answers", "stdin"],
-        cwd=repo,
-        env=cast_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = answering(repo, model, "plan", "look")
     assert process.stdin is not None and process.stdout is not None
     events = []
     for line in process.stdout:
@@ -166,25 +156,30 @@ def test_a_projects_hook_refused_on_stdin_does_not_run_and_the_no_is_journalled(
     ]
 
 
-def test_the_trust_question_answered_on_the_terminal_is_in_the_session_too(repo, tmp_path):
-    pexpect = pytest.importorskip("pexpect")
-    (repo / ".cast").mkdir(exist_ok=True)
-    (repo / ".cast" / "config.toml").write_text("sandbox_network = true\n")
-    model = script(tmp_path, [{"text": "Nothing to plan."}])
+def yes_on_the_terminal(repo: Path, model: str, question: str) -> str:
+    """`cast --model MODEL plan x` on a pseudo-terminal, answering y to `question` (a pattern): the session it ran."""
+    import pexpect
+
     child = pexpect.spawn(
         sys.executable, ["-m", "cast", "--model", model, "plan", "x"], cwd=str(repo), env=cast_env(), encoding="utf-8", timeout=60
     )
-    child.expect(r"Trust it\? ")
+    child.expect(question)
     child.sendline("y")
     child.expect(pexpect.EOF)
     child.close()
     (session,) = [d.name for d in sessions_dir(repo).iterdir()]
+    return session
+
+
+def test_the_trust_question_answered_on_the_terminal_is_in_the_session_too(repo, tmp_path):
+    (repo / ".cast").mkdir(exist_ok=True)
+    (repo / ".cast" / "config.toml").write_text("sandbox_network = true\n")
+    session = yes_on_the_terminal(repo, script(tmp_path, [{"text": "Nothing to plan."}]), r"Trust it\? ")
     trust = [q for q in questions(records_of(repo, session)) if q["kind"] == "trust"]
     assert len(trust) == 1 and trust[0]["answer"]["value"] == "yes" and trust[0]["request"]["keys"] == ["sandbox_network"]
 
 
 def test_a_projects_hook_approved_on_the_terminal_is_in_the_session_too(repo, tmp_path):
-    pexpect = pytest.importorskip("pexpect")
     from cast.trust import record
 
     marker = tmp_path / "hook-ran"
@@ -192,14 +187,7 @@ def test_a_projects_hook_approved_on_the_terminal_is_in_the_session_too(repo, tm
     (repo / ".cast" / "config.toml").write_text(f'[[hooks]]\nevent = "pre_tool_use"\ncommand = "echo ran >> {marker}"\n')
     record(repo, trusted=True)
     model = script(tmp_path, [{"tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "Nothing to plan."}])
-    child = pexpect.spawn(
-        sys.executable, ["-m", "cast", "--model", model, "plan", "x"], cwd=str(repo), env=cast_env(), encoding="utf-8", timeout=60
-    )
-    child.expect(r"Approve it ")
-    child.sendline("y")
-    child.expect(pexpect.EOF)
-    child.close()
-    (session,) = [d.name for d in sessions_dir(repo).iterdir()]
+    session = yes_on_the_terminal(repo, model, r"Approve it ")
     hook = [q for q in questions(records_of(repo, session)) if q["kind"] == "hook"]
     assert len(hook) == 1 and hook[0]["answer"]["value"] == "yes" and hook[0]["request"]["command"] == f"echo ran >> {marker}"
     assert marker.read_text() == "ran\n"
