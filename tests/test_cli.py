@@ -189,6 +189,28 @@ def test_the_bare_repl_starts_without_the_cli_framework_or_a_run():
     assert "LOADED= MODEL=script:x.jsonl" in done.stderr, done.stderr
 
 
+def test_the_repl_reaches_its_prompt_without_the_tools_or_a_run(tmp_path):
+    """Everything the REPL does before its first prompt (the trust and hook questions, the model
+    check) happens without pydantic (the tools' arguments) or the run machinery: those load in the
+    warm-up after the prompt. Where stdin is not a terminal the plain front-end takes the prompt's place."""
+    probe = (
+        "import sys, runpy\n"
+        "import cast.repl.plain as plain\n"
+        "def seen(options, *rest, **kwargs):\n"
+        "    loaded = [m for m in ('typer', 'pydantic', 'cast.tools.base', 'cast.runs', 'anthropic') if m in sys.modules]\n"
+        "    sys.stderr.write('LOADED=' + ','.join(loaded) + ';')\n"
+        "    return 0\n"
+        "plain.run_plain = seen\n"
+        "sys.argv = ['cast', '--model', 'script:x.jsonl']\n"
+        "runpy.run_module('cast', run_name='__main__')\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path, stdin=subprocess.DEVNULL
+    )
+    assert "LOADED=;" in done.stderr, done.stderr
+
+
 def test_a_bad_option_value_still_gets_the_cli_message():
     done = run("--max-steps", "0")
     assert done.returncode == 2 and "--max-steps" in done.stderr

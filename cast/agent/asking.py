@@ -18,8 +18,15 @@ from typing import Any, Protocol, runtime_checkable
 
 from cast.agent import events as ev
 from cast.hooks.project import HookRequest
-from cast.safety.decision import Abilities, ApprovalAnswer, ApprovalRequest, Approver, EditRequest, RevisionRequest
-from cast.tools.base import NobodyToAsk
+from cast.safety.decision import (
+    Abilities,
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approver,
+    EditRequest,
+    NobodyToAsk,
+    RevisionRequest,
+)
 from cast.trust import TrustRequest
 
 # request type -> (its kind on the stream, the Approver method that answers it)

@@ -19,6 +19,12 @@ from typing import Literal, Protocol
 from cast.safety.approval_scope import Scope, scope_of
 
 
+class NobodyToAsk(Exception):
+    """A question was asked in a run with nobody to answer it (no terminal, no answers on stdin).
+    Here, with the questions, rather than with the tools that ask them: whoever asks (the run's
+    question channel, a front-end before the run) raises it without loading the tools."""
+
+
 class SandboxKind(Enum):
     """Where a command runs. Which kernel layer applies it is the runner's business."""
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from cast.safety.decision import NobodyToAsk
 from cast.text import one_line
 from cast.tools.results import Failed, Result
 
@@ -127,10 +128,6 @@ class ToolContext:
         if self.requests is None:
             raise NobodyToAsk(type(request).__name__)
         return self.requests(request)
-
-
-class NobodyToAsk(Exception):
-    """A question was asked in a run with nobody to answer it (no terminal, no answers on stdin)."""
 
 
 class Params(BaseModel):
