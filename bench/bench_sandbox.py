@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cast.sandbox import bwrap, policy  # noqa: E402
+from cast.sandbox import bwrap, limits, policy  # noqa: E402
 from cast.sandbox import scratch as scratch_dir  # noqa: E402
 from cast.sandbox.policy import READ_ONLY, Policy, bwrap_binary, detect, launcher, throwaway  # noqa: E402
 from cast.tools import orchestrator, process, shell  # noqa: E402
@@ -39,6 +39,7 @@ BASELINE = {  # each figure's own baseline
     "cast, no sandbox (launcher forked by the fork server)": BASH,
     "cast, no sandbox (a launcher process per command, as before)": BASH,
     "cast, landlock read-only (a launcher process per command, as before)": BASH,
+    "cast, landlock read-only, no pid cap (a launcher process per command)": BASH,
     BARE_RO: BASH,
     "cast, bubblewrap read-only": BARE_RO,
     "cast, bubblewrap read-only, launcher inside (the fallback)": BARE_RO,
@@ -77,6 +78,21 @@ def _without_forkserver(run: Callable[[], object]) -> Callable[[], object]:
             return run()
         finally:
             del os.environ["CAST_FORKSERVER"]
+
+    return once
+
+
+def _without_pid_cap(run: Callable[[], object]) -> Callable[[], object]:
+    """As on a kernel whose pid_max is not per namespace (before 6.14), or without root: no pid
+    namespace holds the tree, so the launcher keeps itself outside the command's Landlock domain."""
+
+    def once() -> object:
+        kept = limits.Limits.pid_max
+        limits.Limits.pid_max = lambda self: 0  # type: ignore[method-assign]
+        try:
+            return run()
+        finally:
+            limits.Limits.pid_max = kept  # type: ignore[method-assign]
 
     return once
 
@@ -141,6 +157,12 @@ def variants(cwd: Path) -> list[tuple[str, Callable[[], object]]]:
             (
                 "cast, landlock read-only (a launcher process per command, as before)",
                 _without_forkserver(_in_layer("landlock", cwd)),
+            )
+        )
+        found.append(
+            (
+                "cast, landlock read-only, no pid cap (a launcher process per command)",
+                _without_pid_cap(_without_forkserver(_in_layer("landlock", cwd))),
             )
         )
     return found

@@ -103,7 +103,7 @@ def _keeper(conn: socket.socket, request: dict, fds: list[int]) -> None:  # type
         os.chdir(request["cwd"])
         from cast.sandbox import launch  # loaded by _prepare before the first fork: a lookup here, not a load
 
-        code = launch.run(request["spec"], request["argv"], request["env"])
+        code = launch.run(request["spec"], request["argv"], request["env"], held=True)
     except SystemExit as done:  # the pid cap's outer process ends with its inner one's status
         code = done.code if isinstance(done.code, int) else 1
     except BaseException as exc:

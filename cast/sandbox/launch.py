@@ -6,7 +6,10 @@ and stays findable; when the command ends, or cast sends SIGTERM, it kills every
 can find and reaps them before it exits. It also applies what SPEC asks before the command
 starts, so nothing below it can undo them: a capped pid namespace, then, to itself, Landlock, the
 rlimits, no capabilities and the seccomp filter, which the command inherits (started with
-posix_spawn: no copy of this process per command). It fails closed:
+posix_spawn: no copy of this process per command). Where that would leave the launcher in the
+command's reach, a launcher process of its own under Landlock with no pid namespace, a fork of it
+confines itself and execs the command instead, and the launcher stays outside (_start_outside).
+It fails closed:
 if the policy in SPEC cannot be applied, the command does not run (the pid cap alone is best
 effort, and cast.sandbox.policy.isolation() says where it holds).
 
@@ -211,17 +214,18 @@ def _wait_for(child: int) -> int:
             kill_tree()
 
 
-def _confine_self(spec: dict, libc: ctypes.CDLL | None, capped: bool) -> None:  # type: ignore[type-arg]  # no typing here: it starts every command
+def _confine_self(spec: dict, libc: ctypes.CDLL | None, capped: bool, counted: int = 0) -> None:  # type: ignore[type-arg]  # no typing here: it starts every command
     """Right before the command starts, on ourselves, so the command inherits it and nothing it
     runs can undo it: limits, no capabilities, the filter. What is left for us to do (wait,
     signal, read /proc, write a status to a pipe) needs none of what they take away. Done here
     rather than in a forked child because the command is then started with posix_spawn (vfork):
-    a fork copies this Python process, which on a VM costs milliseconds per command."""
+    a fork copies this Python process, which on a VM costs milliseconds per command. The one
+    exception is _start_outside's, which `counted` tells that it is the command's own process."""
     import resource
 
     limits = dict(spec.get("rlimits", {}))
     if "NPROC" in limits and not capped:
-        limits["NPROC"] += _count_processes(os.getuid())  # RLIMIT_NPROC counts the user's other processes too
+        limits["NPROC"] += _count_processes(os.getuid()) - counted  # RLIMIT_NPROC counts the user's other processes too
     for name, value in limits.items():
         resource.setrlimit(getattr(resource, f"RLIMIT_{name}"), (value, value))
     if spec.get("drop_caps") and libc is not None:
@@ -260,9 +264,10 @@ def main(argv: list[str]) -> int:
     return run(marshal.loads(bytes.fromhex(argv[1])), argv[3:])
 
 
-def run(spec: dict, command: list[str], env: dict | None = None) -> int:  # type: ignore[type-arg]
+def run(spec: dict, command: list[str], env: dict | None = None, held: bool = False) -> int:  # type: ignore[type-arg]
     """Apply SPEC, run `command` below us (with `env`, else ours) and return its status once its
-    whole tree is gone. Also what each keeper forked by cast's fork server (forkserver.py) runs."""
+    whole tree is gone. Also what each keeper forked by cast's fork server (forkserver.py) runs,
+    `held` there: the server above it is an unconfined subreaper too."""
     _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     libc = None
@@ -276,20 +281,15 @@ def run(spec: dict, command: list[str], env: dict | None = None) -> int:  # type
         capped = (
             libc is not None and bool(spec.get("pid_max")) and _pid_cap(libc, spec["pid_max"], bool(spec.get("in_pid_namespace")))
         )
-        if spec.get("landlock"):  # after the cap: writing pid_max is a write Landlock would refuse
-            from cast.sandbox import landlock  # deferred: every command's first process loads it only when asked
-
-            rules = spec["landlock"]
-            landlock.restrict(rules.get("write", []), bool(rules.get("net")), rules.get("files", []), rules.get("read"))
     except OSError as exc:
-        sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
-        return REFUSED
-    try:
-        _confine_self(spec, libc, capped)
-    except OSError as exc:
-        sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
-        return REFUSED
+        return _refused(exc)
     environ = dict(os.environ) if env is None else env
+    if spec.get("landlock") and not capped and not held:
+        return _start_outside(spec, libc, command, environ)
+    try:
+        _confine(spec, libc, capped)
+    except OSError as exc:
+        return _refused(exc)
     try:
         child = os.posix_spawn(_program(command[0], environ), command, environ)
     except _Stop as stop:  # a signal while it started: the child may exist with no pid known to us
@@ -299,6 +299,52 @@ def run(spec: dict, command: list[str], env: dict | None = None) -> int:  # type
         sys.stderr.write(f"cast: {command[0]}: {exc.strerror or exc}\n")
         return 127
     return _wait_for(child)
+
+
+def _confine(spec: dict, libc: ctypes.CDLL | None, capped: bool, counted: int = 0) -> None:  # type: ignore[type-arg]
+    """Landlock (after the cap: writing pid_max is a write Landlock would refuse), then the rest."""
+    if spec.get("landlock"):
+        from cast.sandbox import landlock  # deferred: every command's first process loads it only when asked
+
+        rules = spec["landlock"]
+        landlock.restrict(rules.get("write", []), bool(rules.get("net")), rules.get("files", []), rules.get("read"))
+    _confine_self(spec, libc, capped, counted)
+
+
+def _start_outside(spec: dict, libc: ctypes.CDLL | None, command: list[str], environ: dict) -> int:  # type: ignore[type-arg]
+    """The command in a fork that confines itself and execs it, so that we stay outside its
+    Landlock domain: where no pid namespace hides us, the command could SIGKILL its parent, and a
+    parent in its own domain would die before its tree kill ran, its orphans going to init (cast
+    is no subreaper). Landlock's signal scoping keeps the command from signalling us, and as a
+    subreaper we get whatever it orphans. Costs a fork of this Python, where posix_spawn would
+    not; the fork server's keepers need none (the server above them holds the tree)."""
+    try:
+        child = os.fork()
+    except _Stop as stop:  # the child, if there is one, was in our group when cast signalled it
+        kill_tree()
+        return 128 + int(stop.args[0])
+    except OSError as exc:
+        return _refused(exc)
+    if child:
+        return _wait_for(child)
+    code = REFUSED
+    try:
+        _confine(spec, libc, False, counted=1)  # we are the command's first process: the count holds us already
+        code = 127
+        os.execve(_program(command[0], environ), command, environ)
+    except OSError as exc:
+        if code == REFUSED:
+            _refused(exc)
+        else:
+            sys.stderr.write(f"cast: {command[0]}: {exc.strerror or exc}\n")
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _refused(exc: OSError) -> int:
+    sys.stderr.write(f"cast sandbox: cannot apply the sandbox ({exc}); the command did not run\n")
+    return REFUSED
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ or by writing a forged exit status into the keeper's status pipe.
 
 Each test runs with no sandbox layer and under Landlock, and under Landlock also as on a kernel
 whose pid_max is not per namespace (before 6.14): there the launcher makes no pid namespace, so the
-keeper is the command's visible parent."""
+keeper is the command's visible parent. A command that also kills its grandparent (the fork server,
+or cast itself above a launcher process of its own) runs under Landlock only: its signal scoping is
+what refuses that kill, and without a layer nothing does."""
 
 from __future__ import annotations
 
@@ -13,24 +15,35 @@ import time
 from pathlib import Path
 
 import pytest
-from sandboxkit import no_stray, stray
+from sandboxkit import need_abi, no_stray, stray, use_layer
 
 from cast.sandbox import limits
 from cast.sandbox.policy import READ_ONLY
 from cast.tools.process import run_command
 
 
+def _hold(monkeypatch, how: str):
+    if how == "none":
+        return None
+    use_layer(monkeypatch, "landlock")
+    if how == "landlock-no-pid-cap":
+        monkeypatch.setattr(limits.Limits, "pid_max", lambda self: 0)
+    return READ_ONLY
+
+
 @pytest.fixture(params=["none", "landlock", "landlock-no-pid-cap"])
 def held(request, monkeypatch):
     """A command the launcher holds in a keeper: no sandbox, Landlock, Landlock without the pid cap."""
-    if request.param == "none":
-        return None
-    from sandboxkit import use_layer
+    return _hold(monkeypatch, request.param)
 
-    use_layer(monkeypatch, "landlock")
-    if request.param == "landlock-no-pid-cap":
-        monkeypatch.setattr(limits.Limits, "pid_max", lambda self: 0)
-    return READ_ONLY
+
+@pytest.fixture(params=["landlock", "landlock-no-pid-cap"])
+def confined(request, monkeypatch):
+    """Landlock with and without the pid cap, where its signal scoping keeps the command's kills
+    inside its own domain: without it, a command that kills its grandparent could kill the test."""
+    policy = _hold(monkeypatch, request.param)
+    need_abi("landlock", 6, "keep a command's signals inside its domain")
+    return policy
 
 
 def _marker(tmp_path: Path, name: str) -> str:
@@ -40,6 +53,31 @@ def _marker(tmp_path: Path, name: str) -> str:
 def _gone(marker: str) -> bool:
     """Every process carrying the marker is gone, polled with a generous deadline."""
     return no_stray(marker, wait=30)
+
+
+def _assert_gone(marker: str) -> None:
+    """As `assert _gone(marker)`, killing what escaped: it is the test's to clean up."""
+    try:
+        assert _gone(marker), stray(marker)
+    finally:
+        for pid in stray(marker):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+
+
+KILL_PARENT = "kill -9 $PPID"
+KILL_BOTH = "kill -9 $(awk '/^PPid:/{print $2}' /proc/$PPID/status) $PPID"  # the grandparent too: the server, cast's launcher
+
+
+def _kills(marker: str, kill: str) -> str:
+    """A command that starts a setsid() child carrying the marker, then runs `kill` on what holds it."""
+    return (
+        f"setsid bash -c 'exec -a {marker} sleep 300' & "
+        f'while [ -z "$(pgrep -f {marker})" ]; do sleep 0.05; done; '
+        f"{kill}; sleep 2"
+    )
 
 
 def test_the_command_holds_only_its_stdio(held, tmp_path):
@@ -113,13 +151,18 @@ def test_killing_its_keeper_does_not_let_a_command_outlive_its_tree(held, tmp_pa
     parent is not visible (ppid 0), so the kill finds nothing; without one it kills the keeper,
     whose tree kill never runs. If nothing else took over the orphans, the marker would live on."""
     marker = _marker(tmp_path, "keeperkill")
-    command = (
-        f"setsid bash -c 'exec -a {marker} sleep 300' & "
-        f'while [ -z "$(pgrep -f {marker})" ]; do sleep 0.05; done; '
-        f"kill -9 $PPID; sleep 2"
-    )
-    run_command(command, tmp_path, 60, sandbox=held)
+    run_command(_kills(marker, KILL_PARENT), tmp_path, 60, sandbox=held)
     assert _gone(marker), stray(marker)
+
+
+def test_killing_its_keeper_and_the_fork_server_does_not_let_a_command_outlive_its_tree(confined, tmp_path):
+    """As above, the command also SIGKILLs its grandparent, the fork server. The server stays
+    outside the command's Landlock domain, so the kill is refused and the server still takes
+    over the orphans. Without a sandbox layer nothing stops that kill (the command may do
+    anything its user may), so that case is not here."""
+    marker = _marker(tmp_path, "serverkill")
+    run_command(_kills(marker, KILL_BOTH), tmp_path, 60, sandbox=confined)
+    _assert_gone(marker)
 
 
 def test_a_forged_status_does_not_let_a_command_outlive_its_tree(held, tmp_path):
@@ -140,31 +183,13 @@ def test_a_forged_status_does_not_let_a_command_outlive_its_tree(held, tmp_path)
     assert _gone(marker), stray(marker)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with CAST_FORKSERVER=0 the launcher is cast's own child and confines itself (Landlock, no "
-    "pid namespace before Linux 6.14): the command can SIGKILL it before its tree kill, and cast, "
-    "not a subreaper, lets the setsid() child go to init",
-)
-def test_killing_its_own_launcher_does_not_let_a_command_outlive_its_tree(tmp_path, monkeypatch):
-    """As test_killing_its_keeper_..., with a launcher process per command instead of a keeper."""
-    from sandboxkit import use_layer
-
-    use_layer(monkeypatch, "landlock")
-    monkeypatch.setattr(limits.Limits, "pid_max", lambda self: 0)
+@pytest.mark.parametrize("kill", [KILL_PARENT, KILL_BOTH], ids=["parent", "parent-and-grandparent"])
+def test_killing_its_own_launcher_does_not_let_a_command_outlive_its_tree(confined, kill, tmp_path, monkeypatch):
+    """As test_killing_its_keeper_..., with a launcher process per command instead of a keeper,
+    the grandparent being cast itself. Where no pid namespace hides it, a launcher that confined
+    itself would be in the command's domain and die, and cast, no subreaper, would let the
+    setsid() child go to init; the launcher stays outside and a fork of it becomes the command."""
     monkeypatch.setenv("CAST_FORKSERVER", "0")
     marker = _marker(tmp_path, "launcherkill")
-    command = (
-        f"setsid bash -c 'exec -a {marker} sleep 300' & "
-        f'while [ -z "$(pgrep -f {marker})" ]; do sleep 0.05; done; '
-        f"kill -9 $PPID; sleep 2"
-    )
-    run_command(command, tmp_path, 60, sandbox=READ_ONLY)
-    try:
-        assert _gone(marker), stray(marker)
-    finally:
-        for pid in stray(marker):  # the escaped process is the test's to clean up
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
+    run_command(_kills(marker, kill), tmp_path, 60, sandbox=confined)
+    _assert_gone(marker)
