@@ -191,7 +191,10 @@ class Shadow:
         spec = [] if paths is None else ["--", *(f":(literal){p}" for p in paths)]
         out = self.git(
             "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", *spec,
-            GIT_OPTIONAL_LOCKS="1",  # the store's index keeps the refreshed stat data
+            # A whole look: the store's index keeps the refreshed stat data (and untracked cache), so the next
+            # one reads only what changed. A look at a few paths does not rewrite the whole index for theirs:
+            # on a big tree that write costs more than the look; update-index below records what changed.
+            GIT_OPTIONAL_LOCKS="1" if paths is None else "0",
         )  # fmt: skip
         # A path ending in "/" is a nested repository: it keeps its own history, and is not recorded.
         entries = _status_entries(out)
