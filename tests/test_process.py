@@ -7,6 +7,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 from cast.tools import liveline
 from cast.tools.process import run_command
 from cast.tools.shell import observe
@@ -180,6 +182,18 @@ def test_heard_lines_are_printable_and_clipped(tmp_path):
     heard, _ = hear(command, tmp_path)
     assert heard[:2] == ["red [bold]done[/bold]", "100%"]
     assert len(heard[2]) == liveline.MAX_CHARS and heard[2].endswith("…")
+
+
+def test_the_output_is_read_on_the_calling_thread_with_no_thread_started(tmp_path, monkeypatch):
+    """One select over the pipe and the exit, on the caller's thread: no reader thread is started
+    and joined per command (a thread's start alone cost a millisecond on a loaded machine)."""
+    monkeypatch.setattr(threading.Thread, "start", lambda self: pytest.fail("started a thread"))
+    threads: list[threading.Thread] = []
+    result = run_command(
+        "echo one; seq 1 100000 >&2", tmp_path, timeout=30, on_line=lambda _: threads.append(threading.current_thread())
+    )
+    assert result.exit_code == 0 and result.output.startswith("one\n1\n") and result.total_bytes > 500_000
+    assert threads and set(threads) == {threading.current_thread()}
 
 
 def test_a_failing_output_hook_costs_the_command_nothing(tmp_path):

@@ -137,7 +137,8 @@ class Answered:
 class CommandOutput:
     """The newest line of a command that is still running, under its call's tool-use id, for a live
     view: the REPL's lines under the call, the one-shot's status row, `--json`'s `command_output`
-    events. It comes from the command's reader thread through `ToolContext.emit` (the same stream,
+    events. It comes from the thread running the call (which reads the command's output while it waits
+    for its exit, tools/process.py) through `ToolContext.emit` (the same stream,
     one event at a time) while the loop waits for the tool, and always before the call's
     ToolResult, whose observation holds the whole output. It is throttled and capped where it is
     made (`tools/liveline.py`): at most ten a second per command, a line only when it changed,

@@ -58,14 +58,35 @@ NEVER_IN_PLAN: tuple[tuple[Pattern, str], ...] = (
 )
 
 
+Compiled = tuple[tuple[tuple[re.Pattern[str], ...], str], ...]
+_COMPILED: list[tuple[object, Compiled]] = []  # each table once compiled, found by identity
+
+
 def _first(table: tuple[tuple[Pattern, str], ...], flat: str) -> str | None:
-    return next((why for pattern, why in table if _found(pattern, flat)), None)
+    return next((why for parts, why in _compiled(table) if _found_parts(parts, flat)), None)
+
+
+def _compiled(table: tuple[tuple[Pattern, str], ...]) -> Compiled:
+    """A table's patterns compiled on its first use (not at import: cast's start-up does not
+    check commands), so each command is spared a lookup in re's cache per pattern."""
+    for known, compiled in _COMPILED:
+        if known is table:
+            return compiled
+    compiled = tuple(
+        (tuple(re.compile(p) for p in ((pattern,) if isinstance(pattern, str) else pattern)), why) for pattern, why in table
+    )
+    _COMPILED.append((table, compiled))
+    return compiled
 
 
 def _found(pattern: Pattern, flat: str) -> bool:
+    return _found_parts(tuple(re.compile(p) for p in ((pattern,) if isinstance(pattern, str) else pattern)), flat)
+
+
+def _found_parts(parts: tuple[re.Pattern[str], ...], flat: str) -> bool:
     at = 0
-    for part in (pattern,) if isinstance(pattern, str) else pattern:
-        match = re.compile(part).search(flat, at)
+    for part in parts:
+        match = part.search(flat, at)
         if match is None:
             return False
         at = match.end()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import pwd
+from functools import lru_cache
 
 # Beneath the user's home: credentials, keys, tokens, keychains, cast's own private state.
 HOME_SECRETS = (
@@ -39,16 +40,23 @@ SYSTEM_ROOTS = (
 
 def user_homes() -> tuple[str, ...]:
     """The user's home as ``~`` expands it, then as the password database has it."""
-    found = [os.path.expanduser("~")]
-    try:
-        found.append(pwd.getpwuid(os.getuid()).pw_dir)
-    except KeyError:
-        pass
+    found = [os.path.expanduser("~"), *_password_home(os.getuid())]
     out: list[str] = []
     for home in found:
         if home and home != "/":
             out += [os.path.normpath(home), os.path.realpath(home)]
     return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=4)
+def _password_home(uid: int) -> tuple[str, ...]:
+    """The password database's home for `uid`, read once per process (as visible.py's homes): a
+    lookup reads /etc/passwd, once for every command checked otherwise. The paths are still
+    resolved for each command."""
+    try:
+        return (pwd.getpwuid(uid).pw_dir,)
+    except KeyError:
+        return ()
 
 
 def secret(path: str, homes: tuple[str, ...], root: str, *, beneath: bool = False) -> str | None:

@@ -100,7 +100,8 @@ def _allowed(name: str, passthrough: tuple[str, ...]) -> bool:
 def sandbox_env(env: Mapping[str, str], scratch: str, passthrough: Sequence[str] = (), make_home: bool = True) -> dict[str, str]:
     """`env` reduced to what may pass, with HOME, the temp dirs and XDG dirs inside `scratch`
     (HOME is created empty, unless the sandbox makes it: an in-memory scratch dir)."""
-    kept = {name: value for name, value in env.items() if allowed(name, passthrough)}
+    names = tuple(passthrough)
+    kept = {name: value for name, value in env.items() if _allowed(name, names)}
     home = env.get("HOME", "")
     for name, place in TOOLCHAIN_HOMES.items():
         if name not in kept and home and os.path.isdir(os.path.join(home, place)):

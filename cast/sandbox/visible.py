@@ -16,6 +16,9 @@ import os
 import pwd
 import stat
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -81,25 +84,63 @@ def view() -> View:
     is not re-checked per command: a toolchain dir made later in the session is seen by the next
     cast process, and one removed is skipped (bwrap.py binds them with --ro-bind-try; Landlock
     skips a path that is gone)."""
+    held = _held()
+    if held is not None and "view" in held:
+        return held["view"]  # type: ignore[return-value]
     key = _key()
     if _VIEW and _VIEW[0][0] == key:
-        return _VIEW[0][1]
+        found = _VIEW[0][1]
+    else:
+        found = _view_now()
+        _VIEW[:] = [(key, found)]
+    if held is not None:
+        held["view"] = found
+    return found
+
+
+def _view_now() -> View:
     hidden = tuple(_outermost(homes() + _existing(SHARED_TEMP) + _existing([p for p in SYSTEM_SECRETS if os.path.isdir(p)])))
     files = tuple(sorted({os.path.realpath(p) for p in SYSTEM_SECRETS if os.path.isfile(p)}))
     reachable = _reachable(os.environ.get("HOME", ""), os.environ.get("PATH", ""))
     rebound = tuple(p for p in reachable if inside(p, list(hidden)) and p not in hidden)
     roots = tuple(_outermost(_existing(list(SYSTEM_ROOTS) + list(reachable))))
-    found = View(hidden, files, rebound, roots)
-    _VIEW[:] = [(key, found)]
-    return found
+    return View(hidden, files, rebound, roots)
+
+
+_LOOK = threading.local()  # parallel read-only calls run their commands on threads of their own
+
+
+@contextmanager
+def one_look() -> Iterator[None]:
+    """Inside, view() and the git view are checked once: every part of one command that asks (its
+    scratch dir, its mounts, the planner's note about git) gets the answer of the first, so the
+    parts agree with each other and the lstats are not repeated for each. The next command looks
+    again, as before."""
+    if _held() is not None:  # an outer look holds already
+        yield
+        return
+    _LOOK.held = {}
+    try:
+        yield
+    finally:
+        _LOOK.held = None
+
+
+def _held() -> dict[object, object] | None:
+    return getattr(_LOOK, "held", None)
 
 
 def _key() -> tuple[object, ...]:
     home, path = os.environ.get("HOME", ""), os.environ.get("PATH", "")
-    found = homes()
-    looked = sorted({*found, "/home", "/root", home, *SHARED_TEMP, *SYSTEM_SECRETS})
+    found = tuple(homes())
     tables = (SYSTEM_ROOTS, HOME_TOOLCHAINS, SHARED_TEMP, SYSTEM_SECRETS)
-    return home, path, tuple(found), tables, tuple(_mark(p) for p in looked)
+    return home, path, found, tables, tuple(_mark(p) for p in _looked(home, found, SHARED_TEMP, SYSTEM_SECRETS))
+
+
+@lru_cache(maxsize=8)
+def _looked(home: str, found: tuple[str, ...], temp: tuple[str, ...], secrets: tuple[str, ...]) -> tuple[str, ...]:
+    """The paths whose lstat view() compares for each command (the list itself is kept)."""
+    return tuple(sorted({*found, "/home", "/root", home, *temp, *secrets}))
 
 
 def _mark(path: str) -> tuple[int, int, int] | None:
@@ -175,6 +216,19 @@ def _git_view(root: str, seen: View | None = None) -> tuple[tuple[str, ...], tup
     """Worked out again when the workspace's `.git` (its lstat, and its text when it is a file),
     the View or what was found outside (each dir's lstat) changed; a back-link edited in place
     elsewhere, with all of those the same, is seen by a new process."""
+    held = _held()
+    if held is None:
+        return _git_view_kept(root, seen)
+    seen = seen or view()
+    kept = held.get(("git", root))
+    if isinstance(kept, tuple) and kept[0] is seen:
+        return kept[1]  # type: ignore[no-any-return]
+    found = _git_view_kept(root, seen)
+    held[("git", root)] = (seen, found)
+    return found
+
+
+def _git_view_kept(root: str, seen: View | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     dot = os.path.join(root, ".git")
     covered = (*(seen or view()).hidden, *homes())
     key = (_mark(dot), _text(dot), covered)

@@ -30,6 +30,7 @@ from cast.sandbox.environment import sandbox_env
 from cast.sandbox.limits import settings
 from cast.sandbox.policy import Policy, detect, prepare
 from cast.sandbox.scratch import new as new_scratch
+from cast.sandbox.visible import one_look
 from cast.tools.command_env import hardened_env
 from cast.tools.command_env import private_git_index as private_git_index  # where callers found them
 from cast.tools.command_env import read_only_env as read_only_env
@@ -102,19 +103,20 @@ def run_command(
 ) -> CommandResult:
     """Run `bash -c command` under the launcher (which tracks and kills the whole tree) and, when
     `sandbox` is given, inside the kernel layer with a private scratch dir as TMPDIR. `on_line`
-    hears the newest line of stdout and stderr while it runs (liveline.py), from the reader thread;
-    the result is the same with or without it."""
+    hears the newest line of stdout and stderr while it runs (liveline.py), on the calling thread,
+    which reads the output as it waits for the exit; the result is the same with or without it."""
     started = time.monotonic()
     layer = detect() if sandbox is not None else None
-    scratch, scratch_size = new_scratch(sandbox, layer) if layer is not None else (None, None)
-    env = dict(env or hardened_env())
-    if scratch:  # the allowlisted environment needs no kernel layer: without one it still keeps secrets out
-        env = sandbox_env(env, scratch, settings().passthrough, make_home=scratch_size is None)
-    index = env.get("GIT_INDEX_FILE")  # a private copy (private_git_index) lives outside the workspace
-    readable = (os.path.dirname(index),) if index else ()
-    argv, handoff = prepare(
-        ["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable, scratch_size
-    )
+    with one_look():  # the scratch dir and the mounts from one View
+        scratch, scratch_size = new_scratch(sandbox, layer) if layer is not None else (None, None)
+        env = dict(env or hardened_env())
+        if scratch:  # the allowlisted environment needs no kernel layer: without one it still keeps secrets out
+            env = sandbox_env(env, scratch, settings().passthrough, make_home=scratch_size is None)
+        index = env.get("GIT_INDEX_FILE")  # a private copy (private_git_index) lives outside the workspace
+        readable = (os.path.dirname(index),) if index else ()
+        argv, handoff = prepare(
+            ["bash", "--noprofile", "--norc", "-c", command], sandbox, scratch, layer, str(cwd), readable, scratch_size
+        )
     if scratch_size is not None:
         scratch = None  # nothing on the host to remove
     read_fd, write_fd = os.pipe()
@@ -135,10 +137,8 @@ def run_command(
         raise
     finally:
         os.close(write_fd)
-    collector, stop = _Collector(), threading.Event()
-    live = LiveLine(on_line) if on_line is not None else None
-    reader = threading.Thread(target=_pump, args=(read_fd, collector, stop, live), daemon=True)
-    reader.start()
+    collector = _Collector()
+    output = _Output(read_fd, collector, LiveLine(on_line) if on_line is not None else None)
     timed_out = interrupted = False
     exited = _ExitWaiter(proc.pid)
     try:
@@ -149,18 +149,16 @@ def run_command(
             if time.monotonic() - started > timeout:
                 timed_out = True
                 break
-            exited.wait(min(POLL_SECONDS, max(0.0, timeout - (time.monotonic() - started))))
+            output.wait(exited, min(POLL_SECONDS, max(0.0, timeout - (time.monotonic() - started))))
     except KeyboardInterrupt:  # Ctrl+C in a one-shot run: stop, and report what the command did
         interrupted = True
         if cancel is not None:
             cancel.set()
     finally:
         exited.close()
-        _kill_group(proc)
-        reader.join(DRAIN_SECONDS)  # EOF comes at once unless something escaped and holds the pipe
-        stop.set()
-        reader.join()
-        os.close(read_fd)
+        _kill_group(proc, output.pause)
+        output.drain(DRAIN_SECONDS)  # EOF comes at once unless something escaped and holds the pipe
+        output.close()
         _discard(scratch)
     head, tail = collector.texts()
     code = proc.returncode if proc.returncode is not None else -9
@@ -200,36 +198,83 @@ class _ExitWaiter:
         else:
             select.select([self.fd], [], [], seconds)
 
+    def wait_with(self, fd: int, seconds: float) -> bool:
+        """As wait, and also woken by `fd` becoming readable: is it?"""
+        try:
+            ready = select.select([fd] if self.fd is None else [fd, self.fd], [], [], seconds)[0]
+        except OSError:
+            return True  # the read that follows fails and ends the output
+        return fd in ready
+
     def close(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
 
 
-def _pump(fd: int, collector: _Collector, stop: threading.Event, live: LiveLine | None = None) -> None:
-    """Read until EOF or until told to stop: never block on a pipe an escaped process keeps open."""
+class _Output:
+    """The command's output, read on the calling thread while it waits for the command's exit:
+    one select over the pipe and the exit (a pidfd) wakes for either, so no reader thread is
+    started and joined per command (on a loaded machine a thread's start alone cost a millisecond
+    or more). Never blocks on a pipe an escaped process keeps open: every read is bounded."""
+
+    def __init__(self, fd: int, collector: _Collector, live: LiveLine | None) -> None:
+        self.fd, self.collector, self.live = fd, collector, live
+        self.done = False  # EOF seen, or the pipe failed
+
+    def wait(self, exited: _ExitWaiter, seconds: float) -> None:
+        """Up to `seconds`: read what arrives, return early when the command exits."""
+        if self.done:
+            exited.wait(seconds)
+            return
+        ready = exited.wait_with(self.fd, seconds)
+        if ready:
+            self._read()
+        elif self.live is not None:
+            self.live.tick()  # a held-back line, or one that has waited long enough for its newline
+
+    def pause(self, seconds: float) -> None:
+        """_kill_group's pause: the output keeps being read while the tree is told to go."""
+        if self.done:
+            time.sleep(seconds)
+        elif _readable(self.fd, seconds):
+            self._read()
+
+    def drain(self, seconds: float) -> None:
+        """Read until EOF, for at most `seconds`."""
+        deadline = time.monotonic() + seconds
+        while not self.done and time.monotonic() < deadline:
+            if _readable(self.fd, min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
+                self._read()
+            elif self.live is not None:
+                self.live.tick()
+
+    def _read(self) -> None:
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.done = True
+            return
+        self.collector.add(chunk)
+        if self.live is not None:
+            self.live.feed(chunk)
+
+    def close(self) -> None:
+        os.close(self.fd)
+        if self.live is not None:
+            self.live.close()
+
+
+def _readable(fd: int, seconds: float) -> bool:
     try:
-        while not stop.is_set():
-            try:
-                ready, _, _ = select.select([fd], [], [], POLL_SECONDS)
-                if not ready:
-                    if live is not None:
-                        live.tick()  # a held-back line, or one that has waited long enough for its newline
-                    continue
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            collector.add(chunk)
-            if live is not None:
-                live.feed(chunk)
-    finally:
-        if live is not None:
-            live.close()
+        return bool(select.select([fd], [], [], seconds)[0])
+    except OSError:
+        return True  # the read that follows fails and ends the output
 
 
-def _kill_group(proc: subprocess.Popen[bytes] | spawn.Spawned) -> None:
+def _kill_group(proc: subprocess.Popen[bytes] | spawn.Spawned, pause: Callable[[float], None] = time.sleep) -> None:
     """TERM the group (the launcher then kills every descendant, wherever it moved), give it a
     moment, then KILL. A keeper (spawn.py) reports its status only once it has killed and reaped
     its tree, so then only a KILL to its group follows, for anything past its kill budget: its
@@ -241,15 +286,14 @@ def _kill_group(proc: subprocess.Popen[bytes] | spawn.Spawned) -> None:
     except (ProcessLookupError, PermissionError):
         proc.poll()
         return
-    deadline = time.monotonic() + GRACE_SECONDS
-    pause = 0.001
+    deadline, step = time.monotonic() + GRACE_SECONDS, 0.001
     while time.monotonic() < deadline:
         if proc.poll() is not None and (kept or not _group_alive(proc.pid)):
             if kept:
                 _kill_quietly(proc.pid)
             return
-        time.sleep(pause)
-        pause = min(pause * 2, 0.02)
+        pause(step)  # run_command's pause reads the output meanwhile
+        step = min(step * 2, 0.02)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

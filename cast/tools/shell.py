@@ -60,8 +60,8 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
 def _live(ctx: ToolContext, command: str) -> Callable[[str], None]:
     """The command's newest output line, as it runs, on the run's stream (`events.CommandOutput`,
     throttled and stripped of escapes by liveline.py, what is left made text by `terminal_safe`,
-    for every front-end and a program's editor alike): under this call's id, taken here on the call's own thread because
-    the lines come from the command's reader thread."""
+    for every front-end and a program's editor alike): under this call's id, taken here when the call
+    starts (the id is per thread: parallel read-only calls share one context)."""
     call, emit = ctx.call_id, ctx.emit
     return lambda line: emit(ev.CommandOutput(call, terminal_safe(line)))  # a bidi override is no control to liveline
 
@@ -95,6 +95,15 @@ def git_notice(ctx: ToolContext) -> str | None:
 
 
 def plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
+    """One look at what the sandbox hides for the whole call (the git note, the scratch dir, the
+    mounts: visible.one_look), not one per part."""
+    from cast.sandbox.visible import one_look  # deferred: keeps cast.sandbox.visible off a run's start
+
+    with one_look():
+        return _plan_bash(args, ctx)
+
+
+def _plan_bash(args: BashParams, ctx: ToolContext) -> Observation:
     command = args.command
     notice = no_sandbox_notice()
     git_note = git_notice(ctx)

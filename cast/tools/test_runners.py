@@ -194,6 +194,8 @@ def _counts(runner: Runner, text: str) -> dict[str, int] | None:
 
 def parse_test_counts(output: str) -> dict[str, int]:
     """Counts from every runner whose closing lines `output` holds, in `KEYS` order; {} for none."""
+    if not output:  # a command with no output (most proven ones) is spared every runner's patterns
+        return {}
     text = _ANSI.sub("", output.replace("\r\n", "\n"))
     found: dict[str, dict[str, int]] = {}
     for runner in RUNNERS:

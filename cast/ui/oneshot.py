@@ -39,7 +39,7 @@ class Printer:
         self.tasks_shown: tuple[int, str] | None = None
         self._commands: dict[str, tuple[str, float]] = {}  # running bash call id -> (command, when it started)
         self._status = False  # a status row is on the terminal
-        self._lock = threading.Lock()  # the status row is drawn from commands' reader threads
+        self._lock = threading.Lock()  # the status row is drawn from the threads running commands
         self._nested: Any = None  # an explore's steps, one dim line each under its call (cast.ui.nested)
 
     @property
@@ -86,7 +86,7 @@ class Printer:
 
     def __call__(self, event: ev.Event) -> None:
         with self._lock:
-            if isinstance(event, ev.CommandOutput):  # from a command's reader thread: only the status row changes
+            if isinstance(event, ev.CommandOutput):  # from a command's own thread: only the status row changes
                 self._running(event)
                 return
             self._erase()

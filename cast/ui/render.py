@@ -98,7 +98,7 @@ class Renderer:
 
     # -- events ---------------------------------------------------------------------------
     def handle(self, event: ev.Event) -> None:
-        if isinstance(event, ev.CommandOutput):  # from a command's reader thread: only the live view changes
+        if isinstance(event, ev.CommandOutput):  # from a call's own thread: only the live view changes
             with self._lock:
                 if event.call_id in self._running:
                     self._lines[event.call_id] = printable(event.line)

@@ -73,3 +73,32 @@ def test_a_toolchain_dir_removed_after_the_view_does_not_break_commands(layer, t
     (home / ".rbenv").rmdir()
     done = run_command("echo ran", work, 30, sandbox=READ_ONLY)
     assert done.exit_code == 0 and "ran" in done.output, done.output
+
+
+def test_one_command_looks_once_and_the_next_looks_again(layer, tmp_path, monkeypatch):
+    """Its scratch dir, its mounts or rules and its git view come from one look at what is hidden
+    (visible.one_look), and the next command looks again: a secret made between them is seen."""
+    looks: list[int] = []
+    key = visible._key
+    monkeypatch.setattr(visible, "_key", lambda: looks.append(1) or key())
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for _ in range(2):
+        done = run_command("true", tmp_path, 30, sandbox=READ_ONLY)
+        assert done.exit_code == 0, done.output
+    assert len(looks) == 2
+
+
+def test_a_look_is_the_calling_threads_alone(monkeypatch):
+    """Parallel read-only calls run on threads of their own: one's look holds nothing for another."""
+    import threading
+
+    looks: list[int] = []
+    key = visible._key
+    monkeypatch.setattr(visible, "_key", lambda: looks.append(1) or key())
+    with visible.one_look():
+        visible.view()
+        other = threading.Thread(target=visible.view)
+        other.start()
+        other.join()
+        visible.view()
+    assert len(looks) == 2
