@@ -8,7 +8,9 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from conftest import cast_env, git, invoke_cast, write_script
 
@@ -57,26 +59,35 @@ def answering(repo: Path, model: str, *command: str) -> subprocess.Popen[str]:
     )
 
 
-def test_a_program_answers_a_command_approval_and_a_changed_plan_on_stdin(repo, tmp_path):
-    """The program reads the stream and answers as it goes: yes to the command (and, meanwhile,
-    the plan gains an item), no to going on with the changed plan."""
-    path = plan(repo)
-    process = answering(repo, script(tmp_path, TURNS))
+def converse(process: subprocess.Popen[str], answer: Callable[[dict[str, Any]], str]) -> tuple[list[dict[str, Any]], int, str]:
+    """Read `process`'s events to the end, answering each question with `answer(event)` as it
+    comes: (the events, the exit code, what it said on stderr)."""
     assert process.stdin is not None and process.stdout is not None
     events = []
     for line in process.stdout:
         event = json.loads(line)
         events.append(event)
-        if event["type"] == "asked" and event["kind"] == "command":
-            path.write_text(path.read_text() + "- [ ] A third item\n")  # the plan changes while the question waits
-            process.stdin.write(json.dumps({"id": event["id"], "answer": "yes"}) + "\n")
-            process.stdin.flush()
-        elif event["type"] == "asked" and event["kind"] == "revision":
-            process.stdin.write(json.dumps({"id": event["id"], "answer": "no"}) + "\n")
+        if event["type"] == "asked":
+            process.stdin.write(json.dumps({"id": event["id"], "answer": answer(event)}) + "\n")
             process.stdin.flush()
     process.stdin.close()
     stderr = process.stderr.read() if process.stderr is not None else ""
-    assert process.wait(timeout=60) == 1, stderr
+    return events, process.wait(timeout=60), stderr
+
+
+def test_a_program_answers_a_command_approval_and_a_changed_plan_on_stdin(repo, tmp_path):
+    """The program reads the stream and answers as it goes: yes to the command (and, meanwhile,
+    the plan gains an item), no to going on with the changed plan."""
+    path = plan(repo)
+
+    def answer(event: dict[str, Any]) -> str:
+        if event["kind"] == "command":
+            path.write_text(path.read_text() + "- [ ] A third item\n")  # the plan changes while the question waits
+            return "yes"
+        return "no"  # to going on with the changed plan
+
+    events, code, stderr = converse(answering(repo, script(tmp_path, TURNS)), answer)
+    assert code == 1, stderr
 
     asked = [e for e in events if e["type"] == "asked"]
     answered = [e for e in events if e["type"] == "answered"]

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from conftest import cast_env, invoke_cast
-from test_answers_stdin import TURNS, answering, plan, script
+from test_answers_stdin import TURNS, answering, converse, plan, script
 
 from cast.session_records import questions, read_records, replay
 from cast.sessions import TRANSCRIPT, Session, sessions_dir
@@ -23,20 +23,15 @@ def records_of(repo, session: str) -> list[dict]:
 def test_an_execute_run_answered_on_stdin_journals_each_question_and_its_answer(repo, tmp_path):
     path = plan(repo)
     model = script(tmp_path, TURNS)
-    process = answering(repo, model)
-    assert process.stdin is not None and process.stdout is not None
-    events = []
-    for line in process.stdout:
-        event = json.loads(line)
-        events.append(event)
-        if event["type"] == "asked":
-            if event["kind"] == "command":
-                path.write_text(path.read_text() + "- [ ] A third item\n")  # so a changed-plan question follows
-            answer = "yes" if event["kind"] == "command" else "no"
-            process.stdin.write(json.dumps({"id": event["id"], "answer": answer}) + "\n")
-            process.stdin.flush()
-    process.stdin.close()
-    assert process.wait(timeout=60) == 1, process.stderr.read() if process.stderr else ""
+
+    def answer(event: dict) -> str:
+        if event["kind"] == "command":
+            path.write_text(path.read_text() + "- [ ] A third item\n")  # so a changed-plan question follows
+            return "yes"
+        return "no"
+
+    events, code, stderr = converse(answering(repo, model), answer)
+    assert code == 1, stderr
 
     result = events[-1]
     recorded = questions(records_of(repo, result["session"]))
@@ -107,18 +102,8 @@ def answer_hook_question(repo, tmp_path, answer: str) -> tuple[list[dict], Path]
     (repo / ".cast" / "config.toml").write_text(f'[[hooks]]\nevent = "pre_tool_use"\ncommand = "echo ran >> {marker}"\n')
     record(repo, trusted=True)
     model = script(tmp_path, [{"tool_uses": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "Nothing to plan."}])
-    process = answering(repo, model, "plan", "look")
-    assert process.stdin is not None and process.stdout is not None
-    events = []
-    for line in process.stdout:
-        event = json.loads(line)
-        events.append(event)
-        if event["type"] == "asked":
-            process.stdin.write(json.dumps({"id": event["id"], "answer": answer}) + "\n")
-            process.stdin.flush()
-    process.stdin.close()
-    process.wait(timeout=60)
-    assert events and events[-1]["type"] == "result", process.stderr.read() if process.stderr else ""
+    events, _, stderr = converse(answering(repo, model, "plan", "look"), lambda event: answer)
+    assert events and events[-1]["type"] == "result", stderr
     return events, marker
 
 
