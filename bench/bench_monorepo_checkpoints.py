@@ -4,6 +4,8 @@
 
 Builds a synthetic tree of N files (committed, packed), then times, interleaved A B A B and
 reported as medians (wall time, and CPU time of cast and the git it ran):
+- the first checkpoint alone (a new store: the run-start snapshot, which borrows the user's index
+  and objects), against `git status`;
 - a first execute run's checkpoints (a new store: the run-start snapshot, the item's checkpoint,
   the probe and the record around one edit, the tick) against `git status`, and against what a
   store without the user's index pays (`git add -A && git write-tree` into an empty index);
@@ -84,6 +86,12 @@ class Bench:
     def status(self) -> None:
         plain_git(self.root, "status", "--porcelain=v1", "-uall")
 
+    def first_checkpoint(self) -> None:
+        from cast.checkpoints.journal import Journal
+
+        shutil.rmtree(self.state / "cast", ignore_errors=True)
+        Journal(self.root).record("probe", "bench", "plan.md", None, "run start")
+
     def first_run(self) -> None:
         from cast.checkpoints.journal import Journal
 
@@ -123,6 +131,7 @@ class Bench:
         from cast.checkpoints import undo
         from cast.checkpoints.journal import Journal
 
+        self.compare("the first checkpoint (run start, a new store)", self.first_checkpoint, self.status, "`git status`")
         self.compare("first execute run's checkpoints (5 records, one edit)", self.first_run, self.status, "`git status`")
         self.compare(
             "first execute run's checkpoints", self.first_run, self.add_all, "`git add -A && git write-tree`", min(3, self.rounds)
