@@ -30,7 +30,15 @@ class Shadow(Protocol):
     git_dir: Path
     borrowed: str | None
 
-    def git(self, *args: str, index: Path | None = None, data: bytes | None = None, borrow: bool = True, **env: str) -> bytes: ...
+    def git(
+        self,
+        *args: str,
+        index: Path | None = None,
+        data: bytes | None = None,
+        borrow: bool = True,
+        exits: tuple[int, ...] = (0,),
+        **env: str,
+    ) -> bytes: ...
 
     def _commit(self, tree: str) -> None: ...
 

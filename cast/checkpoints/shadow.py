@@ -20,7 +20,8 @@ checkpoint whose objects the user's own `git gc` pruned (unreachable, weeks old)
 restored, and says so in one line. Each snapshot's tree is also committed as the store's HEAD, so the next
 snapshot is one `git status` in the store: it refreshes the stat data in the store's index (never
 the user's) and lists what changed, and only those paths are hashed. A snapshot after an edit
-cast made itself looks at that path alone.
+cast made itself looks at that path alone, and is built from HEAD's trees without rewriting the
+index (path_snapshot.py).
 
 `.cast/` is never snapshotted (plans are unticked byte-exactly instead of restored), nor is any
 file larger than the size cap (those are listed as skipped and never touched by a restore), nor a
@@ -36,8 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cast import git
-from cast.checkpoints import store
+from cast.checkpoints import objects, store
 from cast.checkpoints.borrow import borrow
+from cast.checkpoints.objects import Entries
+from cast.checkpoints.path_snapshot import catch_up, snapshot_paths
 from cast.checkpoints.store import ShadowError as ShadowError  # what every user of the shadow catches, from here
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
@@ -66,6 +69,7 @@ def run_git(
     cwd: Path | None = None,
     env: dict[str, str] | None = None,
     check: bool = True,
+    exits: tuple[int, ...] = (0,),
 ) -> bytes:
     """The one place the shadow repository runs git: through cast's hardened runner (no system or
     global config, no hooks, no inherited GIT_* variable), pointed at the shadow repository, so
@@ -85,7 +89,7 @@ def run_git(
     out = git.call(None, *args, cwd=cwd or work_tree, timeout=300, env=full, input=data)
     if out is None:
         raise ShadowError(f"git {args[0]} could not run (is git installed?) or timed out; checkpoints need it")
-    if out.returncode != 0 and check:
+    if out.returncode not in exits and check:
         message = out.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ShadowError(f"git {args[0]} failed: {message[-1] if message else f'exit {out.returncode}'}")
     return out.stdout
@@ -118,17 +122,28 @@ class Shadow:
         self.borrowed: str | None = None  # the user's object directory, read through an alternate
         self._open = False
         self._head: str | None = None  # the tree the store's HEAD commit holds, once known
+        self._head_commit: str | None = None  # the commit (the HEAD file's text) that `_head` is the tree of
+        self.trees: tuple[str, dict[str, Entries | None]] = ("", {})  # HEAD's trees a path snapshot last read
         self.progress: Callable[[int, int], None] | None = None  # (files recorded, of how many) in a long snapshot
 
     def exists(self) -> bool:
         return os.path.lexists(self.git_dir)
 
-    def git(self, *args: str, index: Path | None = None, data: bytes | None = None, borrow: bool = True, **env: str) -> bytes:
-        """git in the store. `borrow=False` for commands that write objects (see the docstring)."""
+    def git(
+        self,
+        *args: str,
+        index: Path | None = None,
+        data: bytes | None = None,
+        borrow: bool = True,
+        exits: tuple[int, ...] = (0,),
+        **env: str,
+    ) -> bytes:
+        """git in the store. `borrow=False` for commands that write objects (see the docstring);
+        `exits`: the exit codes that are answers, not failures."""
         self.ensure()
         if borrow and self.borrowed:
             env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = self.borrowed
-        return run_git(self.git_dir, self.root, *args, index=index, data=data, env=env)
+        return run_git(self.git_dir, self.root, *args, index=index, data=data, env=env, exits=exits)
 
     def ensure(self) -> None:
         """Open the store, creating it on first use; every open checks it is as cast left it."""
@@ -167,16 +182,25 @@ class Shadow:
 
     def _commit(self, tree: str) -> None:
         """The store's HEAD holds the newest snapshot, so its `git status` lists only what changed."""
-        if tree == self._head:
+        if tree == self.head_tree():
             return
-        commit = self.git("commit-tree", tree, "-m", "cast checkpoint").decode().strip()
+        commit = objects.write(self.git_dir / "objects", "commit", objects.commit_body(tree)).hex()
         store.write_own(self.git_dir / "HEAD", commit + "\n")  # a detached HEAD, as update-ref writes it
-        self._head = tree
+        self._head, self._head_commit = tree, commit
 
     def head_tree(self) -> str:
-        if self._head is None:
-            out = run_git(self.git_dir, self.root, "rev-parse", "--verify", "-q", "HEAD^{tree}", check=False)
-            self._head = out.decode().strip() or None
+        """The tree the store's HEAD commit holds. Read again whenever HEAD names another commit
+        than this one last knew: another cast process in the workspace took a snapshot since."""
+        try:
+            commit = (self.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            commit = None
+        if commit != self._head_commit and (commit or "ref:").startswith("ref:"):  # a new store: no commit yet
+            self._head, self._head_commit = None, commit
+        elif commit != self._head_commit:
+            borrowed = {"GIT_ALTERNATE_OBJECT_DIRECTORIES": self.borrowed} if self.borrowed else None  # HEAD may be theirs
+            out = run_git(self.git_dir, self.root, "rev-parse", "--verify", "-q", "HEAD^{tree}", env=borrowed, check=False)
+            self._head, self._head_commit = out.decode().strip() or None, commit
         return self._head or EMPTY_TREE
 
     def snapshot(self, paths: list[str] | None = None) -> Snap:
@@ -188,6 +212,9 @@ class Shadow:
         self.head_tree()
         if paths == []:
             return Snap(self.head_tree())
+        if paths is not None and (direct := snapshot_paths(self, paths)) is not None:
+            return Snap(*direct)
+        catch_up(self)  # the index holds what HEAD holds again before git compares the work tree with it
         spec = [] if paths is None else ["--", *(f":(literal){p}" for p in paths)]
         out = self.git(
             "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all", *spec,
@@ -224,7 +251,7 @@ class Shadow:
         if skipped or unstaged:
             self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(sorted({*skipped, *unstaged})), borrow=False)
         if not listed and self._head:  # status compares the index with HEAD too: nothing listed, nothing differs
-            return Snap(self._head)
+            return Snap(self.head_tree())
         tree = self.git("write-tree").decode().strip()
         self._commit(tree)
         return Snap(tree, skipped)

@@ -274,3 +274,34 @@ def test_the_users_repository_settings_run_nothing_through_checkpoints(tmp_path:
     assert (repo.root / "data.flt").read_text() == "one\n"
     assert repo.fired() == []
     assert repo.git_digest() == before
+
+
+def test_a_snapshot_of_the_paths_cast_wrote_never_reads_through_a_committed_symlink(tmp_path: Path) -> None:
+    """A clone commits `notes.txt` and `shared/` as symlinks out of the tree, and `alias.py` as one
+    to app.py; the model writes through each name, then to app.py. The snapshot after each write
+    is built from the names cast wrote (cast/checkpoints/path_snapshot.py): no byte from outside
+    may reach the store, nothing outside may change, and the user's objects keep even their times."""
+    root, outside, _ = clone(tmp_path, "none")
+    (root / "notes.txt").symlink_to(outside / "precious.txt")
+    (root / "shared").symlink_to(outside)
+    (root / "alias.py").symlink_to("app.py")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "links out")
+    objects = root / ".git" / "objects"
+    times = {p: p.stat().st_mtime_ns for p in objects.rglob("*")}
+    writes = [("notes.txt", "overwritten\n"), ("alias.py", "VALUE = 3\n"), ("shared/new.txt", "planted\n")]
+    ran = execute(root, tmp_path, edit_turns(*writes))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert (outside / "precious.txt").read_text() == "keep me\n"
+    assert sorted(p.name for p in outside.iterdir()) == ["precious.txt"]
+    assert (root / "app.py").read_text() == "VALUE = 2\n"
+    store_git = shadow_dir(root) / "git"
+    local = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        env={"GIT_DIR": str(store_git), "PATH": os.environ["PATH"], "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)},
+        capture_output=True,
+        check=True,
+    ).stdout
+    assert b"VALUE = 2" in local and b"VALUE = 3" in local  # the store does hold the edits
+    assert b"keep me" not in local
+    assert {p: p.stat().st_mtime_ns for p in objects.rglob("*")} == times
