@@ -140,6 +140,8 @@ def _nested(paths: list[str]) -> bool:
 
 
 def _on_disk(root: Path, path: str, max_bytes: int) -> OnDisk:
+    """What git would record at `path`, each directory on the way opened without following a
+    symlink, so that no name can make this read a file outside the work tree."""
     *folders, name = path.split("/")
     fd = os.open(root, _DIR_FLAGS)
     try:
