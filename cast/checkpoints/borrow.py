@@ -12,36 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
-from typing import Protocol
 
 from cast import git
 from cast.checkpoints import store
-from cast.checkpoints.store import ShadowError
+from cast.checkpoints.store import Shadow, ShadowError
 from cast.gitdir import belongs
-
-
-class Shadow(Protocol):
-    """What borrowing needs of the shadow repository (shadow.py's Shadow): where it is, its git,
-    and a first commit of the tree it read."""
-
-    root: Path
-    dir: Path
-    git_dir: Path
-    borrowed: str | None
-
-    def git(
-        self,
-        *args: str,
-        index: Path | None = None,
-        data: bytes | None = None,
-        borrow: bool = True,
-        exits: tuple[int, ...] = (0,),
-        **env: str,
-    ) -> bytes: ...
-
-    def _commit(self, tree: str) -> None: ...
-
 
 _LOWER_TAG = re.compile(rb"\0[a-z] ")  # a literal first byte: the engine skips to each NUL in C
 

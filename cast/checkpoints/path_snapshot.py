@@ -30,39 +30,15 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from cast.checkpoints import objects
 from cast.checkpoints.objects import TREE_MODE, Entries
-from cast.checkpoints.store import ShadowError
+from cast.checkpoints.store import Shadow, ShadowError
 from cast.fsutil import O_CLOEXEC, NotRegularFile, read_regular
 
 LAG = "index-lag"  # in the store's git directory, so a new store never inherits one
 ZERO = b"0" * 40
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | O_CLOEXEC
-
-
-class Shadow(Protocol):
-    """What a path snapshot needs of the shadow repository (shadow.py's Shadow)."""
-
-    root: Path
-    git_dir: Path
-    max_bytes: int
-    trees: tuple[str, dict[str, Entries | None]]
-
-    def git(
-        self,
-        *args: str,
-        index: Path | None = None,
-        data: bytes | None = None,
-        borrow: bool = True,
-        exits: tuple[int, ...] = (0,),
-        **env: str,
-    ) -> bytes: ...
-
-    def head_tree(self) -> str: ...
-
-    def _commit(self, tree: str) -> None: ...
 
 
 class NeedsIndex(Exception):

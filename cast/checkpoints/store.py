@@ -25,7 +25,9 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
+from cast.checkpoints.objects import Entries
 from cast.fsutil import atomic_write
 from cast.state import StateError, private_dir, workspace_state_path
 
@@ -62,6 +64,32 @@ BORROW = "borrowed-objects"  # the user's object directory, read through an alte
 
 class ShadowError(Exception):
     """The shadow repository could not be created or used; the message says why."""
+
+
+class Shadow(Protocol):
+    """What borrowing and path snapshots need of the shadow repository (shadow.py's Shadow),
+    which imports them: where it is, its git, its HEAD and a commit of a tree."""
+
+    root: Path
+    dir: Path
+    git_dir: Path
+    borrowed: str | None
+    max_bytes: int
+    trees: tuple[str, dict[str, Entries | None]]  # path_snapshot.py's cache of HEAD's trees
+
+    def git(
+        self,
+        *args: str,
+        index: Path | None = None,
+        data: bytes | None = None,
+        borrow: bool = True,
+        exits: tuple[int, ...] = (0,),
+        **env: str,
+    ) -> bytes: ...
+
+    def head_tree(self) -> str: ...
+
+    def _commit(self, tree: str) -> None: ...
 
 
 class StoreError(Exception):
