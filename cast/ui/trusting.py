@@ -52,15 +52,14 @@ def ask_here(skip: bool = False, cwd: Path | None = None, answers: str | None = 
     """Before a run is built: the question on a terminal (not with --json: `skip`), or to the
     program answering on stdin (`answers`)."""
 
-    root = Workspace.discover(cwd).root
     if answers == "stdin":
-        program = by_program()
+        root, program = Workspace.discover(cwd).root, by_program()
         settle(root, program)
         ask_pending(root, program)  # the project's hooks, once trusted: each a question of its own
         return
-    if skip or not sys.stdin.isatty():
+    if skip or not sys.stdin.isatty():  # nobody to ask: no workspace to find (git's answer costs a process)
         return
-
+    root = Workspace.discover(cwd).root
     settle(root, noted(terminal))  # the answer is in the session of the run that follows too
 
     ask_pending(root, noted(terminal))  # the project's hooks, once trusted: each approved or not, pinned by hash
