@@ -16,6 +16,7 @@ from typing import Any
 
 from cast import conversation, extensions
 from cast.agent.asking import Announced
+from cast.agent.found_tree import Taking
 from cast.agent.loop import Agent
 from cast.agent.transcript import Prefix
 from cast.config import Config, load
@@ -142,12 +143,14 @@ def _run(
 
 def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     workspace, config = setup(options)
+    tree = Taking(workspace.root)  # git's processes run while the run is built and its first request goes out
     options = _announced(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
     ctx = ToolContext(workspace=workspace, session_id=session_id)
     parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, task))
     run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options, Ledger())
-    run = instrument(run, Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name))
+    session = Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name)
+    run = instrument(run, session, found=tree)
     conversation.start(run.agent, run.config, run.mode)
     return run
 
@@ -197,12 +200,13 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
             f"{plan_path} is being executed by another cast (process {pid}, session {other}): wait for it or stop it; "
             "cast execute then goes on at the first unticked item"
         )
+    tree = Taking(workspace.root)
     task = meta.get("task", "")
     run = _execute(workspace, config, options, board, task, session_id, model)
     session = Session.create(
         workspace.root, session_id, mode="execute", task=task, model=run.agent.model.name, plan_path=plan_path
     )
-    run = instrument(run, session)
+    run = instrument(run, session, found=tree)
     conversation.start(run.agent, run.config, run.mode)
     return run
 
@@ -242,6 +246,7 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     if meta.get("status") == "running" and meta.get("pid") != os.getpid():
         raise SessionError(f"session {session_id} is still running (process {meta.get('pid')}); stop it first")
     session, messages = Session.resume(workspace.root, session_id)
+    tree = Taking(workspace.root)
     recorded = session.prefix
     session.update(status=meta.get("status", "interrupted"))  # "running" only once a turn runs
     meta = session.meta
@@ -256,7 +261,7 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
         run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options, Ledger())
     if meta.get("mode") == "execute" and run.mode.name == "plan":  # switched by hand, without a plan
         run.restore_mode("execute")
-    run = instrument(run, session, messages, Prefix.from_record(recorded) if recorded else None)
+    run = instrument(run, session, messages, Prefix.from_record(recorded) if recorded else None, tree)
     if recorded is None:  # a session from before prefixes were recorded: this starts its record
         conversation.start(run.agent, run.config, run.mode)
     else:

@@ -14,6 +14,7 @@ from cast.agent import events as ev
 from cast.agent import tasklist
 from cast.agent.context import ContextEconomy
 from cast.agent.cost import UsageLog, price_for
+from cast.agent.found_tree import Taking
 from cast.agent.gate import Gates
 from cast.agent.loop import Hooks
 from cast.agent.observed import ledger_feed
@@ -25,9 +26,12 @@ from cast.sessions import Session
 from cast.tools.results import PlanWritten
 
 
-def instrument(run: Run, session: Session, messages: list[Message] | None = None, prefix: Prefix | None = None) -> Run:
+def instrument(
+    run: Run, session: Session, messages: list[Message] | None = None, prefix: Prefix | None = None, found: Taking | None = None
+) -> Run:
     """Attach what watches a run: the session file, the usage log and price, context economy,
-    the self-check (execute), and the evidence report."""
+    the self-check (execute), and the evidence report (over `found`, the starting tree the run
+    began recording; None: recorded now)."""
     agent, config, board = run.agent, run.config, run.tasks
     plan_path = run.plan_path
     price = price_for(config, agent.model.name)
@@ -47,8 +51,11 @@ def instrument(run: Run, session: Session, messages: list[Message] | None = None
     run.session, run.usage = session, UsageLog(price, carried=_spent_before(session.meta))
     run.ctx.usage = run.usage  # a tool's own model calls (a subagent) are on this run's bill
     ledger = run.ledger  # the run's one ledger (its board's too): every observer below reads it
-    run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board, ledger=ledger)
+    run.report = ReportBuilder(run.workspace.root, plan_path, tasks=board, ledger=ledger, found=found)
     agent.transcript = Transcript(messages, on_append=session.append, prefix=prefix)
+    gates = [gate for extension in run.extensions if (gate := extension.gate()) is not None]
+    if gates:  # the user's hooks may run commands before the first call (a user_prompt hook): the tree is in first
+        run.report.settle()
     economy = ContextEconomy.from_config(config, agent.model, reinject=lambda: _state_for_model(run), on_usage=run.usage.add)
     run.economy = economy
     hooks = Hooks(
@@ -63,7 +70,7 @@ def instrument(run: Run, session: Session, messages: list[Message] | None = None
             run.report.observe,
         ]
         + [_plan_recorder(session)],
-        gate=Gates([gate for extension in run.extensions if (gate := extension.gate()) is not None]),
+        gate=Gates(gates),
     )
     run.ctx.gate = hooks.gate  # an explore's children run calls of their own: the same hooks see them
     if board is not None:

@@ -426,6 +426,7 @@ class TestReport:
         assert report.files_capped == ""
 
     def test_the_snapshot_says_when_it_was_capped(self, tmp_path):
+        from cast.agent.found_tree import Found
         from cast.tools.snapshot import Snapshot
 
         for n in range(5):
@@ -434,8 +435,7 @@ class TestReport:
         (tmp_path / "f0.txt").write_text("changed")
         rows, capped = snap.changes()
         assert capped and rows == [("f0.txt", "modified")]
-        builder = ReportBuilder(tmp_path)
-        builder.snapshot = snap
+        builder = ReportBuilder(tmp_path, found=Found(None, snap))
         assert (
             builder.build("")
             .render_text()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from cast.agent import events as ev
 from cast.agent.explored import ExploreRecord
+from cast.agent.found_tree import NOTHING, Found, Taking, again, take
 from cast.agent.git_baseline import GitBaseline, Stat, format_stat, line_counts
 from cast.agent.observed import Observations, PlanState
 from cast.agent.transcript import final_text as final_text  # where it was: the report's readers import it from here
@@ -214,6 +215,7 @@ class ReportBuilder:
         git: bool = True,
         tasks: TaskBoard | None = None,
         ledger: Ledger | None = None,  # the run's one ledger, fed by the run; None: keep and feed one
+        found: Found | Taking | None = None,  # the starting tree (being recorded since the run began); None: recorded here
     ):
         self.root = Path(root)
         self.plan_path = Path(plan_path) if plan_path else None
@@ -221,14 +223,29 @@ class ReportBuilder:
         self.obs = Observations(ledger)
         self.explores = ExploreRecord()
         self.plan = PlanState(self.plan_path)
-        self.baseline = GitBaseline.take(self.root) if git else None
-        self.snapshot = Snapshot.take(self.root) if git and self.baseline is None else None
+        self._tree: Found | Taking = found if found is not None else take(self.root) if git else NOTHING
         self.start_ticked = {i.number for i in self.plan.items if i.checked}
         self._between_turns = False  # a stop was seen: the next event opens the next user turn
+
+    @property
+    def baseline(self) -> GitBaseline | None:
+        return self.settle().baseline
+
+    @property
+    def snapshot(self) -> Snapshot | None:
+        return self.settle().snapshot
+
+    def settle(self) -> Found:
+        """The starting tree, waited for if it is still being recorded."""
+        if isinstance(self._tree, Taking):
+            self._tree = self._tree.result()
+        return self._tree
 
     def observe(self, event: ev.Event) -> None:
         if self._between_turns:
             self._begin_turn()
+        if isinstance(event, ev.ToolCall):  # observed before it runs: the tree it may change is recorded first
+            self.settle()
         self.obs.observe(event)
         self.plan.observe(event)
         self.explores.observe(event)
@@ -244,10 +261,7 @@ class ReportBuilder:
         if self.plan.path != self.plan_path:
             self.plan = PlanState(self.plan_path)
         self.start_ticked = {i.number for i in self.plan.read() if i.checked}
-        if self.baseline is not None:
-            self.baseline = GitBaseline.take(self.root)
-        elif self.snapshot is not None:
-            self.snapshot = Snapshot.take(self.root)
+        self._tree = again(self.settle(), self.root)
 
     def _own(self) -> set[str]:
         """cast's own files, not the run's changes: the plan (its ticks have a line of their own)
