@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from cast.extensions import BaseExtension
 from cast.skills import discover, prefix
-from cast.tools.skill import skill_tool
 
 if TYPE_CHECKING:
     from cast.extensions import Extension, Setup
@@ -23,6 +22,7 @@ def extension(setup: Setup) -> Extension | None:
         setup.notice(notice)
     if not found.skills:
         return None
+    from cast.tools.skill import skill_tool  # deferred: keeps the skill tool off a run without skills' first request
 
     class Skills(BaseExtension):
         name = "skills"

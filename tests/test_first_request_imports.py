@@ -1,7 +1,9 @@
 """What `cast plan TASK` has not imported when its first request goes out: each of these is only
 needed later (rich: when the first words are printed; the self-check, checkpoints, the claims:
-in execute mode or when the report is built; a thread pool: for parallel calls), and each is time
-on a loaded machine between the user's Enter and the request."""
+in execute mode or when the report is built; a thread pool: for parallel calls; the read tools'
+pages and searches, the test runners' table: when a tool runs, the request needing only the
+schemas; a snapshot: outside git; the skill tool and the hook runner: with skills or hooks), and
+each is time on a loaded machine between the user's Enter and the request."""
 
 from __future__ import annotations
 
@@ -19,6 +21,13 @@ NOT_YET = (
     "cast.checkpoints.journal",
     "cast.agent.selfcheck",
     "cast.agent.claims",
+    "cast.tools.pages",
+    "cast.tools.search",
+    "cast.tools.ripgrep",
+    "cast.tools.test_runners",
+    "cast.tools.snapshot",
+    "cast.tools.skill",
+    "cast.hooks.runner",
     "anthropic",
     "prompt_toolkit",
     "tree_sitter",

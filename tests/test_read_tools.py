@@ -7,7 +7,8 @@ import os
 import pytest
 
 from cast.tools.base import ToolContext, run_tool
-from cast.tools.files import GREP, LIST_FILES, READ_FILE, rg_binary
+from cast.tools.files import GREP, LIST_FILES, READ_FILE
+from cast.tools.ripgrep import rg_binary
 from cast.workspace import Workspace
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from cast.agent.git_baseline import GitBaseline
-from cast.tools.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from cast.tools.snapshot import Snapshot
 
 
 class Found(NamedTuple):
@@ -28,14 +30,18 @@ NOTHING = Found(None, None)  # a report that compares no tree
 def take(root: Path) -> Found:
     """The tree at `root` now: git's baseline, or a snapshot where git has none."""
     baseline = GitBaseline.take(root)
-    return Found(baseline, Snapshot.take(root) if baseline is None else None)
+    if baseline is not None:
+        return Found(baseline, None)
+    from cast.tools.snapshot import Snapshot  # deferred: keeps the snapshot's walk off a git run's first request
+
+    return Found(None, Snapshot.take(root))
 
 
 def again(found: Found, root: Path) -> Found:
     """The same kind of record taken anew, for the next turn: git's if the run began with git's."""
     if found.baseline is not None:
         return Found(GitBaseline.take(root), None)
-    return Found(None, Snapshot.take(root)) if found.snapshot is not None else NOTHING
+    return Found(None, type(found.snapshot).take(root)) if found.snapshot is not None else NOTHING
 
 
 class Taking:

@@ -26,10 +26,10 @@ from cast.agent.transcript import final_text as final_text  # where it was: the 
 from cast.text import path_label
 from cast.tools.evidence import CommandRun, ItemEvidence, Ledger
 from cast.tools.results import Explored
-from cast.tools.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from cast.agent.claims import Claim
+    from cast.tools.snapshot import Snapshot
     from cast.tools.tasks import TaskBoard
 
 

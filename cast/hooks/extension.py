@@ -11,12 +11,12 @@ from cast.agent import events as ev
 from cast.extensions import BaseExtension
 from cast.hooks import project
 from cast.hooks.config import declared
-from cast.hooks.gate import HookGate
 from cast.trust import is_trusted
 
 if TYPE_CHECKING:
     from cast.agent.gate import CallGate
     from cast.extensions import Setup
+    from cast.hooks.gate import HookGate
     from cast.modes import Mode
 
 
@@ -43,6 +43,8 @@ def make(setup: Setup) -> HooksExtension | None:
         setup.notice(notice)
     if not settled.hooks:
         return None
+    from cast.hooks.gate import HookGate  # deferred: keeps the hook runner off a run without hooks' first request
+
     ctx = setup.ctx
 
     def warn(text: str) -> None:

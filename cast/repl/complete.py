@@ -53,7 +53,7 @@ class FileIndex:
 
 
 def list_files(root: Path) -> list[str]:
-    from cast.tools.files import rg_binary  # deferred: keeps pydantic off the REPL's first prompt
+    from cast.tools.ripgrep import rg_binary  # deferred: keeps cast.tools.ripgrep off the REPL's first prompt
 
     result = subprocess.run(
         [rg_binary(), "--no-config", "--files", "--hidden", "--glob", "!.git", "--sort", "path"],

@@ -14,11 +14,9 @@ from pydantic import Field
 
 from cast.safety.paths import PathError, confine, relative
 from cast.text import plural
-from cast.tools import pages, search
 from cast.tools.base import Access, Observation, Params, Tool, ToolContext, ToolError
-from cast.tools.ripgrep import rg_binary
 
-__all__ = ["GREP", "LIST_FILES", "READ_FILE", "resolve", "rg_binary"]
+__all__ = ["GREP", "LIST_FILES", "READ_FILE", "resolve"]
 
 READ_LIMIT_LINES = 2000
 LINE_CHARS = 2000
@@ -75,6 +73,8 @@ class GrepParams(Params):
 
 
 def read_file(args: ReadFileParams, ctx: ToolContext) -> Observation:
+    from cast.tools import pages  # deferred: a run's first request needs the tools' schemas, not their executors
+
     path = resolve(ctx, args.path)
     rel = relative(ctx.workspace.root, path)
     if path.is_dir():
@@ -102,6 +102,8 @@ def read_file(args: ReadFileParams, ctx: ToolContext) -> Observation:
 
 
 def list_files(args: ListFilesParams, ctx: ToolContext) -> Observation:
+    from cast.tools import search  # deferred: a run's first request needs the tools' schemas, not their executors
+
     path = resolve(ctx, args.path)
     if not path.is_dir():
         raise ToolError(f"{relative(ctx.workspace.root, path)} is not a directory")
@@ -109,6 +111,8 @@ def list_files(args: ListFilesParams, ctx: ToolContext) -> Observation:
 
 
 def grep(args: GrepParams, ctx: ToolContext) -> Observation:
+    from cast.tools import search  # deferred: a run's first request needs the tools' schemas, not their executors
+
     path = resolve(ctx, args.path)
     special(path, relative(ctx.workspace.root, path))
     return search.grep(path, args.pattern, args.glob, args.ignore_case, ctx)

@@ -20,7 +20,6 @@ from cast.text import one_line, terminal_safe
 from cast.tools.base import Access, CommandParams, Observation, Tool, ToolContext, ToolError
 from cast.tools.orchestrator import attempt, decide_execute_command, decide_plan_command, read_only_verdict
 from cast.tools.results import Declined, Ran
-from cast.tools.test_runners import parse_test_counts
 
 if TYPE_CHECKING:
     from cast.tools.process import CommandResult
@@ -42,6 +41,8 @@ def observe(command: str, result: CommandResult, changed: tuple[str, ...] = ()) 
         lines.append(f"[timed out after {result.seconds:.0f}s: the command and every process it started were killed]")
     if result.interrupted:
         lines.append("[interrupted by user: the command and every process it started were killed]")
+    from cast.tools.test_runners import parse_test_counts  # deferred: keeps the runners' table off the first request
+
     counts = parse_test_counts(result.tail or result.head)
     if counts:
         lines.append("[tests: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + "]")
