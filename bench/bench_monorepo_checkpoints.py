@@ -5,7 +5,7 @@
 Builds a synthetic tree of N files (committed, packed), then times, interleaved A B A B and
 reported as medians (wall time, and CPU time of cast and the git it ran):
 - the first checkpoint alone (a new store: the run-start snapshot, which borrows the user's index
-  and objects), against `git status`;
+  and objects), against `git status`, on the clean tree and with three files changed by hand;
 - a first execute run's checkpoints (a new store: the run-start snapshot, the item's checkpoint,
   the probe and the record around one edit, the tick) against `git status`, and against what a
   store without the user's index pays (`git add -A && git write-tree` into an empty index);
@@ -79,9 +79,29 @@ def touch_all(root: Path, round_: int) -> None:
 class Bench:
     def __init__(self, root: Path, state: Path, rounds: int):
         self.root, self.state, self.rounds = root, state, rounds
-        self.edited = next((root / "top0").rglob("*.py"))
-        self.original = self.edited.read_bytes()
+        self.edited, *self.dirtied = sorted((root / "top1" / "pkg101").rglob("*.py"))[:4]
+        self.original = self.committed(self.edited)
+        self.edited.write_bytes(self.original)  # a tree kept from an earlier run starts clean, as it ends
+        self.clean = {path: self.committed(path) for path in self.dirtied}
         self.rows: list[str] = []
+
+    def committed(self, path: Path) -> bytes:
+        rel = path.relative_to(self.root).as_posix()
+        return subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=self.root, capture_output=True, check=True).stdout
+
+    def dirty(self, action: Callable[[], object]) -> Callable[[], None]:
+        """`action` with three files changed by hand (not staged), put back after."""
+
+        def run() -> None:
+            for path, text in self.clean.items():
+                path.write_bytes(text + b"# changed by hand\n")
+            try:
+                action()
+            finally:
+                for path, text in self.clean.items():
+                    path.write_bytes(text)
+
+        return run
 
     def status(self) -> None:
         plain_git(self.root, "status", "--porcelain=v1", "-uall")
@@ -132,6 +152,9 @@ class Bench:
         from cast.checkpoints.journal import Journal
 
         self.compare("the first checkpoint (run start, a new store)", self.first_checkpoint, self.status, "`git status`")
+        self.compare(
+            "the same, three files changed by hand", self.dirty(self.first_checkpoint), self.dirty(self.status), "`git status`"
+        )
         self.compare("first execute run's checkpoints (5 records, one edit)", self.first_run, self.status, "`git status`")
         self.compare(
             "first execute run's checkpoints", self.first_run, self.add_all, "`git add -A && git write-tree`", min(3, self.rounds)
@@ -204,6 +227,7 @@ def main() -> None:
         print("| figure | cast | baseline | ratio |")
         print("|---|---|---|---|")
         print("\n".join(bench.rows))
+        bench.edited.write_bytes(bench.original)  # the tree as it was found, for the next run's --tree
 
 
 if __name__ == "__main__":

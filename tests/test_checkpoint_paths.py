@@ -29,10 +29,10 @@ class Twins:
         self.answers: list[object] = []
         real = path_snapshot.snapshot_paths
 
-        def spied(shadow: Shadow, paths: list[str]) -> tuple[str, dict[str, int]] | None:
+        def spied(shadow: Shadow, paths: list[str], untracked: set[str] | None = None) -> tuple[str, dict[str, int]] | None:
             if shadow is self.indexed:
                 return None
-            answer = real(shadow, paths)
+            answer = real(shadow, paths, untracked)
             self.answers.append(answer)
             return answer
 
@@ -165,7 +165,8 @@ def test_the_index_catches_up_before_a_full_look_and_before_the_index_s_own_path
     os.symlink("src", root / "linked")
     write(root, "src/b.py", "edited through a symlinked directory\n")
     assert twins.changed("linked/b.py", "src/b.py", direct=False) == {("M", "src/b.py")}
-    assert not (twins.direct.git_dir / path_snapshot.LAG).exists()
+    lag = (twins.direct.git_dir / path_snapshot.LAG).read_bytes()  # caught up, then what this look recorded
+    assert b"src/fresh.py" not in lag and b"src/b.py" in lag
     write(root, "kept.log", "made again, ignored now\n")
     write(root, "src/a.py", "edited by hand\n")
     mine = twins.full()
@@ -262,3 +263,38 @@ def test_a_snapshot_starts_from_the_head_another_cast_process_left(twins):
 
     assert changes(twins.last.tree, mine.tree) == {("M", "src/a.py"), ("M", "src/b.py")}
     assert changes(theirs.tree, mine.tree) == {("M", "src/b.py")}
+
+
+@pytest.mark.parametrize("staged", [False, True], ids=["changed in the work tree", "changed in the user's index too"])
+def test_a_first_look_at_a_changed_tree_records_what_the_index_would(tmp_path, monkeypatch, staged):
+    """A full look that finds a few changes where the store's index holds what HEAD holds builds
+    the tree from HEAD's; where the user's index differs from their HEAD (staged, dropped,
+    force-added), the index's answer is the only right one, and it is taken."""
+    root = tmp_path / "work"
+    for path in ("README.md", "src/a.py", "src/b.py", "src/c.py", "old.log"):
+        write(root, path, f"{path}\n")
+    (root / ".gitignore").write_text("*.log\nbuild/\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "add", "-f", "old.log")
+    git(root, "commit", "-qm", "base")
+    write(root, "src/a.py", "modified\n")
+    (root / "src" / "b.py").unlink()
+    write(root, "src/new.py")
+    write(root, "build/out.py")
+    write(root, "huge.txt", "y" * (CAP + 1))
+    if staged:
+        write(root, "src/c.py", "staged\n")
+        git(root, "add", "src/c.py")
+        git(root, "rm", "-q", "--cached", "old.log")  # dropped from the index, and ignored
+        write(root, "forced.log", "force-added\n")
+        git(root, "add", "-f", "forced.log")
+    twins = Twins(root, tmp_path / "state", monkeypatch)
+    assert bool(twins.answers) != staged and all(twins.answers)
+    assert twins.last.skipped == {"huge.txt": CAP + 1}
+    names = set(twins.direct.git("ls-tree", "-r", "--name-only", twins.last.tree).decode().split())
+    assert names == {".gitignore", "README.md", "src/a.py", "src/new.py"} | (
+        {"src/c.py", "forced.log"} if staged else {"src/c.py", "old.log"}
+    )
+    write(root, "src/a.py", "again\n")
+    assert twins.changes(twins.last.tree, twins.full().tree) == {("M", "src/a.py")}

@@ -54,8 +54,9 @@ class OnDisk:
     over_cap: int = 0  # the size of a regular file over the cap: left out, and listed
 
 
-def snapshot_paths(shadow: Shadow, paths: list[str]) -> tuple[str, dict[str, int]] | None:
-    """(tree, skipped) after the named paths changed, or None when one needs the index's look."""
+def snapshot_paths(shadow: Shadow, paths: list[str], untracked: set[str] | None = None) -> tuple[str, dict[str, int]] | None:
+    """(tree, skipped) after the named paths changed, or None when one needs the index's look.
+    `untracked`: new paths git's status listed, so known not to be ignored."""
     wanted = [p for p in dict.fromkeys(paths) if not p.startswith(".cast/")]  # never recorded
     if any(_odd(p) for p in wanted) or _nested(wanted):
         return None
@@ -66,7 +67,7 @@ def snapshot_paths(shadow: Shadow, paths: list[str]) -> tuple[str, dict[str, int
         found = {path: _on_disk(shadow.root, path, shadow.max_bytes) for path in wanted}
         trees = _trees(shadow, head, wanted)
         recordable = [p for p in wanted if found[p].mode is not None or found[p].over_cap]
-        ignored = _ignored(shadow, [p for p in recordable if _entry(trees, p) is None])
+        ignored = _ignored(shadow, [p for p in recordable if _entry(trees, p) is None and p not in (untracked or ())])
         lag, skipped = _apply(shadow, trees, found, ignored)
         tree = _write_trees(shadow, trees, head)
     except (NeedsIndex, OSError):  # an unreadable name too: git's look says what it makes of it

@@ -48,6 +48,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 PACK_AT = 6700  # loose objects: git's own gc.auto threshold
 CHUNK = 5000  # files hashed per update-index call
 MANY_PATHS = 500  # a restore of more paths lists the whole tree rather than name each one
+FEW = 100  # changes a full look records without the index (path_snapshot.py); more go through git's C
 IDENTITY = {
     "GIT_AUTHOR_NAME": "cast",
     "GIT_AUTHOR_EMAIL": "cast@localhost",
@@ -226,6 +227,11 @@ class Shadow:
         # A path ending in "/" is a nested repository: it keeps its own history, and is not recorded.
         entries = _status_entries(out)
         listed = [p for p in dict.fromkeys(path for _, path in entries) if not p.endswith("/")]
+        # A few changes where the index holds what HEAD holds: built from HEAD's trees, as after an edit.
+        if listed and len(listed) <= FEW and all(code[0] == " " or code == "??" for code, _ in entries):
+            untracked = {path for code, path in entries if code == "??"}  # status has said: not ignored
+            if (direct := snapshot_paths(self, listed, untracked)) is not None:
+                return Snap(*direct)
         unstaged = _unstaged(entries)
         skipped: dict[str, int] = {}
         for path in listed:
