@@ -1,7 +1,8 @@
-"""The command lines cast reads without typer: the bare REPL (`cast [--model ID] [--max-steps N]`) and
+"""The command lines cast reads without typer: the bare REPL (`cast [--model ID] [--max-steps N]`),
 the two commands that send a request soon after they start, `cast [COMMON] plan …` and
-`cast [COMMON] execute …`. Importing typer and coercing its options costs a third of the time to
-the first request; these lines need neither.
+`cast [COMMON] execute …`, and `cast [COMMON] resume [SESSION]`, whose first prompt should not
+wait either. Importing typer and coercing its options costs a third of the time to the first
+request; these lines need neither.
 
 Only the plain forms are read here: each option once, as `--name VALUE` or `--name=VALUE`, flags
 without a value, at most one positional that does not look like an option. Anything else (`--help`,
@@ -36,6 +37,7 @@ COMMANDS = {
         values={**COMMON_VALUES, "--answers": "answers", "--revision": "revision"},
         flags={**COMMON_FLAGS, "-y": "yes", "--yes": "yes"},
     ),
+    "resume": Grammar(positional="session", values=COMMON_VALUES, flags={}),  # --json only before it (refused then)
 }
 INTEGERS = {"max_steps"}  # typer.Option(min=1)
 
@@ -44,12 +46,12 @@ INTEGERS = {"max_steps"}  # typer.Option(min=1)
 class Command:
     """A command line read: which command, and its arguments as the command function takes them."""
 
-    name: str  # "plan" or "execute"
+    name: str  # "plan", "execute" or "resume"
     arguments: dict[str, Any]
 
 
 def read_command(argv: list[str]) -> Command | None:
-    """`cast [--model ID] [--max-steps N] [--json] plan|execute …`, or None for typer to read."""
+    """`cast [--model ID] [--max-steps N] [--json] plan|execute|resume …`, or None for typer to read."""
     common: dict[str, Any] = {}
     rest = _read(argv, Grammar("", COMMON_VALUES, COMMON_FLAGS), common, stop_at_positional=True)
     if rest is None or not rest or rest[0] not in COMMANDS:

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from cast import cli_contract, cli_hooks, cli_lists, cli_mcp, cli_runs, cli_safety, cli_skills, cli_status, cli_undo
-from cast.cli_fail import fail
 from cast.version import VERSION
 
 app = typer.Typer(
@@ -105,24 +104,8 @@ def resume(
     max_steps: StepsOpt = None,
 ) -> None:
     """Reopen the REPL on an earlier session: its conversation, mode and plan."""
-    from cast.session_list import list_sessions  # deferred: keeps cast.sessions (12 modules) off cast plan --help
-    from cast.session_records import SessionError  # deferred: keeps cast.session_records (4 modules) off cast plan --help
-    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
-
     model, max_steps, json = _common(ctx, model, max_steps, False)
-    if json:  # said, never ignored: a program reading JSON would wait on a REPL
-        raise fail("cast resume opens the REPL, which prints no JSON; for NDJSON events: cast execute --json [PLAN]")
-    if session is not None and not session.strip():  # `cast resume "$SESSION"` with the variable unset
-        raise fail("the session id is blank: cast resume ID, or cast resume alone for the newest (cast sessions lists them)")
-    if session is None:
-        found = list_sessions(Workspace.discover().root)
-        if not found:
-            raise fail("no sessions to resume in this workspace")
-        session = found[0].id
-    try:
-        raise typer.Exit(cli_runs.repl(model, max_steps, "plan", resume=session))
-    except SessionError as exc:
-        raise fail(str(exc)) from None
+    raise typer.Exit(cli_runs.resume_command(session, model, max_steps, json))
 
 
 cli_undo.register(app)  # cast undo, cast redo, cast diff

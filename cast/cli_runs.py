@@ -120,6 +120,27 @@ def execute_command(
     return outcome.code
 
 
+def resume_command(session: str | None = None, model: str | None = None, max_steps: int | None = None, json: bool = False) -> int:
+    """Reopen the REPL on an earlier session: its conversation, mode and plan."""
+    from cast.session_list import list_sessions  # deferred: keeps cast.sessions (12 modules) off cast plan --help
+    from cast.session_records import SessionError  # deferred: keeps cast.session_records (4 modules) off cast plan --help
+    from cast.workspace import Workspace  # deferred: keeps cast.workspace (13 modules) off cast plan --help
+
+    if json:  # said, never ignored: a program reading JSON would wait on a REPL
+        raise fail("cast resume opens the REPL, which prints no JSON; for NDJSON events: cast execute --json [PLAN]")
+    if session is not None and not session.strip():  # `cast resume "$SESSION"` with the variable unset
+        raise fail("the session id is blank: cast resume ID, or cast resume alone for the newest (cast sessions lists them)")
+    if session is None:
+        found = list_sessions(Workspace.discover().root)
+        if not found:
+            raise fail("no sessions to resume in this workspace")
+        session = found[0].id
+    try:
+        return repl(model, max_steps, "plan", resume=session)
+    except SessionError as exc:
+        raise fail(str(exc)) from None
+
+
 @contextmanager
 def building() -> Iterator[None]:
     """No garbage collection while a one-shot run is imported and built: that makes tens of thousands

@@ -2,7 +2,7 @@
 version check in a script or a shell prompt should cost what starting Python costs), `--help`, the
 bare REPL (`cast`, `cast --model ID`, `cast --max-steps N`), whose first prompt should not wait for a
 CLI framework, and the plain command lines of `cast plan` and `cast execute`, whose first request
-should not either (argv.py reads them). Anything else, including a malformed option, goes to typer,
+should not either, and of `cast resume`, whose first prompt should not (argv.py reads them). Anything else, including a malformed option, goes to typer,
 which owns the messages.
 """
 
@@ -12,6 +12,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from cast.options import Options
 
 MODEL_COMMANDS = {"plan", "execute", "resume"}  # what sends a request soon after it starts
@@ -84,8 +86,12 @@ def probe_sandbox() -> None:
 def run_command(name: str, arguments: dict[str, object]) -> int:
     from cast import cli_runs  # deferred: keeps cast.cli_runs off cast --version
 
-    command = cli_runs.plan_command if name == "plan" else cli_runs.execute_command
-    return command(**arguments)  # type: ignore[arg-type]
+    commands: dict[str, Callable[..., int]] = {
+        "plan": cli_runs.plan_command,
+        "execute": cli_runs.execute_command,
+        "resume": cli_runs.resume_command,
+    }
+    return commands[name](**arguments)
 
 
 def bare_repl(argv: list[str]) -> Options | None:

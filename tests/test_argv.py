@@ -1,4 +1,4 @@
-"""`cast plan` and `cast execute` command lines read without typer (cast/argv.py): every line read
+"""`cast plan`, `cast execute` and `cast resume` command lines read without typer (cast/argv.py): every line read
 there is read the same way by typer, the plain lines are read there, and the rest goes to typer."""
 
 from __future__ import annotations
@@ -36,6 +36,11 @@ READ_HERE = [
     ["execute", "-y", "--revision", "abcdef12", "plan-id"],
     ["execute", "--revision=abcdef12", "--json", "--answers", "stdin"],
     ["--model", "m", "execute", "--max-steps", "2", "p"],
+    ["resume"],
+    ["resume", "20261201-120000-add"],
+    ["resume", "--model", "claude-opus-5-5", "20261201-120000-add"],
+    ["--max-steps", "5", "resume", "--max-steps=7"],
+    ["--json", "resume"],  # read as typer reads it; the command then says why it will not
 ]
 
 FOR_TYPER = [
@@ -67,7 +72,10 @@ FOR_TYPER = [
     ["--yes", "execute"],
     ["--version", "plan", "task"],
     ["--model", "a", "--model", "b", "plan", "task"],
-    ["resume"],
+    ["resume", "--json"],
+    ["resume", "-y"],
+    ["resume", "one", "two"],
+    ["resume", "--", "-x"],
     ["plans"],
     ["verify", "x"],
     ["Plan", "task"],
@@ -79,7 +87,7 @@ def typer_reads(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[str, 
     from cast.cli import app  # deferred: typer is what is compared against
 
     seen: list[tuple[str, dict[str, object]]] = []
-    for name in ("plan_command", "execute_command"):
+    for name in ("plan_command", "execute_command", "resume_command"):
         real = getattr(cli_runs, name)  # before patching: the signature the recorder binds to
 
         def record(*args: object, _name: str = name, _real: object = real, **kwargs: object) -> int:
@@ -130,4 +138,21 @@ def test_cast_plan_reaches_its_run_without_the_cli_framework(tmp_path):
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
     assert done.returncode == 2 and "ANTHROPIC_API_KEY" in done.stderr, done.stderr
+    assert "TYPER=False" in done.stderr, done.stderr
+
+
+def test_cast_resume_answers_without_the_cli_framework(tmp_path):
+    """`cast resume` opens the REPL, whose first prompt should not wait for typer either; with no
+    session to resume it says so, with typer never imported."""
+    probe = (
+        "import sys, runpy, atexit\n"
+        "atexit.register(lambda: sys.stderr.write('TYPER=' + str('typer' in sys.modules)))\n"
+        "sys.argv = ['cast', 'resume']\n"
+        "runpy.run_module('cast', run_name='__main__')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CAST_"))}
+    env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
+    assert done.returncode == 2 and "no sessions to resume" in done.stderr, done.stderr
     assert "TYPER=False" in done.stderr, done.stderr
