@@ -83,6 +83,10 @@ class Setup:
     requests: Callable[[Any], Any] | None = None
     notices: list[str] = field(default_factory=list)
     ctx: ToolContext | None = None  # the run's tool context (session id, cancel, emit), for what runs at its seams
+    # Waits until the run has recorded the tree it starts from (agent/found_tree.py); called before an
+    # extension starts a process that could change the tree (an MCP server), so that the report counts
+    # what that process writes as the run's doing. None: the tree is recorded already, or not at all.
+    before_processes: Callable[[], object] | None = None
 
     def notice(self, text: str) -> None:
         self.notices.append(text)

@@ -72,13 +72,23 @@ class _Parts:
 
 
 def _parts(
-    workspace: Workspace, config: Config, options: Options, mode: Mode, ctx: ToolContext, plan: RunPlan, *, extend: bool = True
+    workspace: Workspace,
+    config: Config,
+    options: Options,
+    mode: Mode,
+    ctx: ToolContext,
+    plan: RunPlan,
+    *,
+    extend: bool = True,
+    tree: Taking | None = None,
 ) -> _Parts:
     """Build the run's tools (write_plan and update_task on its `plan`) and extensions, and register
     the extensions' tools, before anything is declared to the model. `extend=False`: a run that is
-    never driven (nothing left to execute) starts none."""
+    never driven (nothing left to execute) starts none. `tree`: the starting tree being recorded,
+    which an extension waits for before it starts a process."""
     registry = builtin(plan)
-    setup = Setup(workspace, config, options, mode.name, _requests(options), ctx=ctx)
+    before = tree.result if tree is not None else None
+    setup = Setup(workspace, config, options, mode.name, _requests(options), ctx=ctx, before_processes=before)
     joined = extensions.start(setup) if extend else []
     for extension in list(joined):
         try:
@@ -147,7 +157,7 @@ def plan_run(task: str, options: Options, model: Model | None = None) -> Run:
     options = _announced(options)
     session_id = new_session_id(workspace.root, task or "plan", date.today())
     ctx = ToolContext(workspace=workspace, session_id=session_id)
-    parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, task))
+    parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, task), tree=tree)
     run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options, Ledger())
     session = Session.create(workspace.root, session_id, mode="plan", task=task, model=run.agent.model.name)
     run = instrument(run, session, found=tree)
@@ -202,7 +212,7 @@ def execute_run(plan_ref: str | None, options: Options, model: Model | None = No
         )
     tree = Taking(workspace.root)
     task = meta.get("task", "")
-    run = _execute(workspace, config, options, board, task, session_id, model)
+    run = _execute(workspace, config, options, board, task, session_id, model, tree=tree)
     session = Session.create(
         workspace.root, session_id, mode="execute", task=task, model=run.agent.model.name, plan_path=plan_path
     )
@@ -221,13 +231,14 @@ def _execute(
     model: Model | None,
     *,
     extend: bool = True,
+    tree: Taking | None = None,
 ) -> Run:
     bind_revision(board, workspace.root, options)
     ctx = ToolContext(
         workspace=workspace, session_id=session_id, sandbox=Sandbox(approval=approval_for(options, config, workspace))
     )
     plan = RunPlan(session_id, task, board.plan.path, board=board)
-    parts = _parts(workspace, config, options, EXECUTE, ctx, plan, extend=extend)
+    parts = _parts(workspace, config, options, EXECUTE, ctx, plan, extend=extend, tree=tree)
     return _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options, board.ledger)
 
 
@@ -254,10 +265,10 @@ def resume_run(session_id: str | None, options: Options, model: Model | None = N
     if meta.get("mode") == "execute" and plan_path is not None and plan_path.is_file():
         board = TaskBoard(plan_path, Ledger())
         board.recall(meta.get("evidence"))  # what the session's earlier ticks rested on: kept when the next tick is recorded
-        run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model)
+        run = _execute(workspace, config, options, board, meta.get("task", ""), session_id, model, tree=tree)
     else:
         ctx = ToolContext(workspace=workspace, session_id=session_id)
-        parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, meta.get("task", ""), plan_path))
+        parts = _parts(workspace, config, options, PLAN, ctx, RunPlan(session_id, meta.get("task", ""), plan_path), tree=tree)
         run = _run(parts, workspace, config, _agent(parts, workspace, config, ctx, model), session_id, options, Ledger())
     if meta.get("mode") == "execute" and run.mode.name == "plan":  # switched by hand, without a plan
         run.restore_mode("execute")

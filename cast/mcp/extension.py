@@ -39,6 +39,8 @@ def factory(setup: Setup) -> Servers | None:
     from cast.mcp.servers import Servers  # deferred: keeps cast.mcp.servers (34 modules) off the one-shot first request
 
     servers = Servers(root, starting, found.plan_tools, setup.mode, setup.config.sandbox_env_passthrough)
+    if setup.before_processes is not None:  # a server may write the tree at start: the run's start is recorded first
+        setup.before_processes()
     servers.start()
     for notice in servers.notices:
         setup.notice(notice)

@@ -61,3 +61,40 @@ def test_a_no_starts_nothing_and_is_not_remembered(repo):
     assert factory(setup) is None
     assert setup.notices == ["MCP server cloned (.mcp.json) not started: it needs your approval (cast mcp approve cloned)"]
     assert approval_of(discover(repo).servers["cloned"], repo) == "not approved"
+
+
+def test_servers_start_only_once_the_run_has_recorded_the_tree_it_starts_from(repo, monkeypatch):
+    """A server may write the work tree as it starts: the starting tree (the report's baseline)
+    is recorded first, so what the server writes is the run's doing, never part of the start."""
+    from cast.mcp.servers import Servers
+
+    argv = server_argv()
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"cloned": {"command": argv[0], "args": argv[1:]}}}))
+    record(repo, trusted=True)
+    order: list[str] = []
+    real_start = Servers.start
+    monkeypatch.setattr(Servers, "start", lambda self: (order.append("servers start"), real_start(self))[1])
+    setup = Setup(Workspace(repo), Config(), Options(), "plan", lambda request: ApprovalAnswer("yes"))
+    setup.before_processes = lambda: order.append("tree recorded")
+    servers = factory(setup)
+    try:
+        assert servers is not None and order == ["tree recorded", "servers start"]
+    finally:
+        if servers is not None:
+            servers.close()
+
+
+def test_a_run_hands_its_starting_tree_to_the_extensions_it_starts(repo, monkeypatch):
+    from cast import extensions
+    from cast.models.scripted import ScriptedModel
+    from cast.runs import plan_run
+
+    seen: list[Setup] = []
+    monkeypatch.setattr(extensions, "start", lambda setup, factories=None: seen.append(setup) or [])
+    run = plan_run("a task", Options(cwd=repo), model=ScriptedModel([], name="scripted"))
+    try:
+        [setup] = seen
+        assert setup.before_processes is not None
+        assert setup.before_processes() is run.report.settle()  # the very tree the report compares with
+    finally:
+        run.close()
