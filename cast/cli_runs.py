@@ -5,10 +5,8 @@ not kept waiting by a CLI framework's import and its option coercion."""
 
 from __future__ import annotations
 
-import gc
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,23 +31,19 @@ def plan_command(
         if not task and not interactive_terminal():
             raise fail('give a task: cast plan "what to do" (without one, cast opens the REPL in a terminal)')
         return repl(model, max_steps, "plan", task)
-    with building():
-        from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
-        from cast.models.base import ModelError  # deferred: keeps cast.models.base off cast plan --help
-        from cast.runs import Options, plan_run  # deferred: keeps cast.runs (103 modules) off cast plan --help
-        from cast.ui.oneshot import (
-            approver_for,
-            show_outcome,
-        )  # deferred: keeps cast.ui.oneshot (13 modules) off cast plan --help
-        from cast.ui.trusting import ask_here as ask_trust  # deferred: keeps cast.ui.trusting (20 modules) off cast plan --help
+    from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
+    from cast.models.base import ModelError  # deferred: keeps cast.models.base off cast plan --help
+    from cast.runs import Options, plan_run  # deferred: keeps cast.runs (103 modules) off cast plan --help
+    from cast.ui.oneshot import approver_for, show_outcome  # deferred: keeps cast.ui.oneshot (13 modules) off cast plan --help
+    from cast.ui.trusting import ask_here as ask_trust  # deferred: keeps cast.ui.trusting (20 modules) off cast plan --help
 
-        try:
-            ask_trust(json, answers=answers)
-            run = plan_run(task, Options(model=model, max_steps=max_steps, json=json, approver=approver_for(json, answers)))
-        except (ConfigError, ModelError) as exc:
-            raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
-        except OSError as exc:  # a full disk, a read-only state dir: said in one line, never a traceback
-            raise cannot_start(exc) from None
+    try:
+        ask_trust(json, answers=answers)
+        run = plan_run(task, Options(model=model, max_steps=max_steps, json=json, approver=approver_for(json, answers)))
+    except (ConfigError, ModelError) as exc:
+        raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
+    except OSError as exc:  # a full disk, a read-only state dir: said in one line, never a traceback
+        raise cannot_start(exc) from None
     drive(json, lambda handle: run.turn(task, handle))
     outcome = run.close(plan_required=True)
     if outcome.status == "no plan":
@@ -80,27 +74,23 @@ def execute_command(
         return repl(model, max_steps, "execute", plan, yes=yes)  # asks which plan if several are unfinished
     if plan is None:
         refuse_if_ambiguous()
-    with building():
-        from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
-        from cast.models.base import ModelError  # deferred: keeps cast.models.base off cast plan --help
-        from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
-        from cast.runs import Options, execute_run  # deferred: keeps cast.runs (103 modules) off cast plan --help
-        from cast.ui.oneshot import (
-            approver_for,
-            show_outcome,
-        )  # deferred: keeps cast.ui.oneshot (13 modules) off cast plan --help
-        from cast.ui.trusting import ask_here as ask_trust  # deferred: keeps cast.ui.trusting (20 modules) off cast plan --help
+    from cast.config import ConfigError  # deferred: keeps cast.config (11 modules) off cast plan --help
+    from cast.models.base import ModelError  # deferred: keeps cast.models.base off cast plan --help
+    from cast.plans.checklist import PlanError  # deferred: keeps cast.plans.checklist (5 modules) off cast plan --help
+    from cast.runs import Options, execute_run  # deferred: keeps cast.runs (103 modules) off cast plan --help
+    from cast.ui.oneshot import approver_for, show_outcome  # deferred: keeps cast.ui.oneshot (13 modules) off cast plan --help
+    from cast.ui.trusting import ask_here as ask_trust  # deferred: keeps cast.ui.trusting (20 modules) off cast plan --help
 
-        approver = approver_for(json, answers)
-        try:
-            ask_trust(json, answers=answers)
-            run = execute_run(
-                plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver, revision=revision)
-            )
-        except (ConfigError, ModelError, PlanError) as exc:
-            raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
-        except OSError as exc:  # a full disk, a read-only state dir: said in one line, never a traceback
-            raise cannot_start(exc) from None
+    approver = approver_for(json, answers)
+    try:
+        ask_trust(json, answers=answers)
+        run = execute_run(
+            plan, Options(model=model, max_steps=max_steps, json=json, yes=yes, approver=approver, revision=revision)
+        )
+    except (ConfigError, ModelError, PlanError) as exc:
+        raise fail(str(exc), getattr(exc, "exit_code", EXIT_USAGE)) from None
+    except OSError as exc:  # a full disk, a read-only state dir: said in one line, never a traceback
+        raise cannot_start(exc) from None
     board = run.tasks
     assert board is not None
     if not board.rows():
@@ -139,23 +129,6 @@ def resume_command(session: str | None = None, model: str | None = None, max_ste
         return repl(model, max_steps, "plan", resume=session)
     except SessionError as exc:
         raise fail(str(exc)) from None
-
-
-@contextmanager
-def building() -> Iterator[None]:
-    """No garbage collection while a one-shot run is imported and built: that makes tens of thousands
-    of objects the collector tracks (65,000 before a plan run's first request) that live as long as
-    the process (modules, classes, functions), and collecting meanwhile only walks them again and
-    again (a hundred and ten collections). What was built is then frozen out of later collections,
-    and collection goes on before the run is driven."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 def check_answers(answers: str | None, json: bool) -> None:
