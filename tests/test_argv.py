@@ -124,19 +124,25 @@ def test_what_typer_refuses_is_never_read_here(monkeypatch):
             assert read_command(argv) is None, argv
 
 
-def test_cast_plan_reaches_its_run_without_the_cli_framework(tmp_path):
-    """The one-shot plan reaches building its run (here: refused for want of an API key) with no
-    typer imported: its import and option coercion would sit before the first request."""
+def without_typer(tmp_path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`cast ARGV` in a new git repository with no API key; its stderr ends with TYPER=<whether
+    typer was ever imported>."""
     probe = (
         "import sys, runpy, atexit\n"
         "atexit.register(lambda: sys.stderr.write('TYPER=' + str('typer' in sys.modules)))\n"
-        "sys.argv = ['cast', 'plan', 'add a div function']\n"
+        f"sys.argv = ['cast', *{list(argv)!r}]\n"
         "runpy.run_module('cast', run_name='__main__')\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CAST_"))}
     env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "config"))
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
+
+
+def test_cast_plan_reaches_its_run_without_the_cli_framework(tmp_path):
+    """The one-shot plan reaches building its run (here: refused for want of an API key) with no
+    typer imported: its import and option coercion would sit before the first request."""
+    done = without_typer(tmp_path, "plan", "add a div function")
     assert done.returncode == 2 and "ANTHROPIC_API_KEY" in done.stderr, done.stderr
     assert "TYPER=False" in done.stderr, done.stderr
 
@@ -144,15 +150,6 @@ def test_cast_plan_reaches_its_run_without_the_cli_framework(tmp_path):
 def test_cast_resume_answers_without_the_cli_framework(tmp_path):
     """`cast resume` opens the REPL, whose first prompt should not wait for typer either; with no
     session to resume it says so, with typer never imported."""
-    probe = (
-        "import sys, runpy, atexit\n"
-        "atexit.register(lambda: sys.stderr.write('TYPER=' + str('typer' in sys.modules)))\n"
-        "sys.argv = ['cast', 'resume']\n"
-        "runpy.run_module('cast', run_name='__main__')\n"
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CAST_"))}
-    env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "config"))
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
+    done = without_typer(tmp_path, "resume")
     assert done.returncode == 2 and "no sessions to resume" in done.stderr, done.stderr
     assert "TYPER=False" in done.stderr, done.stderr
