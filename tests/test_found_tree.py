@@ -37,16 +37,15 @@ def counted(monkeypatch) -> type[Counted]:
 
 
 def test_a_plan_run_is_built_while_git_records_the_starting_tree(repo: Path, monkeypatch):
-    built, seen = threading.Event(), []
+    builder, seen = threading.current_thread(), []
     real = found_tree.GitBaseline.take
 
-    def take(root: Path):  # the tree is recorded only once the run is built: never on the builder's thread
-        seen.append(built.wait(10))
+    def take(root: Path):  # the tree is recorded on a thread of its own, never on the builder's
+        seen.append(threading.current_thread() is not builder)
         return real(root)
 
     monkeypatch.setattr(found_tree.GitBaseline, "take", take)
     run = runs.plan_run("look around", Options(cwd=repo), model=ScriptedModel([{"text": "Nothing to plan."}]))
-    built.set()
     assert run.report is not None and run.report.baseline is not None
     assert seen == [True]
     run.close()
